@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * jankwatch's kernel side: times every task a watched thread's event loop dispatches, splits its
+ * off-CPU time, samples its stacks while it runs, and sends user space only the slow tasks.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "jankwatch/abi.h"
+#include "uregs.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define TASK_RUNNING 0
+
+/* Set by user space before load. */
+const volatile __u64 report_min_ns = 150 * 1000000ULL;	/* the lowest threshold in force */
+const volatile __u32 unwind_mode = JW_UNWIND_AUTO;
+const volatile __u32 stack_bytes = 16384;	/* 0 in FP mode; at most JW_MAX_STACK_BYTES */
+
+/* Per-thread state of a watched thread; lives and dies with the thread. */
+struct task_state {
+	__u64 seq;		/* number of the current (or last) task */
+	__u64 start_ns;		/* start of the outermost open dispatch */
+	__u64 sp[JW_MAX_NEST];	/* stack pointer at each open dispatch entry, outermost first */
+	__u64 ret[JW_MAX_NEST];	/* its real return address when a return probe hides it; or 0 */
+	__u32 depth;		/* open dispatches recorded in sp[] */
+	__u32 probe_id;		/* probe of the outermost dispatch */
+	__u32 pid;
+	__u32 flags;		/* enum jw_task_flags of the current task */
+	__u32 samples;
+	__u32 sample_drops;
+	__u32 switches;
+	__u32 off_state;	/* why the thread left the CPU: OFF_* */
+	__u64 off_ns;		/* when it left the CPU inside a task; 0 while on CPU */
+	__u64 runq_ns;
+	__u64 blocked_ns;
+	__u64 io_ns;
+};
+
+enum { OFF_RUNQ = 0, OFF_BLOCKED, OFF_IO };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_state);
+} task_state SEC(".maps");
+
+/* Threads user space asked to watch, by tid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct jw_watch);
+} watched SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct jw_stats_key);
+	__type(value, struct jw_stats_val);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} events SEC(".maps");
+
+__u64 drops[JW_DROP_MAX];
+
+/*
+ * The user stack pointer at the probe. Read before anything else and kept opaque to the
+ * compiler, which otherwise may turn the load into ctx + offset arithmetic the verifier refuses.
+ */
+static __always_inline __u64 ctx_sp(struct pt_regs *ctx)
+{
+	__u64 sp = PT_REGS_SP(ctx);
+
+	barrier_var(sp);
+	return sp;
+}
+
+static __always_inline void count_drop(enum jw_drop what)
+{
+	__sync_fetch_and_add(&drops[what], 1);
+}
+
+/* The state of the current thread when it is watched, created on its first dispatch. */
+static struct task_state *watched_state(struct task_struct *task, bool create)
+{
+	struct task_state *s;
+	struct jw_watch *w;
+	__u32 tid;
+
+	s = bpf_task_storage_get(&task_state, task, 0, 0);
+	if (s || !create)
+		return s;
+	tid = task->pid;
+	w = bpf_map_lookup_elem(&watched, &tid);
+	if (!w)
+		return NULL;
+	s = bpf_task_storage_get(&task_state, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
+		count_drop(JW_DROP_STATE);
+		return NULL;
+	}
+	s->pid = task->tgid;
+	return s;
+}
+
+static void update_stats(struct task_state *s, __u32 tid, __u64 wall, __u64 cpu)
+{
+	struct jw_stats_key key = { .pid = s->pid, .tid = tid, .probe_id = s->probe_id };
+	struct jw_stats_val *v, zero = {};
+
+	v = bpf_map_lookup_elem(&stats, &key);
+	if (!v) {
+		bpf_map_update_elem(&stats, &key, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&stats, &key);
+		if (!v)
+			return;
+	}
+	/* Only this thread writes its own entry: no atomics needed. */
+	v->count++;
+	v->total_ns += wall;
+	v->total_cpu_ns += cpu;
+	if (wall > v->max_ns)
+		v->max_ns = wall;
+	if (cpu > v->max_cpu_ns)
+		v->max_cpu_ns = cpu;
+	if (s->flags & JW_TASK_NO_EXIT)
+		v->no_exit++;
+}
+
+/* The outermost dispatch ended at @now: account it, and report it when it may be a jank. */
+static void finish_task(struct task_state *s, __u32 tid, __u64 now)
+{
+	__u64 wall = now - s->start_ns;
+	__u64 off = s->runq_ns + s->blocked_ns;
+	__u64 cpu = wall > off ? wall - off : 0;
+	struct jw_task_rec *rec;
+
+	update_stats(s, tid, wall, cpu);
+	if (wall < report_min_ns)
+		return;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		count_drop(JW_DROP_TASK);
+		return;
+	}
+	rec->hdr.type = JW_REC_TASK;
+	rec->hdr.flags = s->flags;
+	rec->hdr.size = sizeof(*rec);
+	rec->hdr.pid = s->pid;
+	rec->hdr.tid = tid;
+	rec->hdr.ts_ns = now;
+	rec->seq = s->seq;
+	rec->start_ns = s->start_ns;
+	rec->end_ns = now;
+	rec->runq_ns = s->runq_ns;
+	rec->blocked_ns = s->blocked_ns;
+	rec->io_ns = s->io_ns;
+	rec->probe_id = s->probe_id;
+	rec->samples = s->samples;
+	rec->sample_drops = s->sample_drops;
+	rec->switches = s->switches;
+	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
+}
+
+/*
+ * Closes every open dispatch whose entry stack pointer is at or below @limit: their frames are
+ * gone. Returns how many were closed; the task ends when none is left open.
+ */
+static __u32 close_frames(struct task_state *s, __u64 limit)
+{
+	__u32 closed = 0;
+
+	for (int i = 0; i < JW_MAX_NEST; i++) {
+		__u32 top = s->depth;
+
+		if (top == 0 || top > JW_MAX_NEST)
+			break;
+		if (s->sp[(top - 1) & (JW_MAX_NEST - 1)] > limit)
+			break;
+		s->depth = top - 1;
+		closed++;
+	}
+	return closed;
+}
+
+SEC("uprobe")
+int dispatch_enter(struct pt_regs *ctx)
+{
+	__u64 sp = ctx_sp(ctx), now;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_state *s = watched_state(task, true);
+	__u32 tid;
+
+	if (!s)
+		return 0;
+	now = bpf_ktime_get_ns();
+	tid = task->pid;
+	/*
+	 * An open dispatch whose entry sp is at or below this one's cannot still be running: its
+	 * exit was lost (longjmp, exception). Close it so it cannot wedge the thread.
+	 */
+	if (s->depth && close_frames(s, sp) && s->depth == 0) {
+		s->flags |= JW_TASK_NO_EXIT;
+		finish_task(s, tid, now);
+	}
+	if (s->depth == 0) {
+		s->seq++;
+		s->start_ns = now;
+		s->probe_id = (__u32)bpf_get_attach_cookie(ctx);
+		s->flags = 0;
+		s->samples = 0;
+		s->sample_drops = 0;
+		s->switches = 0;
+		s->runq_ns = 0;
+		s->blocked_ns = 0;
+		s->io_ns = 0;
+	}
+	if (s->depth >= JW_MAX_NEST) {
+		s->flags |= JW_TASK_NEST_OVERFLOW;
+		count_drop(JW_DROP_NEST);
+		return 0;
+	}
+	s->sp[s->depth & (JW_MAX_NEST - 1)] = sp;
+	s->ret[s->depth & (JW_MAX_NEST - 1)] = 0;
+	/* The return probe is armed after this program runs: [sp] still holds the real address. */
+	if (unwind_mode != JW_UNWIND_FP && (bpf_get_attach_cookie(ctx) & JW_COOKIE_RETPROBE))
+		bpf_probe_read_user(&s->ret[s->depth & (JW_MAX_NEST - 1)], sizeof(__u64),
+				    (void *)sp);
+	s->depth++;
+	return 0;
+}
+
+SEC("uprobe")
+int dispatch_exit(struct pt_regs *ctx)
+{
+	__u64 sp = ctx_sp(ctx), cookie, limit;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_state *s = watched_state(task, false);
+
+	if (!s || s->depth == 0)
+		return 0;
+	cookie = bpf_get_attach_cookie(ctx);
+	/* After a return the return address is popped: the entry's sp is one slot lower. */
+	limit = (cookie & JW_COOKIE_RETPROBE) ? sp - sizeof(__u64) : sp;
+	if (!close_frames(s, limit) && !(cookie & JW_COOKIE_RETPROBE)) {
+		/* An exit symbol called deeper than its entry still ends the innermost dispatch. */
+		s->depth--;
+	}
+	if (s->depth == 0)
+		finish_task(s, task->pid, bpf_ktime_get_ns());
+	return 0;
+}
+
+struct vma_end {
+	__u64 end;
+};
+
+static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	((struct vma_end *)data)->end = vma->vm_end;
+	return 0;
+}
+
+#define CHUNK 4096	/* the stack copy's slow path reads page-aligned chunks of this size */
+
+/*
+ * Copies the top of the user stack for DWARF unwinding, clamped to the end of the stack's
+ * mapping: a read that crosses it would fail whole. Returns the bytes copied.
+ */
+static __u32 copy_user_stack(struct task_struct *task, struct jw_sample_rec *rec)
+{
+	__u64 sp = rec->regs[JW_UREG_SP], off = 0;
+	struct vma_end ve = {};
+	__u64 size = stack_bytes;
+
+	if (bpf_find_vma(task, sp, vma_end_cb, &ve, 0) || ve.end <= sp)
+		return 0;
+	if (ve.end - sp < size)
+		size = ve.end - sp;
+	size &= ~7ULL;
+	barrier_var(size);
+	if (size > stack_bytes)
+		return 0;
+	if (!bpf_probe_read_user(rec->stack, size, (void *)sp))
+		return size;
+	/*
+	 * A page of the range was never touched (the random gap the kernel leaves above a new
+	 * process's initial stack): copy page by page up to it. The frames all lie below the gap.
+	 */
+	for (int i = 0; i < JW_MAX_STACK_BYTES / CHUNK + 1; i++) {
+		__u64 chunk = CHUNK - ((sp + off) & (CHUNK - 1));
+
+		if (off >= size)
+			break;
+		if (chunk > size - off)
+			chunk = size - off;
+		barrier_var(off);
+		barrier_var(chunk);
+		/* The reservation has CHUNK bytes of slack past stack_bytes for the verifier. */
+		if (off > stack_bytes || chunk > CHUNK)
+			break;
+		if (bpf_probe_read_user(rec->stack + off, chunk, (void *)(sp + off)))
+			break;
+		off += chunk;
+	}
+	return off & ~7ULL;
+}
+
+/* The pending return addresses that return probes replaced, for the unwinder to restore. */
+static void copy_pending_returns(struct task_state *s, struct jw_sample_rec *rec)
+{
+	__u32 n = 0;
+
+	for (int i = 0; i < JW_MAX_NEST; i++) {
+		if (i >= s->depth)
+			break;
+		if (!s->ret[i])
+			continue;
+		rec->ret_sp[n & (JW_MAX_NEST - 1)] = s->sp[i];
+		rec->ret_addr[n & (JW_MAX_NEST - 1)] = s->ret[i];
+		n++;
+	}
+	rec->n_rets = n;
+}
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_state *s = watched_state(task, false);
+	struct jw_sample_rec *rec;
+	long n;
+
+	if (!s || s->depth == 0)
+		return 0;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec) + (stack_bytes ? stack_bytes + CHUNK : 0), 0);
+	if (!rec) {
+		s->sample_drops++;
+		count_drop(JW_DROP_SAMPLE);
+		return 0;
+	}
+	rec->hdr.type = JW_REC_SAMPLE;
+	rec->hdr.flags = 0;
+	rec->hdr.pid = s->pid;
+	rec->hdr.tid = task->pid;
+	rec->hdr.ts_ns = bpf_ktime_get_ns();
+	rec->seq = s->seq;
+	rec->mode = unwind_mode;
+	rec->kind = JW_SAMPLE_ONCPU;
+	rec->weight = 1;
+	n = bpf_get_stack(ctx, rec->kernel_ips, sizeof(rec->kernel_ips), 0);
+	rec->n_kernel = n > 0 ? n / sizeof(__u64) : 0;
+	rec->n_user = 0;
+	if (unwind_mode != JW_UNWIND_DWARF) {
+		n = bpf_get_stack(ctx, rec->user_ips, sizeof(rec->user_ips), BPF_F_USER_STACK);
+		rec->n_user = n > 0 ? n / sizeof(__u64) : 0;
+	}
+	rec->stack_size = 0;
+	rec->n_rets = 0;
+	if (unwind_mode != JW_UNWIND_FP) {
+		/* The user registers, also when the tick interrupted a system call. */
+		copy_user_regs((const struct pt_regs *)bpf_task_pt_regs(task), rec->regs);
+		rec->stack_size = copy_user_stack(task, rec);
+		copy_pending_returns(s, rec);
+	}
+	rec->hdr.size = sizeof(*rec) + rec->stack_size;
+	/* Samples of fast tasks are thrown away: wake user space only for TASK records. */
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+	s->samples++;
+	return 0;
+}
+
+/*
+ * Splits a watched thread's off-CPU time inside a task: runnable but preempted, asleep, asleep
+ * in IO. Runs on every context switch of the machine; for threads that are not watched the
+ * task storage lookups find no storage and return at once.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct task_state *s;
+	__u64 now = 0;
+
+	s = bpf_task_storage_get(&task_state, prev, 0, 0);
+	if (s && s->depth) {
+		now = bpf_ktime_get_ns();
+		s->off_ns = now;
+		s->switches++;
+		if (preempt || prev->__state == TASK_RUNNING)
+			s->off_state = OFF_RUNQ;
+		else if (BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
+			s->off_state = OFF_IO;
+		else
+			s->off_state = OFF_BLOCKED;
+	}
+	s = bpf_task_storage_get(&task_state, next, 0, 0);
+	if (s && s->off_ns) {
+		__u64 d;
+
+		if (!now)
+			now = bpf_ktime_get_ns();
+		d = now - s->off_ns;
+		s->off_ns = 0;
+		if (s->off_state == OFF_RUNQ) {
+			s->runq_ns += d;
+		} else {
+			s->blocked_ns += d;
+			if (s->off_state == OFF_IO)
+				s->io_ns += d;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The one architecture-specific piece of the kernel side: user registers in DWARF numbering. */
+#ifndef JW_UREGS_H
+#define JW_UREGS_H
+
+#if defined(__TARGET_ARCH_x86)
+/* x86-64 DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip. */
+static __always_inline void copy_user_regs(const struct pt_regs *r, __u64 *out)
+{
+	out[0] = r->ax;
+	out[1] = r->dx;
+	out[2] = r->cx;
+	out[3] = r->bx;
+	out[4] = r->si;
+	out[5] = r->di;
+	out[6] = r->bp;
+	out[7] = r->sp;
+	out[8] = r->r8;
+	out[9] = r->r9;
+	out[10] = r->r10;
+	out[11] = r->r11;
+	out[12] = r->r12;
+	out[13] = r->r13;
+	out[14] = r->r14;
+	out[15] = r->r15;
+	out[16] = r->ip;
+}
+#else
+#error "jankwatch: user registers for DWARF unwinding are only written for x86-64"
+#endif
+
+#endif

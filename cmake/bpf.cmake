@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Compiles a BPF program with clang and turns it into a libbpf skeleton with bpftool.
+# vmlinux.h is generated from the running kernel's BTF at build time.
+
+find_program(JW_CLANG NAMES clang clang-14 REQUIRED)
+find_program(JW_BPFTOOL NAMES bpftool PATHS /usr/sbin /sbin REQUIRED)
+
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+	set(JW_BPF_ARCH x86)
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
+	set(JW_BPF_ARCH arm64)
+else()
+	message(FATAL_ERROR "jankwatch: unsupported architecture ${CMAKE_SYSTEM_PROCESSOR}")
+endif()
+
+set(JW_VMLINUX_BTF /sys/kernel/btf/vmlinux CACHE FILEPATH "kernel BTF that vmlinux.h is made from")
+set(JW_BPF_GEN ${CMAKE_BINARY_DIR}/bpf)
+file(MAKE_DIRECTORY ${JW_BPF_GEN})
+
+add_custom_command(
+	OUTPUT ${JW_BPF_GEN}/vmlinux.h
+	COMMAND sh -c "${JW_BPFTOOL} btf dump file ${JW_VMLINUX_BTF} format c > ${JW_BPF_GEN}/vmlinux.h.tmp"
+	COMMAND ${CMAKE_COMMAND} -E rename ${JW_BPF_GEN}/vmlinux.h.tmp ${JW_BPF_GEN}/vmlinux.h
+	DEPENDS ${JW_VMLINUX_BTF}
+	COMMENT "Generating vmlinux.h from ${JW_VMLINUX_BTF}"
+	VERBATIM)
+
+# jw_bpf_skeleton(NAME SOURCE [HEADERS...]) -> interface target NAME_skel providing NAME.skel.h
+function(jw_bpf_skeleton name source)
+	set(obj ${JW_BPF_GEN}/${name}.bpf.o)
+	set(skel ${JW_BPF_GEN}/${name}.skel.h)
+	file(GLOB bpf_headers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/bpf/*.h
+	     ${CMAKE_SOURCE_DIR}/include/jankwatch/*.h)
+	add_custom_command(
+		OUTPUT ${obj}
+		COMMAND ${JW_CLANG} -g -O2 -target bpf -D__TARGET_ARCH_${JW_BPF_ARCH} -Wall -Werror
+			-I${JW_BPF_GEN} -I${CMAKE_SOURCE_DIR}/include -I${CMAKE_SOURCE_DIR}/bpf
+			-c ${source} -o ${obj}
+		DEPENDS ${source} ${bpf_headers} ${JW_BPF_GEN}/vmlinux.h
+		COMMENT "Compiling BPF object ${name}.bpf.o"
+		VERBATIM)
+	add_custom_command(
+		OUTPUT ${skel}
+		COMMAND sh -c "${JW_BPFTOOL} gen skeleton ${obj} name ${name}_bpf > ${skel}.tmp"
+		COMMAND ${CMAKE_COMMAND} -E rename ${skel}.tmp ${skel}
+		DEPENDS ${obj}
+		COMMENT "Generating BPF skeleton ${name}.skel.h"
+		VERBATIM)
+	add_custom_target(${name}_skel_gen DEPENDS ${skel})
+	add_library(${name}_skel INTERFACE)
+	add_dependencies(${name}_skel ${name}_skel_gen)
+	target_include_directories(${name}_skel INTERFACE ${JW_BPF_GEN})
+endfunction()

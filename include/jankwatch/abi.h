@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The records and maps shared by the BPF programs and user space.
+ * Fixed-width fields and explicit padding only: no bool, long or pointers.
+ */
+#ifndef JANKWATCH_ABI_H
+#define JANKWATCH_ABI_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define JW_MAX_NEST 16		/* nested dispatches tracked per thread */
+#define JW_MAX_PROBES 32	/* probe ids carried in attach cookies */
+#define JW_MAX_USER_FRAMES 127
+#define JW_MAX_KERNEL_FRAMES 64
+#define JW_UREG_COUNT 17	/* DWARF registers a user stack copy carries (x86-64: 0..16) */
+#define JW_MAX_STACK_BYTES 65536	/* the largest user stack copy */
+
+/* Attach cookie of a dispatch probe: the probe id in the low bits, its role above. */
+#define JW_COOKIE_EXIT (1ULL << 32)	/* the probe ends a task (return probe or exit symbol) */
+#define JW_COOKIE_RETPROBE (1ULL << 33)	/* a return probe ends the task (set on entry and exit) */
+
+enum jw_rec_type {
+	JW_REC_TASK = 1,	/* a task over the lowest threshold ended */
+	JW_REC_SAMPLE = 2,	/* a stack sample taken inside a task */
+};
+
+/* Flags of a TASK record. */
+enum jw_task_flags {
+	JW_TASK_NO_EXIT = 1 << 0,	/* closed because a later entry showed its frame was gone */
+	JW_TASK_NEST_OVERFLOW = 1 << 1,	/* nesting went deeper than JW_MAX_NEST */
+};
+
+/* What a sample carries; user space unwinds the copy with DWARF CFI. */
+enum jw_unwind_mode {
+	JW_UNWIND_AUTO = 0,	/* frame-pointer ips and a stack copy: DWARF, FP where it stops */
+	JW_UNWIND_FP = 1,	/* frame-pointer ips only */
+	JW_UNWIND_DWARF = 2,	/* a stack copy only, unwound with DWARF CFI */
+};
+
+enum jw_sample_kind {
+	JW_SAMPLE_ONCPU = 0,	/* a cpu-clock tick while the thread ran */
+};
+
+/* Failed ring buffer reservations and other losses, counted by the kernel side. */
+enum jw_drop {
+	JW_DROP_TASK = 0,	/* a TASK record could not be reserved */
+	JW_DROP_SAMPLE,		/* a SAMPLE record could not be reserved */
+	JW_DROP_NEST,		/* a nested entry beyond JW_MAX_NEST */
+	JW_DROP_STATE,		/* no per-thread state could be created */
+	JW_DROP_MAX,
+};
+
+struct jw_rec_hdr {
+	__u16 type;		/* enum jw_rec_type */
+	__u16 flags;
+	__u32 size;		/* of the whole record, header included */
+	__u32 pid;
+	__u32 tid;
+	__u64 ts_ns;		/* CLOCK_MONOTONIC */
+};
+
+struct jw_task_rec {
+	struct jw_rec_hdr hdr;	/* ts_ns: the task's end */
+	__u64 seq;		/* per-thread task number; samples carry it too */
+	__u64 start_ns;
+	__u64 end_ns;
+	__u64 runq_ns;		/* runnable, waiting for a CPU */
+	__u64 blocked_ns;	/* asleep, IO included */
+	__u64 io_ns;		/* asleep with in_iowait set */
+	__u32 probe_id;
+	__u32 samples;		/* in-task samples sent */
+	__u32 sample_drops;	/* in-task samples lost to a full ring buffer */
+	__u32 switches;		/* times the thread left the CPU during the task */
+};
+
+struct jw_sample_rec {
+	struct jw_rec_hdr hdr;	/* ts_ns: when the sample was taken; size covers stack_size */
+	__u64 seq;		/* the task it belongs to */
+	__u16 mode;		/* enum jw_unwind_mode */
+	__u16 kind;		/* enum jw_sample_kind */
+	__u16 n_kernel;		/* kernel_ips used, leaf first */
+	__u16 n_user;		/* user_ips used (frame pointers), leaf first */
+	__u32 weight;		/* sampling periods this sample stands for */
+	__u32 stack_size;	/* bytes of user stack copied from regs[JW_UREG_SP] */
+	__u32 n_rets;		/* pending return probes below */
+	__u32 pad;
+	__u64 regs[JW_UREG_COUNT];	/* user registers, DWARF numbering */
+	/*
+	 * Return probes replace a hooked function's return address with the uprobes trampoline.
+	 * ret_sp[i] is where the real one, ret_addr[i], belongs.
+	 */
+	__u64 ret_sp[JW_MAX_NEST];
+	__u64 ret_addr[JW_MAX_NEST];
+	__u64 kernel_ips[JW_MAX_KERNEL_FRAMES];
+	__u64 user_ips[JW_MAX_USER_FRAMES];
+	__u8 stack[];		/* stack_size bytes */
+};
+
+/* DWARF register numbers of the stack pointer and the instruction pointer. */
+#if defined(__x86_64__) || defined(__TARGET_ARCH_x86)
+#define JW_UREG_SP 7
+#define JW_UREG_IP 16
+#endif
+
+/* Totals per (process, thread, probe), for every task, slow or not. */
+struct jw_stats_key {
+	__u32 pid;
+	__u32 tid;
+	__u32 probe_id;
+	__u32 pad;
+};
+
+struct jw_stats_val {
+	__u64 count;
+	__u64 total_ns;
+	__u64 max_ns;
+	__u64 total_cpu_ns;
+	__u64 max_cpu_ns;
+	__u64 no_exit;		/* tasks closed without their exit */
+};
+
+/* A thread user space asked to watch. */
+struct jw_watch {
+	__u32 pid;
+	__u32 flags;
+};
+
+#endif /* JANKWATCH_ABI_H */

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A 300 ms busy task is reported with wall_ms within 5% of what the target measured itself, and
+its stack log names the busy function under main, from the task's start."""
+import re
+
+from jwtest import *
+
+require_bpf()
+logs = LogDir()
+target = start_target("--busy", "--ms", "300", "--every", "700", "--fast", "5")
+try:
+    wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+    rc, events, err = run_jankwatch(
+        ["-p", str(target.pid), "--probe", f"{TARGET}:dispatch", "--set",
+         "ignore_startup_time=3", "--all", "--duration", "5", "--log-dir", logs.path], 60)
+finally:
+    target.kill()
+check(rc == 0, f"jankwatch exits 0 (got {rc})")
+tasks = [t for t in target_tasks(target)]
+check(len(events) >= 4, f"at least 4 events in 5 s (got {len(events)})")
+
+for ev in events:
+    check(ev["event"] == "MAIN_THREAD_JANK" and ev["pid"] == target.pid and
+          ev["tid"] == target.pid and ev["handler"] == "dispatch", "event names pid, tid, handler")
+    mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
+    check(len(mine) == 1, f"event at {ev['begin_time']} matches one task of the target")
+    own_ms = mine[0].dur_ns / 1e6
+    check(abs(ev["wall_ms"] - own_ms) <= 0.05 * own_ms,
+          f"wall_ms {ev['wall_ms']} within 5% of the target's own {own_ms:.3f}")
+    # On a loaded machine part of a busy task waits for a CPU: on-CPU + run queue is the task.
+    check(ev["cpu_ms"] + ev["runq_ms"] >= 0.97 * ev["wall_ms"] and ev["blocked_ms"] < 5,
+          f"cpu_ms {ev['cpu_ms']} + runq_ms {ev['runq_ms']} make the task, not blocked")
+    check(ev["cause"] in ("cpu", "runqueue"), f"cause is cpu or runqueue ({ev['cause']})")
+    check(ev["samples"] == 10, f"10 samples kept (sample_count default), got {ev['samples']}")
+    check(len(ev["external_log"]) == 1, "one stack log per event")
+    check(ev["bundle_name"] == "jw_target" and re.fullmatch(r"[0-9a-f]{40}",
+          ev["bundle_version"] or ""), "bundle name and build-id")
+    check(ev["end_time"] - ev["begin_time"] in range(int(own_ms) - 15, int(own_ms) + 16),
+          "begin and end times span the task")
+
+    text = open(ev["external_log"][0]).read()
+    h = header(text)
+    check(h["pid"] == str(target.pid) and h["samples"] == "10", "stack log header")
+    tree = stack_tree(text)
+    roots = [l for l in tree if re.match(r"\d+ #00 ", l)]
+    check(sum(int(l.split()[0]) for l in roots) == 10, "#00 counts sum to the samples")
+    busy = [l for l in tree if "(busy_work+" in l]
+    main = [l for l in tree if "(main+" in l]
+    check(main and busy, "the tree names main and busy_work")
+    check(sum(int(l.split()[0]) for l in busy) >= 9,
+          "busy_work is in at least 9 of the 10 samples")
+    check(all(l.index("#") > main[0].index("#") for l in busy), "busy_work sits under main")
+    check("heaviest_stack" in h and "busy_work" in ev["heaviest_stack"],
+          f"heaviest stack names busy_work: {ev['heaviest_stack']}")
+
+lines = logs.read("events.jsonl").splitlines()
+check(len(lines) == len(events), "every event line is also in events.jsonl")
+logs.cleanup()
+print("PASS")

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A plain C event loop for the integration tests: it waits in poll(), then dispatches one task
+ * through dispatch(). Every --every ms the task is slow (it spins in busy_work() or sleeps in
+ * sleep_work() for --ms); every --fast ms a trivial task runs in between. For each slow task it
+ * prints what it measured itself: "task <n> <kind> <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum kind { FAST, BUSY, SLEEP };
+
+static const char *const kind_names[] = { "fast", "busy", "sleep" };
+
+static volatile unsigned long sink;
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+__attribute__((noinline)) void busy_work(unsigned int ms)
+{
+	unsigned long long end = now_ns() + ms * 1000000ULL;
+
+	while (now_ns() < end)
+		sink++;
+}
+
+__attribute__((noinline)) void sleep_work(unsigned int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+__attribute__((noinline)) void fast_work(void)
+{
+	sink++;
+}
+
+/* The dispatch function jankwatch hooks; @depth > 0 dispatches a nested task first. */
+__attribute__((noinline)) void dispatch(enum kind kind, unsigned int ms, int depth)
+{
+	if (depth > 0)
+		dispatch(kind, ms, depth - 1);
+	else if (kind == BUSY)
+		busy_work(ms);
+	else if (kind == SLEEP)
+		sleep_work(ms);
+	else
+		fast_work();
+	/* Work after the calls keeps them real calls, not tail jumps. */
+	__asm__ volatile("" ::: "memory");
+	sink++;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: jw_target [--busy|--sleep] [--ms MS] [--every MS] [--fast MS] "
+			"[--nest DEPTH] [--count N]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int ms = 300, every = 1000, fast = 0, count = 0, nest = 0, n = 0;
+	unsigned long long next_slow, next_fast;
+	enum kind kind = BUSY;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--busy"))
+			kind = BUSY;
+		else if (!strcmp(argv[i], "--sleep"))
+			kind = SLEEP;
+		else if (i + 1 < argc && !strcmp(argv[i], "--ms"))
+			ms = atoi(argv[++i]);
+		else if (i + 1 < argc && !strcmp(argv[i], "--every"))
+			every = atoi(argv[++i]);
+		else if (i + 1 < argc && !strcmp(argv[i], "--fast"))
+			fast = atoi(argv[++i]);
+		else if (i + 1 < argc && !strcmp(argv[i], "--nest"))
+			nest = atoi(argv[++i]);
+		else if (i + 1 < argc && !strcmp(argv[i], "--count"))
+			count = atoi(argv[++i]);
+		else
+			usage();
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	next_slow = now_ns() + every * 1000000ULL;
+	next_fast = fast ? now_ns() + fast * 1000000ULL : ~0ULL;
+	for (;;) {
+		unsigned long long now = now_ns(), due = next_slow < next_fast ? next_slow : next_fast;
+		int timeout = due > now ? (int)((due - now + 999999) / 1000000) : 0;
+		unsigned long long begin;
+
+		poll(NULL, 0, timeout);
+		now = now_ns();
+		if (now >= next_fast) {
+			dispatch(FAST, 0, 0);
+			next_fast += fast * 1000000ULL;
+		}
+		if (now < next_slow)
+			continue;
+		begin = now_ns();
+		dispatch(kind, ms, nest);
+		printf("task %u %s %llu %llu\n", ++n, kind_names[kind], begin, now_ns() - begin);
+		next_slow = now_ns() + every * 1000000ULL;
+		if (count && n >= count)
+			return 0;
+	}
+}

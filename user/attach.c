@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "jankwatch.skel.h"
+#include "log.h"
+
+struct jw_attach {
+	struct jankwatch_bpf *skel;
+	struct bpf_link **links;
+	size_t n_links;
+	size_t cap_links;
+};
+
+/* libbpf's messages (the verifier's log among them) are shown with -v, as libbpf writes them. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (jw_log_level() < JW_LOG_DEBUG || level == LIBBPF_DEBUG)
+		return 0;
+	fputs("jankwatch: libbpf: ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int keep_link(struct jw_attach *a, struct bpf_link *link)
+{
+	if (a->n_links == a->cap_links) {
+		size_t cap = a->cap_links ? 2 * a->cap_links : 16;
+		struct bpf_link **links = realloc(a->links, cap * sizeof(*links));
+
+		if (!links) {
+			bpf_link__destroy(link);
+			return -ENOMEM;
+		}
+		a->links = links;
+		a->cap_links = cap;
+	}
+	a->links[a->n_links++] = link;
+	return 0;
+}
+
+struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
+{
+	struct jw_attach *a;
+	int err;
+
+	libbpf_set_print(libbpf_print);
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->skel = jankwatch_bpf__open();
+	if (!a->skel) {
+		err = -errno;
+		jw_log(JW_LOG_ERROR, "cannot open the BPF object: %s", strerror(-err));
+		goto err_free;
+	}
+	a->skel->rodata->report_min_ns = opts->report_min_ns;
+	a->skel->rodata->unwind_mode = opts->unwind_mode;
+	a->skel->rodata->stack_bytes = opts->unwind_mode == JW_UNWIND_FP ? 0 : opts->stack_bytes;
+	err = jankwatch_bpf__load(a->skel);
+	if (err) {
+		jw_log(JW_LOG_ERROR, "cannot load the BPF programs: %s%s", strerror(-err),
+		       err == -EPERM ? " (needs root: CAP_BPF and CAP_PERFMON)" : " (-v for details)");
+		goto err_destroy;
+	}
+	return a;
+
+err_destroy:
+	jankwatch_bpf__destroy(a->skel);
+err_free:
+	free(a);
+	errno = -err;
+	return NULL;
+}
+
+int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid)
+{
+	struct jw_watch w = { .pid = pid };
+	__u32 key = tid;
+
+	if (bpf_map__update_elem(a->skel->maps.watched, &key, sizeof(key), &w, sizeof(w), 0))
+		return -errno;
+	return 0;
+}
+
+static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pid,
+			 const char *path, uint64_t offset, bool retprobe, uint64_t cookie,
+			 const char *name)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie);
+	struct bpf_link *link;
+	int err;
+
+	link = bpf_program__attach_uprobe_opts(prog, pid, path, offset, &opts);
+	if (!link) {
+		err = -errno;
+		jw_log(JW_LOG_ERROR, "cannot attach %s to %s:%s (pid %d): %s",
+		       retprobe ? "return probe" : "uprobe", path, name, pid, strerror(-err));
+		return err;
+	}
+	jw_log(JW_LOG_DEBUG, "attached %s to %s:%s at file offset 0x%llx (pid %d)",
+	       retprobe ? "return probe" : "uprobe", path, name, (unsigned long long)offset, pid);
+	return keep_link(a, link);
+}
+
+int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p)
+{
+	uint64_t cookie = p->probe_id | JW_COOKIE_EXIT;
+	int err;
+
+	/* The exit first: an entry seen without its exit would leave a task open. */
+	if (p->exit_offset)
+		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path, p->exit_offset,
+				    false, cookie, p->exit_name);
+	else
+		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path,
+				    p->entry_offset, true, cookie | JW_COOKIE_RETPROBE,
+				    p->entry_name);
+	if (err)
+		return err;
+	/* The entry also learns whether a return probe will hide the return address. */
+	return attach_uprobe(a, a->skel->progs.dispatch_enter, p->pid, p->path, p->entry_offset,
+			     false, p->probe_id | (p->exit_offset ? 0 : JW_COOKIE_RETPROBE),
+			     p->entry_name);
+}
+
+int jw_attach__sched(struct jw_attach *a)
+{
+	struct bpf_link *link = bpf_program__attach(a->skel->progs.on_sched_switch);
+	int err;
+
+	if (!link) {
+		err = -errno;
+		jw_log(JW_LOG_ERROR, "cannot attach to the sched_switch tracepoint: %s",
+		       strerror(-err));
+		return err;
+	}
+	return keep_link(a, link);
+}
+
+int jw_attach__sampler(struct jw_attach *a, pid_t tid, unsigned int period_ms)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = (uint64_t)period_ms * 1000000,
+	};
+	struct bpf_link *link;
+	int fd, err;
+
+	fd = syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		jw_log(JW_LOG_ERROR, "cannot open a cpu-clock perf event on thread %d: %s", tid,
+		       strerror(-err));
+		return err;
+	}
+	link = bpf_program__attach_perf_event(a->skel->progs.on_sample, fd);
+	if (!link) {
+		err = -errno;
+		close(fd);
+		jw_log(JW_LOG_ERROR, "cannot attach the sampler to thread %d: %s", tid,
+		       strerror(-err));
+		return err;
+	}
+	/* From here the link owns the perf event's fd and closes it. */
+	return keep_link(a, link);
+}
+
+int jw_attach__events_fd(const struct jw_attach *a)
+{
+	return bpf_map__fd(a->skel->maps.events);
+}
+
+void jw_attach__drops(const struct jw_attach *a, uint64_t drops[JW_DROP_MAX])
+{
+	memcpy(drops, (const void *)a->skel->bss->drops, sizeof(a->skel->bss->drops));
+}
+
+void jw_attach__free(struct jw_attach *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = a->n_links; i > 0; i--)
+		bpf_link__destroy(a->links[i - 1]);
+	free(a->links);
+	jankwatch_bpf__destroy(a->skel);
+	free(a);
+}

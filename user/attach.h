@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The BPF object's lifecycle: open, configure, load, attach dispatch probes, the scheduler
+ * tracepoint and per-thread samplers; detach everything on free.
+ */
+#ifndef JW_ATTACH_H
+#define JW_ATTACH_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "jankwatch/abi.h"
+
+struct jw_attach;
+struct ring_buffer;
+
+struct jw_attach_opts {
+	uint64_t report_min_ns;		/* tasks shorter than this never reach user space */
+	enum jw_unwind_mode unwind_mode;
+	uint32_t stack_bytes;		/* user stack copied per sample, unless unwind_mode is FP */
+};
+
+/* One dispatch hook in one process. exit_offset 0: a return probe ends the task. */
+struct jw_dispatch_probe {
+	pid_t pid;
+	const char *path;		/* the ELF file, as the process maps it */
+	const char *entry_name;		/* for messages */
+	const char *exit_name;		/* for messages; NULL with a return probe */
+	uint64_t entry_offset;
+	uint64_t exit_offset;
+	uint32_t probe_id;		/* < JW_MAX_PROBES */
+};
+
+/*
+ * Opens and loads the BPF object. Returns NULL with errno set, after a one-line message on
+ * stderr naming the reason.
+ */
+struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts);
+
+/* Marks thread @tid of process @pid as watched. 0 or -errno. */
+int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid);
+
+/* Attaches the exit (return probe or exit symbol) first, then the entry. 0 or -errno. */
+int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p);
+
+/* Attaches the scheduler tracepoint that splits off-CPU time. 0 or -errno. */
+int jw_attach__sched(struct jw_attach *a);
+
+/* Starts a cpu-clock sampler on thread @tid every @period_ms. 0 or -errno. */
+int jw_attach__sampler(struct jw_attach *a, pid_t tid, unsigned int period_ms);
+
+/* The ring buffer's map fd, for ring_buffer__new(). */
+int jw_attach__events_fd(const struct jw_attach *a);
+
+/* Copies the kernel side's loss counters (enum jw_drop). */
+void jw_attach__drops(const struct jw_attach *a, uint64_t drops[JW_DROP_MAX]);
+
+/* Detaches and frees everything. NULL-safe. */
+void jw_attach__free(struct jw_attach *a);
+
+#endif

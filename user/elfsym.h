@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* ELF files on disk: a function symbol's file offset (what a uprobe takes), the GNU build-id. */
+#ifndef JW_ELFSYM_H
+#define JW_ELFSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Finds function @name in the ELF file @path (.symtab first, then .dynsym; "name@VERSION"
+ * matches "name") and returns its file offset in @offset and its size in @size (0 when
+ * unknown). Returns 0, -ENOEXEC when @path is not ELF, -ENOENT when the symbol is not there (the
+ * message in @err then lists up to five close matches), or -errno when the file cannot be read.
+ */
+int jw_elf_func_offset(const char *path, const char *name, uint64_t *offset, uint64_t *size,
+		       char *err, size_t errlen);
+
+/* Writes the GNU build-id of @path in lowercase hex into @hex. 0, or -ENOENT when it has none. */
+int jw_elf_build_id(const char *path, char *hex, size_t len);
+
+/* Hex of @n bytes at @id into @hex (NUL-terminated, truncated to @len). */
+void jw_hex(const uint8_t *id, size_t n, char *hex, size_t len);
+
+/*
+ * How far apart two names are, for "did you mean": the edit distance, capped at @cap + 1.
+ */
+unsigned int jw_edit_distance(const char *a, const char *b, unsigned int cap);
+
+#endif

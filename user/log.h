@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Diagnostics on stderr, each call with an explicit level. */
+#ifndef JW_LOG_H
+#define JW_LOG_H
+
+enum jw_log_level {
+	JW_LOG_ERROR = 0,	/* always shown, even with -q */
+	JW_LOG_WARN = 1,	/* hidden by -q */
+	JW_LOG_INFO = 2,	/* the default */
+	JW_LOG_DEBUG = 3,	/* -v; libbpf's own output too */
+};
+
+/* Shows messages up to @level; set once by main() from -v / -q. */
+void jw_log_set_level(enum jw_log_level level);
+enum jw_log_level jw_log_level(void);
+
+/* Prints "jankwatch: <message>\n" on stderr when @level is shown. */
+void jw_log(enum jw_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "logdir.h"
+
+#define FILE_MODE 0640
+#define DIR_MODE 0750
+#define EVENTS_NAME "events.jsonl"
+
+struct jw_logdir {
+	char *path;
+	int dirfd;
+	int events_fd;
+	uint64_t quota;
+	uint64_t used;
+	bool over;
+};
+
+/* mkdir -p, each missing component created DIR_MODE. */
+static int make_dirs(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t i, n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, DIR_MODE) && errno != EEXIST)
+			return -errno;
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
+/* Bytes held by the regular files directly in the directory. */
+static uint64_t bytes_used(int dirfd)
+{
+	uint64_t total = 0;
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	fd = dup(dirfd);
+	if (fd < 0)
+		return 0;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(dir))) {
+		struct stat st;
+
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			total += st.st_size;
+	}
+	closedir(dir);
+	return total;
+}
+
+struct jw_logdir *jw_logdir__open(const char *path, uint64_t quota_bytes, char *err,
+				  size_t errlen)
+{
+	struct jw_logdir *d = calloc(1, sizeof(*d));
+	int ret;
+
+	if (!d)
+		return NULL;
+	d->dirfd = -1;
+	d->events_fd = -1;
+	d->quota = quota_bytes;
+	d->path = strdup(path);
+	if (!d->path) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	ret = make_dirs(path);
+	if (ret) {
+		snprintf(err, errlen, "cannot create log directory %s: %s", path, strerror(-ret));
+		goto err_free;
+	}
+	d->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d->dirfd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open log directory %s: %s", path, strerror(-ret));
+		goto err_free;
+	}
+	d->used = bytes_used(d->dirfd);
+	d->over = d->used >= d->quota;
+	return d;
+
+err_free:
+	jw_logdir__free(d);
+	errno = -ret;
+	return NULL;
+}
+
+void jw_logdir__free(struct jw_logdir *d)
+{
+	if (!d)
+		return;
+	if (d->events_fd >= 0)
+		close(d->events_fd);
+	if (d->dirfd >= 0)
+		close(d->dirfd);
+	free(d->path);
+	free(d);
+}
+
+const char *jw_logdir__path(const struct jw_logdir *d)
+{
+	return d->path;
+}
+
+bool jw_logdir__over_quota(const struct jw_logdir *d)
+{
+	return d->over;
+}
+
+int jw_logdir__create(struct jw_logdir *d, const char *name, struct jw_logfile *lf)
+{
+	int fd, ret;
+
+	memset(lf, 0, sizeof(*lf));
+	if (d->over)
+		return -EDQUOT;
+	snprintf(lf->name, sizeof(lf->name), "%s", name);
+	snprintf(lf->tmp, sizeof(lf->tmp), ".%s.tmp", name);
+	fd = openat(d->dirfd, lf->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    FILE_MODE);
+	if (fd < 0)
+		return -errno;
+	lf->f = fdopen(fd, "w");
+	if (!lf->f) {
+		ret = -errno;
+		close(fd);
+		unlinkat(d->dirfd, lf->tmp, 0);
+		return ret;
+	}
+	return 0;
+}
+
+void jw_logdir__abort(struct jw_logdir *d, struct jw_logfile *lf)
+{
+	if (lf->f)
+		fclose(lf->f);
+	lf->f = NULL;
+	unlinkat(d->dirfd, lf->tmp, 0);
+}
+
+/* Renames the temporary file to @name, or "<stem>-N<ext>" when @name is taken. */
+static int give_name(struct jw_logdir *d, struct jw_logfile *lf)
+{
+	char stem[NAME_MAX + 1], alt[NAME_MAX + 16];
+	const char *ext = strrchr(lf->name, '.');
+	int i;
+
+	if (!ext)
+		ext = "";
+	snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(lf->name) - strlen(ext)), lf->name);
+	for (i = 0; i < 100; i++) {
+		if (i)
+			snprintf(alt, sizeof(alt), "%.200s-%d%.40s", stem, i, ext);
+		else
+			snprintf(alt, sizeof(alt), "%s", lf->name);
+		/* link() never replaces: a taken name fails with EEXIST. */
+		if (linkat(d->dirfd, lf->tmp, d->dirfd, alt, 0) == 0) {
+			unlinkat(d->dirfd, lf->tmp, 0);
+			snprintf(lf->name, sizeof(lf->name), "%.255s", alt);
+			return 0;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+int jw_logdir__commit(struct jw_logdir *d, struct jw_logfile *lf, char *path, size_t len)
+{
+	long size;
+	int ret;
+
+	if (fflush(lf->f) || ferror(lf->f)) {
+		ret = -(errno ? errno : EIO);
+		goto err_abort;
+	}
+	size = ftell(lf->f);
+	if (size < 0) {
+		ret = -errno;
+		goto err_abort;
+	}
+	if (d->used + size > d->quota) {
+		d->over = true;
+		ret = -EDQUOT;
+		goto err_abort;
+	}
+	if (fclose(lf->f)) {
+		lf->f = NULL;
+		ret = -errno;
+		goto err_abort;
+	}
+	lf->f = NULL;
+	ret = give_name(d, lf);
+	if (ret)
+		goto err_abort;
+	d->used += size;
+	snprintf(path, len, "%s/%s", d->path, lf->name);
+	return 0;
+
+err_abort:
+	jw_logdir__abort(d, lf);
+	return ret;
+}
+
+int jw_logdir__append_event(struct jw_logdir *d, const char *line, size_t len)
+{
+	ssize_t n;
+
+	if (d->over || d->used + len > d->quota) {
+		d->over = true;
+		return -EDQUOT;
+	}
+	if (d->events_fd < 0) {
+		d->events_fd = openat(d->dirfd, EVENTS_NAME,
+				      O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+				      FILE_MODE);
+		if (d->events_fd < 0)
+			return -errno;
+	}
+	/* One write per line: O_APPEND keeps concurrent writers' lines whole. */
+	n = write(d->events_fd, line, len);
+	if (n < 0)
+		return -errno;
+	d->used += n;
+	return n == (ssize_t)len ? 0 : -EIO;
+}

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* jankwatch: main-thread jank monitor for unmodified Linux processes, with eBPF. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "options.h"
+#include "session.h"
+
+int main(int argc, char **argv)
+{
+	struct jw_config cfg;
+	char err[1024];
+	int status;
+
+	if (jw_options_parse(&cfg, argc, argv, err, sizeof(err))) {
+		fprintf(stderr, "jankwatch: %s (--help for usage)\n", err);
+		return 2;
+	}
+	if (cfg.help) {
+		jw_config_free(&cfg);
+		return 0;
+	}
+	if (!cfg.n_probes) {
+		fprintf(stderr, "jankwatch: no dispatch function to hook: give --probe "
+				"BIN:ENTRY[:EXIT] (--help for usage)\n");
+		jw_config_free(&cfg);
+		return 2;
+	}
+	if (cfg.verbosity < 0)
+		jw_log_set_level(JW_LOG_ERROR);
+	else if (cfg.verbosity > 0)
+		jw_log_set_level(JW_LOG_DEBUG);
+	if (geteuid() != 0) {
+		jw_log(JW_LOG_ERROR, "must run as root (BPF programs and uprobes need CAP_BPF, "
+				     "CAP_PERFMON and CAP_SYS_ADMIN)");
+		jw_config_free(&cfg);
+		return 1;
+	}
+	status = jw_session_run(&cfg);
+	jw_config_free(&cfg);
+	return status;
+}

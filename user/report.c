@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "report.h"
+#include "report_event.h"
+#include "report_stack.h"
+#include "stacktree.h"
+#include "unwind.h"
+
+#define MAX_FRAMES (JW_MAX_USER_FRAMES + JW_MAX_KERNEL_FRAMES)
+#define NS_PER_MS 1000000ULL
+
+/* Leaf-first user pcs of one sample, and which of them are not return addresses. */
+struct user_stack {
+	uint64_t pcs[JW_MAX_USER_FRAMES];
+	bool activation[JW_MAX_USER_FRAMES];
+	size_t n;
+};
+
+struct jw_reporter {
+	struct jw_reporter_opts opts;
+	struct jw_clocks clocks;
+	struct jw_buf line;
+	struct jw_report_counts counts;
+	uint8_t *stack;			/* scratch: a sample's stack copy, patched */
+	struct user_stack fp;		/* scratch: the frame-pointer stack of a sample */
+	struct user_stack dw;		/* scratch: the DWARF stack of a sample */
+};
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Brackets each reading between two monotonic ones, so the offset is off by tens of ns only. */
+static int64_t offset_from_monotonic(clockid_t id)
+{
+	int64_t before = clock_ns(CLOCK_MONOTONIC);
+	int64_t other = clock_ns(id);
+	int64_t after = clock_ns(CLOCK_MONOTONIC);
+
+	return other - (before + (after - before) / 2);
+}
+
+void jw_clocks_init(struct jw_clocks *c)
+{
+	c->realtime_ns = offset_from_monotonic(CLOCK_REALTIME);
+	c->boottime_ns = offset_from_monotonic(CLOCK_BOOTTIME);
+}
+
+struct jw_reporter *jw_reporter__new(const struct jw_reporter_opts *opts)
+{
+	struct jw_reporter *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->stack = malloc(JW_MAX_STACK_BYTES);
+	if (!r->stack) {
+		free(r);
+		return NULL;
+	}
+	r->opts = *opts;
+	jw_clocks_init(&r->clocks);
+	jw_buf_init(&r->line);
+	return r;
+}
+
+void jw_reporter__free(struct jw_reporter *r)
+{
+	if (!r)
+		return;
+	jw_buf_free(&r->line);
+	free(r->stack);
+	free(r);
+}
+
+const struct jw_report_counts *jw_reporter__counts(const struct jw_reporter *r)
+{
+	return &r->counts;
+}
+
+static uint64_t epoch_ms(const struct jw_reporter *r, uint64_t mono_ns)
+{
+	return (mono_ns + r->clocks.realtime_ns) / NS_PER_MS;
+}
+
+static void fp_stack(const struct jw_sample_rec *s, struct user_stack *out)
+{
+	size_t i;
+
+	out->n = s->n_user < JW_MAX_USER_FRAMES ? s->n_user : JW_MAX_USER_FRAMES;
+	for (i = 0; i < out->n; i++) {
+		out->pcs[i] = s->user_ips[i];
+		out->activation[i] = i == 0;
+	}
+}
+
+/*
+ * Unwinds the sample's stack copy with DWARF CFI, after putting back the return addresses that
+ * pending return probes replaced with the uprobes trampoline.
+ */
+static void dwarf_stack(struct jw_reporter *r, struct jw_proc *proc, const struct jw_sample_rec *s,
+			struct user_stack *out)
+{
+	uint64_t sp = s->regs[JW_UREG_SP];
+	struct jw_unwind_input in = {
+		.tid = s->hdr.tid,
+		.regs = (const uint64_t *)s->regs,
+		.n_regs = JW_UREG_COUNT,
+		.sp = sp,
+		.stack = r->stack,
+		.stack_size = s->stack_size,
+	};
+	size_t i;
+
+	out->n = 0;
+	if (!s->stack_size || s->stack_size > JW_MAX_STACK_BYTES ||
+	    s->hdr.size < sizeof(*s) + s->stack_size)
+		return;
+	memcpy(r->stack, s->stack, s->stack_size);
+	for (i = 0; i < s->n_rets && i < JW_MAX_NEST; i++) {
+		uint64_t at = s->ret_sp[i] - sp;
+
+		if (s->ret_sp[i] >= sp && at + sizeof(uint64_t) <= s->stack_size)
+			memcpy(r->stack + at, &s->ret_addr[i], sizeof(uint64_t));
+	}
+	out->n = jw_symbolizer__unwind(proc->sym, &in, out->pcs, out->activation,
+				       JW_MAX_USER_FRAMES);
+}
+
+static bool reaches_root(struct jw_proc *proc, const struct user_stack *st)
+{
+	struct jw_frame fr;
+
+	if (!st->n)
+		return false;
+	jw_symbolizer__frame(proc->sym, st->pcs[st->n - 1], !st->activation[st->n - 1], &fr);
+	return jw_symbol_is_thread_root(fr.symbol);
+}
+
+/*
+ * The user stack of a sample in auto mode: the DWARF one where it reaches the thread's root;
+ * else the DWARF one continued by the frame-pointer chain from where they meet (code without
+ * CFI, a copy too short); else whichever reaches the root; else the DWARF one.
+ */
+static const struct user_stack *pick_stack(struct jw_proc *proc, struct user_stack *dw,
+					   const struct user_stack *fp)
+{
+	size_t j, k;
+
+	if (!dw->n)
+		return fp;
+	if (!fp->n || reaches_root(proc, dw))
+		return dw;
+	for (j = 1; j < fp->n; j++) {
+		if (fp->pcs[j] != dw->pcs[dw->n - 1])
+			continue;
+		for (k = j + 1; k < fp->n && dw->n < JW_MAX_USER_FRAMES; k++) {
+			dw->pcs[dw->n] = fp->pcs[k];
+			dw->activation[dw->n++] = false;
+		}
+		return dw;
+	}
+	return reaches_root(proc, fp) ? fp : dw;
+}
+
+/*
+ * Names the frames of one sample, outermost first: the user stack from its root to the leaf,
+ * then the kernel stack from the syscall entry to the leaf. Returns the number of frames.
+ */
+static size_t sample_frames(struct jw_reporter *r, struct jw_proc *proc,
+			    const struct jw_sample_rec *s, struct jw_frame *frames)
+{
+	const struct user_stack *st = &r->fp;
+	size_t n = 0;
+	int i;
+
+	fp_stack(s, &r->fp);
+	r->dw.n = 0;
+	if (s->mode != JW_UNWIND_FP)
+		dwarf_stack(r, proc, s, &r->dw);
+	if (s->mode == JW_UNWIND_DWARF)
+		st = &r->dw;
+	else if (s->mode == JW_UNWIND_AUTO)
+		st = pick_stack(proc, &r->dw, &r->fp);
+	for (i = (int)st->n - 1; i >= 0; i--)
+		jw_symbolizer__frame(proc->sym, st->pcs[i], !st->activation[i], &frames[n++]);
+	for (i = (int)s->n_kernel - 1; i >= 0 && i < JW_MAX_KERNEL_FRAMES; i--)
+		jw_ksyms__frame(r->opts.ksyms, s->kernel_ips[i], &frames[n++]);
+	return n;
+}
+
+static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *samples,
+		      size_t n, struct jw_stacktree *tree, uint32_t *kept)
+{
+	size_t want = r->opts.cfg->params.v[JW_P_SAMPLE_COUNT];
+	struct jw_frame *frames;
+	size_t *idx, k, i;
+	int ret = 0;
+
+	idx = calloc(want ? want : 1, sizeof(*idx));
+	frames = calloc(MAX_FRAMES, sizeof(*frames));
+	if (!idx || !frames) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	k = jw_pick_evenly(n, want, idx);
+	for (i = 0; i < k && !ret; i++) {
+		const struct jw_sample_rec *s = samples[idx[i]];
+		size_t nf = sample_frames(r, proc, s, frames);
+		bool complete = s->n_user && jw_symbol_is_thread_root(frames[0].symbol);
+
+		ret = jw_stacktree__add(tree, frames, nf, complete, s->weight ? s->weight : 1);
+	}
+	*kept = k;
+out:
+	free(frames);
+	free(idx);
+	return ret;
+}
+
+static const char *exe_name(const struct jw_proc *proc)
+{
+	const char *slash = strrchr(proc->target.exe, '/');
+
+	return slash ? slash + 1 : proc->target.exe;
+}
+
+/* Writes the stack log; on success sets @path. 0, -EDQUOT (over the quota) or -errno. */
+static int write_stack_log(struct jw_reporter *r, const struct jw_stack_report *sr,
+			   uint64_t time_ms, char *path, size_t len)
+{
+	struct jw_logfile lf;
+	char name[128];
+	int ret;
+
+	jw_stack_report_name(sr->pid, time_ms, name, sizeof(name));
+	ret = jw_logdir__create(r->opts.logdir, name, &lf);
+	if (ret)
+		return ret;
+	ret = jw_stack_report_write(sr, lf.f);
+	if (ret) {
+		jw_logdir__abort(r->opts.logdir, &lf);
+		return ret;
+	}
+	return jw_logdir__commit(r->opts.logdir, &lf, path, len);
+}
+
+static int emit_event(struct jw_reporter *r, const struct jw_event *ev)
+{
+	int ret;
+
+	jw_buf_reset(&r->line);
+	jw_event_format(ev, &r->line);
+	if (r->line.err)
+		return r->line.err;
+	if (fwrite(r->line.data, 1, r->line.len, r->opts.out) != r->line.len ||
+	    fflush(r->opts.out))
+		jw_log(JW_LOG_WARN, "cannot write an event to stdout: %s", strerror(errno));
+	ret = jw_logdir__append_event(r->opts.logdir, r->line.data, r->line.len);
+	if (ret && ret != -EDQUOT) {
+		r->counts.write_errors++;
+		jw_log(JW_LOG_WARN, "cannot append to %s/events.jsonl: %s",
+		       jw_logdir__path(r->opts.logdir), strerror(-ret));
+	}
+	r->counts.janks++;
+	return 0;
+}
+
+int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		      void *const *samples, size_t n)
+{
+	uint64_t wall = t->end_ns - t->start_ns, now_real = clock_ns(CLOCK_REALTIME);
+	uint64_t off = t->runq_ns + t->blocked_ns;
+	struct jw_task_facts facts = {
+		.pid = t->hdr.pid,
+		.uid = proc->target.uid,
+		.wall_ns = wall,
+		.begin_boot_ns = t->start_ns + r->clocks.boottime_ns,
+		.proc_start_boot_ns = proc->start_boot_ns,
+		.now_s = now_real / 1000000000ULL,
+	};
+	struct jw_stack_report sr = { 0 };
+	struct jw_event ev = { 0 };
+	char path[4096], *heaviest = NULL;
+	const char *logs[1] = { path };
+	struct jw_stacktree *tree;
+	enum jw_verdict verdict;
+	uint32_t kept = 0;
+	int ret;
+
+	verdict = jw_policy__decide(r->opts.policy, &facts);
+	if (verdict == JW_VERDICT_NONE)
+		return 0;
+	tree = jw_stacktree__new();
+	if (!tree)
+		return -ENOMEM;
+	ret = build_tree(r, proc, samples, n, tree, &kept);
+	if (!ret) {
+		heaviest = jw_stacktree__heaviest(tree);
+		if (!heaviest)
+			ret = -ENOMEM;
+	}
+	if (ret)
+		goto out;
+
+	ev.event = "MAIN_THREAD_JANK";
+	ev.time_ms = now_real / NS_PER_MS;
+	ev.bundle_name = exe_name(proc);
+	ev.bundle_version = jw_symbolizer__exe_build_id(proc->sym);
+	ev.pid = t->hdr.pid;
+	ev.uid = proc->target.uid;
+	ev.tid = t->hdr.tid;
+	ev.begin_time_ms = epoch_ms(r, t->start_ns);
+	ev.end_time_ms = epoch_ms(r, t->end_ns);
+	ev.app_start_jiffies_time = proc->target.start_jiffies;
+	ev.heaviest_stack = heaviest;
+	ev.handler = t->probe_id < JW_MAX_PROBES ? proc->handlers[t->probe_id] : NULL;
+	ev.wall_ms = (double)wall / NS_PER_MS;
+	ev.cpu_ms = (double)(wall > off ? wall - off : 0) / NS_PER_MS;
+	ev.runq_ms = (double)t->runq_ns / NS_PER_MS;
+	ev.blocked_ms = (double)t->blocked_ns / NS_PER_MS;
+	ev.io_ms = (double)t->io_ns / NS_PER_MS;
+	ev.has_offcpu = true;
+	ev.cause = jw_event_cause(ev.cpu_ms, ev.runq_ms, ev.blocked_ms, ev.io_ms);
+	ev.samples = kept;
+	ev.dropped = t->sample_drops;
+
+	if (verdict == JW_VERDICT_STACK || verdict == JW_VERDICT_TRACE) {
+		sr = (struct jw_stack_report){
+			.pid = ev.pid,
+			.tid = ev.tid,
+			.exe = proc->target.exe,
+			.build_id = ev.bundle_version,
+			.begin_time_ms = ev.begin_time_ms,
+			.end_time_ms = ev.end_time_ms,
+			.wall_ms = ev.wall_ms,
+			.cpu_ms = ev.cpu_ms,
+			.runq_ms = ev.runq_ms,
+			.blocked_ms = ev.blocked_ms,
+			.samples = kept,
+			.heaviest_stack = heaviest,
+			.tree = tree,
+			.format = r->opts.cfg->format,
+		};
+		ret = write_stack_log(r, &sr, ev.time_ms, path, sizeof(path));
+		if (ret == 0) {
+			ev.external_log = logs;
+			ev.n_external_log = 1;
+			r->counts.stack_logs++;
+		} else if (ret == -EDQUOT) {
+			ev.log_over_limit = true;
+			r->counts.withheld++;
+		} else {
+			r->counts.write_errors++;
+			jw_log(JW_LOG_WARN, "cannot write a stack log in %s: %s",
+			       jw_logdir__path(r->opts.logdir), strerror(-ret));
+		}
+	} else {
+		r->counts.withheld++;
+	}
+	ev.log_over_limit = ev.log_over_limit || jw_logdir__over_quota(r->opts.logdir);
+	ret = emit_event(r, &ev);
+out:
+	free(heaviest);
+	jw_stacktree__free(tree);
+	return ret;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One slow task in, its report out: the policy's verdict, the samples thinned and named, the
+ * stack log written, and the event line printed and appended.
+ */
+#ifndef JW_REPORT_H
+#define JW_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "jankwatch/abi.h"
+#include "ksyms.h"
+#include "logdir.h"
+#include "options.h"
+#include "policy.h"
+#include "symbolize.h"
+#include "target.h"
+
+/* A watched process and what naming its code needs. */
+struct jw_proc {
+	struct jw_target target;
+	struct jw_symbolizer *sym;
+	uint64_t start_boot_ns;			/* the process's start, CLOCK_BOOTTIME */
+	const char *handlers[JW_MAX_PROBES];	/* by probe id: the hooked function */
+};
+
+/* Offsets from CLOCK_MONOTONIC (BPF's clock) to the clocks reports use. */
+struct jw_clocks {
+	int64_t realtime_ns;
+	int64_t boottime_ns;
+};
+
+/* Reads the offsets once. */
+void jw_clocks_init(struct jw_clocks *c);
+
+struct jw_report_counts {
+	uint64_t janks;		/* event lines */
+	uint64_t stack_logs;	/* files written */
+	uint64_t withheld;	/* janks whose files a budget or the quota withheld */
+	uint64_t write_errors;
+};
+
+struct jw_reporter_opts {
+	const struct jw_config *cfg;
+	struct jw_policy *policy;
+	struct jw_logdir *logdir;
+	const struct jw_ksyms *ksyms;	/* may be NULL: kernel frames by address */
+	FILE *out;			/* event lines, flushed one by one */
+};
+
+struct jw_reporter;
+
+struct jw_reporter *jw_reporter__new(const struct jw_reporter_opts *opts);
+void jw_reporter__free(struct jw_reporter *r);	/* NULL-safe */
+
+/*
+ * Reports task @t of @proc with its @n samples (the records, in time order). Returns 0, or
+ * -errno when the event could not be written at all.
+ */
+int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		      void *const *samples, size_t n);
+
+const struct jw_report_counts *jw_reporter__counts(const struct jw_reporter *r);
+
+#endif

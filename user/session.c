@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "elfsym.h"
+#include "log.h"
+#include "policy.h"
+#include "report.h"
+#include "samplebuf.h"
+#include "session.h"
+
+#define POLL_MS 100
+#define ALIVE_CHECK_NS 500000000ULL
+/* Samples held per thread for the task in flight: evenly thinned beyond this. */
+#define SAMPLES_HELD 512
+
+/* A watched thread and the samples of its task in flight. */
+struct thread_slot {
+	pid_t tid;
+	struct jw_proc *proc;
+	struct jw_samplebuf samples;
+};
+
+/* A --probe resolved in one process. */
+struct resolved_probe {
+	struct jw_dispatch_probe dp;
+	char path[PATH_MAX];
+};
+
+struct session {
+	const struct jw_config *cfg;
+	struct resolved_probe *probes;	/* n_pids * n_probes of them */
+	size_t n_probes;
+	struct jw_proc procs[JW_MAX_PIDS];
+	size_t n_procs;
+	struct thread_slot threads[JW_MAX_PIDS];
+	size_t n_threads;
+	char handler_names[JW_MAX_PROBE_SPECS][256];
+	struct jw_attach *attach;
+	struct jw_policy *policy;
+	struct jw_logdir *logdir;
+	struct jw_ksyms *ksyms;
+	struct jw_reporter *reporter;
+	struct ring_buffer *rb;
+	uint64_t records;
+	uint64_t lost_samples;	/* samples user space could not keep (out of memory) */
+	uint64_t unknown;	/* records of a thread or type this session does not know */
+	int failed;
+};
+
+static volatile sig_atomic_t stop_requests;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	/* A second Ctrl-C exits at once. */
+	if (++stop_requests > 1)
+		_exit(130);
+}
+
+static int install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -errno;
+	/* A closed stdout pipe must not kill jankwatch before it flushes its files. */
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static struct thread_slot *find_thread(struct session *s, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_threads; i++)
+		if (s->threads[i].tid == tid)
+			return &s->threads[i];
+	return NULL;
+}
+
+static int on_task(struct session *s, const struct jw_task_rec *t)
+{
+	struct thread_slot *th = find_thread(s, t->hdr.tid);
+	void *const *items = NULL;
+	size_t n = 0;
+	int ret;
+
+	if (!th) {
+		s->unknown++;
+		return 0;
+	}
+	if (th->samples.seq == t->seq) {
+		items = th->samples.items;
+		n = th->samples.n;
+	}
+	ret = jw_reporter__task(s->reporter, th->proc, t, items, n);
+	jw_samplebuf_clear(&th->samples);
+	if (ret)
+		jw_log(JW_LOG_WARN, "cannot report a task of pid %d: %s", t->hdr.pid,
+		       strerror(-ret));
+	return 0;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	const struct jw_rec_hdr *h = data;
+	struct session *s = ctx;
+	struct thread_slot *th;
+
+	s->records++;
+	if (size < sizeof(*h) || h->size > size) {
+		s->unknown++;
+		return 0;
+	}
+	switch (h->type) {
+	case JW_REC_TASK:
+		if (h->size < sizeof(struct jw_task_rec))
+			break;
+		return on_task(s, data);
+	case JW_REC_SAMPLE:
+		th = find_thread(s, h->tid);
+		if (!th || h->size < sizeof(struct jw_sample_rec))
+			break;
+		if (jw_samplebuf_add(&th->samples, ((const struct jw_sample_rec *)data)->seq, data,
+				     h->size))
+			s->lost_samples++;
+		return 0;
+	}
+	s->unknown++;
+	return 0;
+}
+
+/* The file --probe BIN designates in process @pid, with what a uprobe needs. */
+static int resolve_probe(const struct jw_probe_spec *spec, pid_t pid, char *path, size_t len,
+			 uint64_t *entry, uint64_t *exit)
+{
+	char err[1024];
+	uint64_t size;
+	int ret;
+
+	if (strchr(spec->bin, '/')) {
+		if (!realpath(spec->bin, path)) {
+			ret = -errno;
+			jw_log(JW_LOG_ERROR, "--probe %s: %s", spec->bin, strerror(errno));
+			return ret;
+		}
+	} else if (jw_target_find_mapping(pid, spec->bin, path, len)) {
+		jw_log(JW_LOG_ERROR, "--probe %s: pid %d maps no file of that name", spec->bin, pid);
+		return -ENOENT;
+	}
+	ret = jw_elf_func_offset(path, spec->entry, entry, &size, err, sizeof(err));
+	if (!ret && spec->exit)
+		ret = jw_elf_func_offset(path, spec->exit, exit, &size, err, sizeof(err));
+	else
+		*exit = 0;
+	if (ret)
+		jw_log(JW_LOG_ERROR, "%s", err);
+	return ret;
+}
+
+/* Reads process @pid and resolves every --probe in it; nothing is attached yet. */
+static int resolve_proc(struct session *s, pid_t pid)
+{
+	struct jw_proc *p = &s->procs[s->n_procs];
+	long ticks = sysconf(_SC_CLK_TCK);
+	char err[512];
+	size_t i;
+	int ret;
+
+	ret = jw_target_open(pid, s->cfg->thread, &p->target, err, sizeof(err));
+	if (ret) {
+		jw_log(JW_LOG_ERROR, "%s", err);
+		return ret;
+	}
+	p->start_boot_ns = p->target.start_jiffies * (1000000000ULL / (ticks > 0 ? ticks : 100));
+	for (i = 0; i < s->cfg->n_probes; i++) {
+		const struct jw_probe_spec *spec = &s->cfg->probes[i];
+		struct resolved_probe *rp = &s->probes[s->n_probes];
+
+		ret = resolve_probe(spec, pid, rp->path, sizeof(rp->path), &rp->dp.entry_offset,
+				    &rp->dp.exit_offset);
+		if (ret)
+			return ret;
+		rp->dp.pid = pid;
+		rp->dp.path = rp->path;
+		rp->dp.entry_name = spec->entry;
+		rp->dp.exit_name = spec->exit;
+		rp->dp.probe_id = i;
+		p->handlers[i] = s->handler_names[i];
+		s->n_probes++;
+	}
+	s->n_procs++;
+	return 0;
+}
+
+/* Attaches the probes and the sampler of one resolved process, and starts naming its code. */
+static int attach_proc(struct session *s, struct jw_proc *p)
+{
+	struct thread_slot *th = &s->threads[s->n_threads];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < s->n_probes; i++) {
+		if (s->probes[i].dp.pid != p->target.pid)
+			continue;
+		ret = jw_attach__dispatch(s->attach, &s->probes[i].dp);
+		if (ret)
+			return ret;
+	}
+	ret = jw_attach__watch_thread(s->attach, p->target.pid, p->target.tid);
+	if (ret) {
+		jw_log(JW_LOG_ERROR, "cannot watch thread %d: %s", p->target.tid, strerror(-ret));
+		return ret;
+	}
+	ret = jw_attach__sampler(s->attach, p->target.tid,
+				 s->cfg->params.v[JW_P_SAMPLE_PERIOD_MS]);
+	if (ret)
+		return ret;
+	p->sym = jw_symbolizer__new(p->target.pid);
+	if (!p->sym) {
+		ret = -errno;
+		jw_log(JW_LOG_ERROR, "cannot read the mappings of pid %d: %s", p->target.pid,
+		       strerror(errno));
+		return ret;
+	}
+	th->tid = p->target.tid;
+	th->proc = p;
+	ret = jw_samplebuf_init(&th->samples, SAMPLES_HELD);
+	if (ret)
+		return ret;
+	s->n_threads++;
+	jw_log(JW_LOG_INFO, "watching pid %d (%s), thread %d", p->target.pid, p->target.comm,
+	       p->target.tid);
+	return 0;
+}
+
+/*
+ * Resolves everything the command line names before touching the kernel or the log directory,
+ * so that a bad target or symbol leaves nothing behind.
+ */
+static int setup(struct session *s)
+{
+	const struct jw_config *cfg = s->cfg;
+	struct jw_attach_opts aopts = {
+		.report_min_ns = jw_policy__min_threshold_ns(&cfg->params),
+		.unwind_mode = JW_UNWIND_AUTO,
+		.stack_bytes = cfg->params.v[JW_P_STACK_BYTES],
+	};
+	struct jw_reporter_opts ropts = { .cfg = cfg, .out = stdout };
+	char err[512];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < cfg->n_probes; i++)
+		snprintf(s->handler_names[i], sizeof(s->handler_names[i]), "%s",
+			 cfg->probes[i].entry);
+	s->probes = calloc(cfg->n_pids * cfg->n_probes + 1, sizeof(*s->probes));
+	if (!s->probes)
+		return -ENOMEM;
+	for (i = 0; i < cfg->n_pids; i++) {
+		ret = resolve_proc(s, cfg->pids[i]);
+		if (ret)
+			return ret;
+	}
+	s->policy = jw_policy__new(&cfg->params, cfg->all, cfg->dev);
+	if (!s->policy)
+		return -ENOMEM;
+	s->ksyms = jw_ksyms__load("/proc/kallsyms");
+	if (!s->ksyms)
+		jw_log(JW_LOG_WARN, "kernel frames will not be named: /proc/kallsyms: %s",
+		       strerror(errno));
+	s->attach = jw_attach__open(&aopts);
+	if (!s->attach)
+		return -errno;
+	ret = jw_attach__sched(s->attach);
+	if (ret)
+		return ret;
+	for (i = 0; i < s->n_procs; i++) {
+		ret = attach_proc(s, &s->procs[i]);
+		if (ret)
+			return ret;
+	}
+	s->logdir = jw_logdir__open(cfg->log_dir, cfg->params.v[JW_P_LOG_QUOTA_BYTES], err,
+				    sizeof(err));
+	if (!s->logdir) {
+		jw_log(JW_LOG_ERROR, "%s", err);
+		return -errno;
+	}
+	ropts.policy = s->policy;
+	ropts.logdir = s->logdir;
+	ropts.ksyms = s->ksyms;
+	s->reporter = jw_reporter__new(&ropts);
+	if (!s->reporter)
+		return -ENOMEM;
+	s->rb = ring_buffer__new(jw_attach__events_fd(s->attach), on_record, s, NULL);
+	if (!s->rb) {
+		ret = -errno;
+		jw_log(JW_LOG_ERROR, "cannot open the ring buffer: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* Whether any target still runs; says which ones left. */
+static bool any_alive(struct session *s)
+{
+	bool alive = false;
+	size_t i;
+
+	for (i = 0; i < s->n_procs; i++) {
+		struct jw_proc *p = &s->procs[i];
+
+		if (!p->target.pid)
+			continue;
+		if (jw_target_alive(&p->target)) {
+			alive = true;
+			continue;
+		}
+		jw_log(JW_LOG_INFO, "pid %d (%s) exited", p->target.pid, p->target.comm);
+		p->target.pid = 0;
+	}
+	return alive;
+}
+
+static int run_loop(struct session *s)
+{
+	uint64_t start = mono_ns(), last_check = start;
+	uint64_t limit = s->cfg->duration_s > 0 ? (uint64_t)(s->cfg->duration_s * 1e9) : 0;
+
+	while (!stop_requests) {
+		uint64_t now;
+		int ret = ring_buffer__poll(s->rb, POLL_MS);
+
+		if (ret < 0 && ret != -EINTR) {
+			jw_log(JW_LOG_ERROR, "reading the ring buffer: %s", strerror(-ret));
+			return ret;
+		}
+		now = mono_ns();
+		if (limit && now - start >= limit)
+			break;
+		if (now - last_check >= ALIVE_CHECK_NS) {
+			last_check = now;
+			if (!any_alive(s))
+				break;
+		}
+	}
+	/* What the kernel already sent is reported before leaving. */
+	ring_buffer__consume(s->rb);
+	return 0;
+}
+
+static void print_summary(struct session *s)
+{
+	const struct jw_report_counts *c = jw_reporter__counts(s->reporter);
+	uint64_t drops[JW_DROP_MAX];
+
+	jw_attach__drops(s->attach, drops);
+	jw_log(JW_LOG_INFO, "%llu janks, %llu stack logs written, %llu withheld (budget or quota)",
+	       (unsigned long long)c->janks, (unsigned long long)c->stack_logs,
+	       (unsigned long long)c->withheld);
+	if (drops[JW_DROP_TASK] || drops[JW_DROP_SAMPLE] || drops[JW_DROP_STATE] ||
+	    s->lost_samples || c->write_errors)
+		jw_log(JW_LOG_WARN,
+		       "output might be incomplete: lost %llu task records, %llu samples "
+		       "(ring buffer full), %llu thread states, %llu samples (memory), "
+		       "%llu file writes",
+		       (unsigned long long)drops[JW_DROP_TASK],
+		       (unsigned long long)drops[JW_DROP_SAMPLE],
+		       (unsigned long long)drops[JW_DROP_STATE],
+		       (unsigned long long)s->lost_samples, (unsigned long long)c->write_errors);
+	if (drops[JW_DROP_NEST])
+		jw_log(JW_LOG_WARN, "%llu dispatches nested deeper than %d were not tracked",
+		       (unsigned long long)drops[JW_DROP_NEST], JW_MAX_NEST);
+}
+
+static void teardown(struct session *s)
+{
+	size_t i;
+
+	ring_buffer__free(s->rb);
+	jw_attach__free(s->attach);
+	jw_reporter__free(s->reporter);
+	for (i = 0; i < s->n_threads; i++)
+		jw_samplebuf_free(&s->threads[i].samples);
+	for (i = 0; i < s->n_procs; i++)
+		jw_symbolizer__free(s->procs[i].sym);
+	jw_ksyms__free(s->ksyms);
+	jw_logdir__free(s->logdir);
+	jw_policy__free(s->policy);
+	free(s->probes);
+}
+
+int jw_session_run(const struct jw_config *cfg)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	int status = 1;
+
+	if (!s) {
+		jw_log(JW_LOG_ERROR, "out of memory");
+		return 1;
+	}
+	s->cfg = cfg;
+	if (install_signals() || setup(s))
+		goto out;
+	jw_log(JW_LOG_INFO, "ready; Ctrl-C to stop");
+	if (run_loop(s) == 0)
+		status = 0;
+	print_summary(s);
+out:
+	teardown(s);
+	free(s);
+	return status;
+}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "target.h"
+
+/* Reads a small /proc file whole into @buf. Returns its length or -errno. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	if (ferror(f)) {
+		int err = -errno;
+
+		fclose(f);
+		return err ? err : -EIO;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	return n;
+}
+
+int jw_proc_stat_parse(const char *stat, char *comm, size_t commlen, uint64_t *start_jiffies)
+{
+	const char *open = strchr(stat, '('), *close = strrchr(stat, ')');
+	const char *p;
+	size_t n;
+	int field;
+
+	if (!open || !close || close < open)
+		return -EINVAL;
+	n = close - open - 1;
+	if (n >= commlen)
+		n = commlen - 1;
+	memcpy(comm, open + 1, n);
+	comm[n] = '\0';
+	/* After the name come fields 3, 4, ...: skip 19 of them to reach field 22. */
+	p = close + 1;
+	for (field = 3; field < 22; field++) {
+		while (*p == ' ')
+			p++;
+		while (*p && *p != ' ')
+			p++;
+	}
+	while (*p == ' ')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	*start_jiffies = strtoull(p, NULL, 10);
+	return 0;
+}
+
+static int read_status_uid(pid_t pid, uid_t *uid)
+{
+	char path[64], buf[4096], *line;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return -errno;
+	line = strstr(buf, "\nUid:");
+	if (!line)
+		return -EINVAL;
+	*uid = strtoul(line + 5, NULL, 10);
+	return 0;
+}
+
+static bool thread_exists(pid_t pid, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, tid);
+	return access(path, F_OK) == 0;
+}
+
+/* Finds the thread of @pid named @name; it must be the only one so named. */
+static int find_thread_by_name(pid_t pid, const char *name, pid_t *tid, char *err, size_t errlen)
+{
+	char path[64], comm[64];
+	struct dirent *de;
+	int found = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir) {
+		snprintf(err, errlen, "cannot list threads of pid %d: %s", pid, strerror(errno));
+		return -errno;
+	}
+	while ((de = readdir(dir))) {
+		char cpath[320];
+		ssize_t n;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%s/comm", pid, de->d_name);
+		n = read_small(cpath, comm, sizeof(comm));
+		if (n <= 0)
+			continue;
+		if (comm[n - 1] == '\n')
+			comm[n - 1] = '\0';
+		if (strcmp(comm, name) == 0) {
+			*tid = atoi(de->d_name);
+			found++;
+		}
+	}
+	closedir(dir);
+	if (found == 1)
+		return 0;
+	if (found == 0)
+		snprintf(err, errlen, "--thread %s: no thread of pid %d has that name", name, pid);
+	else
+		snprintf(err, errlen, "--thread %s: %d threads of pid %d have that name; give a tid",
+			 name, found, pid);
+	return -ESRCH;
+}
+
+static int pick_thread(struct jw_target *t, const char *thread, char *err, size_t errlen)
+{
+	char *end;
+	long tid;
+
+	t->tid = t->pid;
+	if (!thread)
+		return 0;
+	tid = strtol(thread, &end, 10);
+	if (*thread && !*end) {
+		if (tid <= 0 || !thread_exists(t->pid, tid)) {
+			snprintf(err, errlen, "--thread %s: no such thread in pid %d", thread, t->pid);
+			return -ESRCH;
+		}
+		t->tid = tid;
+		return 0;
+	}
+	return find_thread_by_name(t->pid, thread, &t->tid, err, errlen);
+}
+
+int jw_target_open(pid_t pid, const char *thread, struct jw_target *t, char *err, size_t errlen)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0) {
+		snprintf(err, errlen, "pid %d: %s", pid,
+			 n == -ENOENT ? "no such process" : strerror(-n));
+		return n == -ENOENT ? -ESRCH : n;
+	}
+	if (jw_proc_stat_parse(buf, t->comm, sizeof(t->comm), &t->start_jiffies)) {
+		snprintf(err, errlen, "pid %d: cannot parse %s", pid, path);
+		return -EINVAL;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, t->exe, sizeof(t->exe) - 1);
+	if (n < 0) {
+		ret = -errno;
+		/* Kernel threads have no executable. */
+		snprintf(err, errlen, "pid %d (%s): no executable to watch: %s", pid, t->comm,
+			 strerror(errno));
+		return ret;
+	}
+	t->exe[n] = '\0';
+	ret = read_status_uid(pid, &t->uid);
+	if (ret) {
+		snprintf(err, errlen, "pid %d: cannot read its uid: %s", pid, strerror(-ret));
+		return ret;
+	}
+	return pick_thread(t, thread, err, errlen);
+}
+
+bool jw_target_alive(const struct jw_target *t)
+{
+	char path[64], buf[4096], comm[64];
+	const char *state;
+	uint64_t start;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", t->pid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return false;
+	if (jw_proc_stat_parse(buf, comm, sizeof(comm), &start) || start != t->start_jiffies)
+		return false;
+	/* A zombie's threads are gone; only its parent has not reaped it yet. */
+	state = strrchr(buf, ')') + 2;
+	return *state != 'Z' && *state != 'X';
+}
+
+/* Whether the mapped file @path is what @name designates (see the header). */
+static bool mapping_matches(const char *path, const char *name)
+{
+	const char *base = strrchr(path, '/');
+	size_t n = strlen(name);
+
+	base = base ? base + 1 : path;
+	if (strcmp(base, name) == 0)
+		return true;
+	return strncmp(base, name, n) == 0 && base[n] == '.';
+}
+
+int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len)
+{
+	char mpath[64], line[PATH_MAX + 256];
+	int ret = -ENOENT;
+	FILE *f;
+
+	if (name[0] == '/') {
+		snprintf(path, len, "%s", name);
+		return 0;
+	}
+	snprintf(mpath, sizeof(mpath), "/proc/%d/maps", pid);
+	f = fopen(mpath, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *file = strchr(line, '/');
+		char *nl;
+
+		if (!file)
+			continue;
+		nl = strchr(file, '\n');
+		if (nl)
+			*nl = '\0';
+		if (mapping_matches(file, name)) {
+			snprintf(path, len, "%s", file);
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* A process from /proc: its executable, start time, uid, name, and the thread to watch. */
+#ifndef JW_TARGET_H
+#define JW_TARGET_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct jw_target {
+	pid_t pid;
+	pid_t tid;			/* the watched thread */
+	uid_t uid;			/* real uid */
+	uint64_t start_jiffies;		/* field 22 of /proc/PID/stat: start since boot, ticks */
+	char comm[64];			/* the process's name */
+	char exe[PATH_MAX];		/* the executable's path as the process sees it */
+};
+
+/*
+ * Reads process @pid from /proc and picks the thread to watch: the main thread, or @thread (a
+ * tid of the process or a thread name) when not NULL. Returns 0, or -errno / -EINVAL with a
+ * one-line message in @err.
+ */
+int jw_target_open(pid_t pid, const char *thread, struct jw_target *t, char *err, size_t errlen);
+
+/* Whether @t is still the same process (alive, and its start time unchanged: no pid reuse). */
+bool jw_target_alive(const struct jw_target *t);
+
+/*
+ * Parses the content of /proc/PID/stat: the name (between the first '(' and the last ')') and
+ * field 22, the start time. Returns 0 or -EINVAL.
+ */
+int jw_proc_stat_parse(const char *stat, char *comm, size_t commlen, uint64_t *start_jiffies);
+
+/*
+ * Finds the file mapped by process @pid that @name designates: an absolute path as is, else a
+ * mapped file whose base name is @name or starts with "@name." (libglib-2.0.so -> .so.0).
+ * Returns 0 with the path in @path, -ENOENT when none matches.
+ */
+int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len);
+
+#endif

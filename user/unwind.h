@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * DWARF CFI unwinding of a copied user stack with elfutils, as perf's unwind-libdw does: the
+ * Dwfl's modules give the CFI, our callbacks give the registers and read the copy.
+ */
+#ifndef JW_UNWIND_H
+#define JW_UNWIND_H
+
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One sample to unwind: registers in DWARF numbering and the stack copied from regs[sp]. */
+struct jw_unwind_input {
+	pid_t tid;
+	const uint64_t *regs;
+	size_t n_regs;
+	uint64_t sp;
+	const uint8_t *stack;
+	size_t stack_size;
+};
+
+/* Lives as long as the Dwfl it is attached to; points at the sample being unwound. */
+struct jw_unwinder {
+	const struct jw_unwind_input *in;
+	bool attached;
+};
+
+/*
+ * Attaches @u to @dwfl (whose modules are process @pid's). Returns 0, or -EINVAL when libdwfl
+ * refuses (the message says why on -v).
+ */
+int jw_unwind_attach(struct jw_unwinder *u, Dwfl *dwfl, pid_t pid);
+
+/*
+ * Unwinds @in into @pcs, leaf first, at most @max frames; @activation[i] is true for a frame
+ * whose pc is not a return address (the leaf, signal frames). Returns the frame count.
+ */
+size_t jw_unwind(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unwind_input *in,
+		 uint64_t *pcs, bool *activation, size_t max);
+
+#endif
