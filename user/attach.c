@@ -13,6 +13,19 @@
 #include "attach.h"
 #include "jankwatch.skel.h"
 #include "log.h"
+#include "options.h"
+
+/* The records' layout is a contract with the BPF object: catch any drift at compile time. */
+_Static_assert(sizeof(struct jw_rec_hdr) == 24, "jw_rec_hdr layout");
+_Static_assert(sizeof(struct jw_task_rec) == 88, "jw_task_rec layout");
+_Static_assert(sizeof(struct jw_sample_rec) == 1976, "jw_sample_rec layout");
+_Static_assert(sizeof(struct jw_stats_key) == 16, "jw_stats_key layout");
+_Static_assert(sizeof(struct jw_stats_val) == 48, "jw_stats_val layout");
+_Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
+_Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
+		       (int)JW_UNWIND_MODE_FP == (int)JW_UNWIND_FP &&
+		       (int)JW_UNWIND_MODE_DWARF == (int)JW_UNWIND_DWARF,
+	       "--unwind choices are the ABI's modes");
 
 struct jw_attach {
 	struct jankwatch_bpf *skel;

@@ -544,6 +544,8 @@ enum {
 	OPT_LOG_DIR,
 	OPT_FORMAT,
 	OPT_DURATION,
+	OPT_UNWIND,
+	OPT_STACK_BYTES,
 };
 
 static const struct option long_opts[] = {
@@ -556,6 +558,8 @@ static const struct option long_opts[] = {
 	{ "log-dir", required_argument, NULL, OPT_LOG_DIR },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "unwind", required_argument, NULL, OPT_UNWIND },
+	{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -567,6 +571,8 @@ static const char short_opts[] = "+:p:vqh";
 struct pending_sets {
 	const char **kv;
 	size_t n;
+	char **owned;		/* "stack_bytes=N" strings made from --stack-bytes */
+	size_t n_owned;
 };
 
 static int add_pid(struct jw_config *cfg, pid_t pid)
@@ -673,6 +679,25 @@ static int set_format(struct jw_config *cfg, const char *arg, char *err, size_t 
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static int set_unwind(struct jw_config *cfg, const char *arg, char *err, size_t errlen)
+{
+	static const char *const names[] = {
+		[JW_UNWIND_MODE_AUTO] = "auto",
+		[JW_UNWIND_MODE_FP] = "fp",
+		[JW_UNWIND_MODE_DWARF] = "dwarf",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(arg, names[i])) {
+			cfg->unwind = i;
+			return 0;
+		}
+	}
+	set_err(err, errlen, "--unwind %s: unknown mode, allowed auto, fp or dwarf", arg);
+	return -EINVAL;
 }
 
 /*
@@ -794,6 +819,14 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		return set_format(cfg, optarg, err, errlen);
 	case OPT_DURATION:
 		return set_duration(cfg, optarg, err, errlen);
+	case OPT_UNWIND:
+		return set_unwind(cfg, optarg, err, errlen);
+	case OPT_STACK_BYTES:
+		/* The same parameter as --set stack_bytes=N, queued with the --set values. */
+		if (asprintf(&sets->owned[sets->n_owned], "stack_bytes=%s", optarg) < 0)
+			return -ENOMEM;
+		sets->kv[sets->n++] = sets->owned[sets->n_owned++];
+		return 0;
 	case 'v':
 		cfg->verbosity++;
 		return 0;
@@ -867,7 +900,8 @@ int jw_options_parse(struct jw_config *cfg, int argc, char **argv, char *err, si
 	cfg->log_dir = strdup(JW_DEFAULT_LOG_DIR);
 	/* At most one --set per argument. */
 	sets.kv = calloc(argc > 0 ? argc : 1, sizeof(*sets.kv));
-	if (!cfg->log_dir || !sets.kv) {
+	sets.owned = calloc(argc > 0 ? argc : 1, sizeof(*sets.owned));
+	if (!cfg->log_dir || !sets.kv || !sets.owned) {
 		set_err(err, errlen, "out of memory");
 		ret = -ENOMEM;
 		goto out;
@@ -877,6 +911,9 @@ int jw_options_parse(struct jw_config *cfg, int argc, char **argv, char *err, si
 		goto out;
 	ret = apply_params(cfg, &sets, err, errlen);
 out:
+	while (sets.n_owned)
+		free(sets.owned[--sets.n_owned]);
+	free(sets.owned);
 	free(sets.kv);
 	if (ret)
 		jw_config_free(cfg);
@@ -913,6 +950,9 @@ void jw_options_usage(void *out)
 	      "  --log-dir DIR      default " JW_DEFAULT_LOG_DIR "\n"
 	      "  --format FMT       tree (default) or folded, for stack logs\n"
 	      "  --duration SEC     stop after SEC seconds (fractions allowed)\n"
+	      "  --unwind MODE      auto (default: DWARF CFI, frame pointers where it stops),\n"
+	      "                     fp or dwarf\n"
+	      "  --stack-bytes N    user stack copied per sample for DWARF (--set stack_bytes)\n"
 	      "  -v, -q             more or less on stderr\n"
 	      "  -h, --help         this text\n"
 	      "\n"

@@ -45,6 +45,9 @@ struct jw_params {
 
 enum jw_format { JW_FORMAT_TREE = 0, JW_FORMAT_FOLDED };
 
+/* How user stacks are unwound; the same values as enum jw_unwind_mode in the ABI. */
+enum jw_unwind_choice { JW_UNWIND_MODE_AUTO = 0, JW_UNWIND_MODE_FP, JW_UNWIND_MODE_DWARF };
+
 /* A --probe BIN:ENTRY[:EXIT]; exit is NULL when a return probe ends the task. */
 struct jw_probe_spec {
 	char *bin;
@@ -62,6 +65,7 @@ struct jw_config {
 	char *log_dir;		/* never NULL after parsing */
 	struct jw_params params;
 	enum jw_format format;
+	enum jw_unwind_choice unwind;
 	double duration_s;	/* 0: until Ctrl-C */
 	bool all;		/* --all: lift the report budgets */
 	bool dev;		/* --dev: budgets per hour */

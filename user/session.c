@@ -261,7 +261,7 @@ static int setup(struct session *s)
 	const struct jw_config *cfg = s->cfg;
 	struct jw_attach_opts aopts = {
 		.report_min_ns = jw_policy__min_threshold_ns(&cfg->params),
-		.unwind_mode = JW_UNWIND_AUTO,
+		.unwind_mode = (enum jw_unwind_mode)cfg->unwind,
 		.stack_bytes = cfg->params.v[JW_P_STACK_BYTES],
 	};
 	struct jw_reporter_opts ropts = { .cfg = cfg, .out = stdout };
