@@ -25,11 +25,12 @@ struct task_state {
 	__u64 seq;		/* number of the current (or last) task */
 	__u64 start_ns;		/* start of the outermost open dispatch */
 	__u64 sp[JW_MAX_NEST];	/* stack pointer at each open dispatch entry, outermost first */
-	__u64 ret[JW_MAX_NEST];	/* its real return address when a return probe hides it; or 0 */
 	__u32 depth;		/* open dispatches recorded in sp[] */
 	__u32 probe_id;		/* probe of the outermost dispatch */
 	__u32 pid;
+	__u32 stats_slot;	/* the thread's row in the stats array */
 	__u32 flags;		/* enum jw_task_flags of the current task */
+	__u32 pad;
 	__u32 samples;
 	__u32 sample_drops;
 	__u32 switches;
@@ -57,10 +58,11 @@ struct {
 	__type(value, struct jw_watch);
 } watched SEC(".maps");
 
+/* Preallocated, sized by user space: no hash update on the hot path. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, struct jw_stats_key);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, JW_MAX_PROBES);
+	__type(key, __u32);
 	__type(value, struct jw_stats_val);
 } stats SEC(".maps");
 
@@ -108,21 +110,17 @@ static struct task_state *watched_state(struct task_struct *task, bool create)
 		return NULL;
 	}
 	s->pid = task->tgid;
+	s->stats_slot = w->slot;
 	return s;
 }
 
-static void update_stats(struct task_state *s, __u32 tid, __u64 wall, __u64 cpu)
+static void update_stats(struct task_state *s, __u64 wall, __u64 cpu)
 {
-	struct jw_stats_key key = { .pid = s->pid, .tid = tid, .probe_id = s->probe_id };
-	struct jw_stats_val *v, zero = {};
+	__u32 key = s->stats_slot * JW_MAX_PROBES + s->probe_id;
+	struct jw_stats_val *v = bpf_map_lookup_elem(&stats, &key);
 
-	v = bpf_map_lookup_elem(&stats, &key);
-	if (!v) {
-		bpf_map_update_elem(&stats, &key, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&stats, &key);
-		if (!v)
-			return;
-	}
+	if (!v)
+		return;
 	/* Only this thread writes its own entry: no atomics needed. */
 	v->count++;
 	v->total_ns += wall;
@@ -143,7 +141,7 @@ static void finish_task(struct task_state *s, __u32 tid, __u64 now)
 	__u64 cpu = wall > off ? wall - off : 0;
 	struct jw_task_rec *rec;
 
-	update_stats(s, tid, wall, cpu);
+	update_stats(s, wall, cpu);
 	if (wall < report_min_ns)
 		return;
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
@@ -197,7 +195,7 @@ int dispatch_enter(struct pt_regs *ctx)
 	__u64 sp = ctx_sp(ctx), now;
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct task_state *s = watched_state(task, true);
-	__u32 tid;
+	__u32 tid, depth;
 
 	if (!s)
 		return 0;
@@ -214,7 +212,7 @@ int dispatch_enter(struct pt_regs *ctx)
 	if (s->depth == 0) {
 		s->seq++;
 		s->start_ns = now;
-		s->probe_id = (__u32)bpf_get_attach_cookie(ctx);
+		s->probe_id = (__u32)bpf_get_attach_cookie(ctx) & (JW_MAX_PROBES - 1);
 		s->flags = 0;
 		s->samples = 0;
 		s->sample_drops = 0;
@@ -223,18 +221,17 @@ int dispatch_enter(struct pt_regs *ctx)
 		s->blocked_ns = 0;
 		s->io_ns = 0;
 	}
-	if (s->depth >= JW_MAX_NEST) {
+	depth = s->depth;
+	if (depth >= JW_MAX_NEST) {
 		s->flags |= JW_TASK_NEST_OVERFLOW;
 		count_drop(JW_DROP_NEST);
 		return 0;
 	}
-	s->sp[s->depth & (JW_MAX_NEST - 1)] = sp;
-	s->ret[s->depth & (JW_MAX_NEST - 1)] = 0;
-	/* The return probe is armed after this program runs: [sp] still holds the real address. */
-	if (unwind_mode != JW_UNWIND_FP && (bpf_get_attach_cookie(ctx) & JW_COOKIE_RETPROBE))
-		bpf_probe_read_user(&s->ret[s->depth & (JW_MAX_NEST - 1)], sizeof(__u64),
-				    (void *)sp);
-	s->depth++;
+	/* Masked again after the check: the verifier must see the index bounded. */
+	barrier_var(depth);
+	depth &= JW_MAX_NEST - 1;
+	s->sp[depth] = sp;
+	s->depth = depth + 1;
 	return 0;
 }
 
@@ -314,18 +311,19 @@ static __u32 copy_user_stack(struct task_struct *task, struct jw_sample_rec *rec
 	return off & ~7ULL;
 }
 
-/* The pending return addresses that return probes replaced, for the unwinder to restore. */
-static void copy_pending_returns(struct task_state *s, struct jw_sample_rec *rec)
+/*
+ * The return addresses that pending return probes (ours or anyone's) replaced with the uprobes
+ * trampoline, from the kernel's own list, for the unwinder to put back.
+ */
+static void copy_pending_returns(struct task_struct *task, struct jw_sample_rec *rec)
 {
+	struct return_instance *ri = BPF_CORE_READ(task, utask, return_instances);
 	__u32 n = 0;
 
-	for (int i = 0; i < JW_MAX_NEST; i++) {
-		if (i >= s->depth)
-			break;
-		if (!s->ret[i])
-			continue;
-		rec->ret_sp[n & (JW_MAX_NEST - 1)] = s->sp[i];
-		rec->ret_addr[n & (JW_MAX_NEST - 1)] = s->ret[i];
+	for (int i = 0; i < JW_MAX_NEST && ri; i++) {
+		rec->ret_sp[i] = BPF_CORE_READ(ri, stack);
+		rec->ret_addr[i] = BPF_CORE_READ(ri, orig_ret_vaddr);
+		ri = BPF_CORE_READ(ri, next);
 		n++;
 	}
 	rec->n_rets = n;
@@ -369,7 +367,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		/* The user registers, also when the tick interrupted a system call. */
 		copy_user_regs((const struct pt_regs *)bpf_task_pt_regs(task), rec->regs);
 		rec->stack_size = copy_user_stack(task, rec);
-		copy_pending_returns(s, rec);
+		copy_pending_returns(task, rec);
 	}
 	rec->hdr.size = sizeof(*rec) + rec->stack_size;
 	/* Samples of fast tasks are thrown away: wake user space only for TASK records. */

@@ -19,7 +19,6 @@
 _Static_assert(sizeof(struct jw_rec_hdr) == 24, "jw_rec_hdr layout");
 _Static_assert(sizeof(struct jw_task_rec) == 88, "jw_task_rec layout");
 _Static_assert(sizeof(struct jw_sample_rec) == 1976, "jw_sample_rec layout");
-_Static_assert(sizeof(struct jw_stats_key) == 16, "jw_stats_key layout");
 _Static_assert(sizeof(struct jw_stats_val) == 48, "jw_stats_val layout");
 _Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
 _Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
@@ -75,6 +74,13 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 		jw_log(JW_LOG_ERROR, "cannot open the BPF object: %s", strerror(-err));
 		goto err_free;
 	}
+	/* One row of JW_MAX_PROBES totals per watched thread. */
+	err = bpf_map__set_max_entries(a->skel->maps.stats,
+				       (opts->max_threads ? opts->max_threads : 1) * JW_MAX_PROBES);
+	if (err) {
+		jw_log(JW_LOG_ERROR, "cannot size the stats map: %s", strerror(-err));
+		goto err_destroy;
+	}
 	a->skel->rodata->report_min_ns = opts->report_min_ns;
 	a->skel->rodata->unwind_mode = opts->unwind_mode;
 	a->skel->rodata->stack_bytes = opts->unwind_mode == JW_UNWIND_FP ? 0 : opts->stack_bytes;
@@ -94,9 +100,9 @@ err_free:
 	return NULL;
 }
 
-int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid)
+int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
 {
-	struct jw_watch w = { .pid = pid };
+	struct jw_watch w = { .pid = pid, .slot = slot };
 	__u32 key = tid;
 
 	if (bpf_map__update_elem(a->skel->maps.watched, &key, sizeof(key), &w, sizeof(w), 0))
@@ -139,10 +145,8 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p)
 				    p->entry_name);
 	if (err)
 		return err;
-	/* The entry also learns whether a return probe will hide the return address. */
 	return attach_uprobe(a, a->skel->progs.dispatch_enter, p->pid, p->path, p->entry_offset,
-			     false, p->probe_id | (p->exit_offset ? 0 : JW_COOKIE_RETPROBE),
-			     p->entry_name);
+			     false, p->probe_id, p->entry_name);
 }
 
 int jw_attach__sched(struct jw_attach *a)

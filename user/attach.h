@@ -18,6 +18,7 @@ struct jw_attach_opts {
 	uint64_t report_min_ns;		/* tasks shorter than this never reach user space */
 	enum jw_unwind_mode unwind_mode;
 	uint32_t stack_bytes;		/* user stack copied per sample, unless unwind_mode is FP */
+	uint32_t max_threads;		/* watched threads: rows of the stats array */
 };
 
 /* One dispatch hook in one process. exit_offset 0: a return probe ends the task. */
@@ -37,8 +38,8 @@ struct jw_dispatch_probe {
  */
 struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts);
 
-/* Marks thread @tid of process @pid as watched. 0 or -errno. */
-int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid);
+/* Marks thread @tid of process @pid as watched, its totals in row @slot. 0 or -errno. */
+int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot);
 
 /* Attaches the exit (return probe or exit symbol) first, then the entry. 0 or -errno. */
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p);

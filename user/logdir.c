@@ -42,8 +42,19 @@ static int make_dirs(const char *path)
 	return 0;
 }
 
-/* Bytes held by the regular files directly in the directory. */
-static uint64_t bytes_used(int dirfd)
+/* Whether @name is a temporary file of ours: ".<name>.tmp". */
+static bool is_leftover(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] == '.' && n > 5 && strcmp(name + n - 4, ".tmp") == 0;
+}
+
+/*
+ * Removes the temporary files a killed jankwatch left, and returns the bytes held by the
+ * regular files directly in the directory.
+ */
+static uint64_t sweep_and_measure(int dirfd)
 {
 	uint64_t total = 0;
 	struct dirent *de;
@@ -61,8 +72,11 @@ static uint64_t bytes_used(int dirfd)
 	while ((de = readdir(dir))) {
 		struct stat st;
 
-		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-			total += st.st_size;
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (is_leftover(de->d_name) && unlinkat(dirfd, de->d_name, 0) == 0)
+			continue;
+		total += st.st_size;
 	}
 	closedir(dir);
 	return total;
@@ -95,7 +109,7 @@ struct jw_logdir *jw_logdir__open(const char *path, uint64_t quota_bytes, char *
 		snprintf(err, errlen, "cannot open log directory %s: %s", path, strerror(-ret));
 		goto err_free;
 	}
-	d->used = bytes_used(d->dirfd);
+	d->used = sweep_and_measure(d->dirfd);
 	d->over = d->used >= d->quota;
 	return d;
 

@@ -215,7 +215,8 @@ static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *
 	for (i = 0; i < k && !ret; i++) {
 		const struct jw_sample_rec *s = samples[idx[i]];
 		size_t nf = sample_frames(r, proc, s, frames);
-		bool complete = s->n_user && jw_symbol_is_thread_root(frames[0].symbol);
+		bool complete = nf && frames[0].kind != JW_FRAME_KERNEL &&
+				jw_symbol_is_thread_root(frames[0].symbol);
 
 		ret = jw_stacktree__add(tree, frames, nf, complete, s->weight ? s->weight : 1);
 	}
@@ -274,26 +275,86 @@ static int emit_event(struct jw_reporter *r, const struct jw_event *ev)
 	return 0;
 }
 
+/* The event's fields that come from the task and the process. */
+static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
+		       const struct jw_task_rec *t, uint64_t now_real, struct jw_event *ev)
+{
+	uint64_t wall = t->end_ns - t->start_ns, off = t->runq_ns + t->blocked_ns;
+
+	ev->event = "MAIN_THREAD_JANK";
+	ev->time_ms = now_real / NS_PER_MS;
+	ev->bundle_name = exe_name(proc);
+	ev->bundle_version = jw_symbolizer__exe_build_id(proc->sym);
+	ev->pid = t->hdr.pid;
+	ev->uid = proc->target.uid;
+	ev->tid = t->hdr.tid;
+	ev->begin_time_ms = epoch_ms(r, t->start_ns);
+	ev->end_time_ms = epoch_ms(r, t->end_ns);
+	ev->app_start_jiffies_time = proc->target.start_jiffies;
+	ev->handler = t->probe_id < JW_MAX_PROBES ? proc->handlers[t->probe_id] : NULL;
+	ev->wall_ms = (double)wall / NS_PER_MS;
+	ev->cpu_ms = (double)(wall > off ? wall - off : 0) / NS_PER_MS;
+	ev->runq_ms = (double)t->runq_ns / NS_PER_MS;
+	ev->blocked_ms = (double)t->blocked_ns / NS_PER_MS;
+	ev->io_ms = (double)t->io_ns / NS_PER_MS;
+	ev->has_offcpu = true;
+	ev->cause = jw_event_cause(ev->cpu_ms, ev->runq_ms, ev->blocked_ms, ev->io_ms);
+	ev->dropped = t->sample_drops;
+}
+
+/* Writes the stack log of @ev and records the outcome in it; @path receives the file's path. */
+static void add_stack_log(struct jw_reporter *r, const struct jw_proc *proc,
+			  const struct jw_stacktree *tree, struct jw_event *ev, char *path,
+			  size_t len)
+{
+	struct jw_stack_report sr = {
+		.pid = ev->pid,
+		.tid = ev->tid,
+		.exe = proc->target.exe,
+		.build_id = ev->bundle_version,
+		.begin_time_ms = ev->begin_time_ms,
+		.end_time_ms = ev->end_time_ms,
+		.wall_ms = ev->wall_ms,
+		.cpu_ms = ev->cpu_ms,
+		.runq_ms = ev->runq_ms,
+		.blocked_ms = ev->blocked_ms,
+		.samples = ev->samples,
+		.heaviest_stack = ev->heaviest_stack,
+		.tree = tree,
+		.format = r->opts.cfg->format,
+	};
+	int ret = write_stack_log(r, &sr, ev->time_ms, path, len);
+
+	if (ret == 0) {
+		ev->n_external_log = 1;
+		r->counts.stack_logs++;
+	} else if (ret == -EDQUOT) {
+		ev->log_over_limit = true;
+		r->counts.withheld++;
+	} else {
+		r->counts.write_errors++;
+		jw_log(JW_LOG_WARN, "cannot write a stack log in %s: %s",
+		       jw_logdir__path(r->opts.logdir), strerror(-ret));
+	}
+}
+
 int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
 		      void *const *samples, size_t n)
 {
-	uint64_t wall = t->end_ns - t->start_ns, now_real = clock_ns(CLOCK_REALTIME);
-	uint64_t off = t->runq_ns + t->blocked_ns;
+	uint64_t now_real = clock_ns(CLOCK_REALTIME);
 	struct jw_task_facts facts = {
 		.pid = t->hdr.pid,
 		.uid = proc->target.uid,
-		.wall_ns = wall,
+		.wall_ns = t->end_ns - t->start_ns,
 		.begin_boot_ns = t->start_ns + r->clocks.boottime_ns,
 		.proc_start_boot_ns = proc->start_boot_ns,
 		.now_s = now_real / 1000000000ULL,
 	};
-	struct jw_stack_report sr = { 0 };
-	struct jw_event ev = { 0 };
 	char path[4096], *heaviest = NULL;
 	const char *logs[1] = { path };
+	struct jw_event ev = { .external_log = logs };
 	struct jw_stacktree *tree;
 	enum jw_verdict verdict;
-	uint32_t kept = 0;
 	int ret;
 
 	verdict = jw_policy__decide(r->opts.policy, &facts);
@@ -302,7 +363,7 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 	tree = jw_stacktree__new();
 	if (!tree)
 		return -ENOMEM;
-	ret = build_tree(r, proc, samples, n, tree, &kept);
+	ret = build_tree(r, proc, samples, n, tree, &ev.samples);
 	if (!ret) {
 		heaviest = jw_stacktree__heaviest(tree);
 		if (!heaviest)
@@ -310,62 +371,13 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 	}
 	if (ret)
 		goto out;
-
-	ev.event = "MAIN_THREAD_JANK";
-	ev.time_ms = now_real / NS_PER_MS;
-	ev.bundle_name = exe_name(proc);
-	ev.bundle_version = jw_symbolizer__exe_build_id(proc->sym);
-	ev.pid = t->hdr.pid;
-	ev.uid = proc->target.uid;
-	ev.tid = t->hdr.tid;
-	ev.begin_time_ms = epoch_ms(r, t->start_ns);
-	ev.end_time_ms = epoch_ms(r, t->end_ns);
-	ev.app_start_jiffies_time = proc->target.start_jiffies;
+	fill_event(r, proc, t, now_real, &ev);
 	ev.heaviest_stack = heaviest;
-	ev.handler = t->probe_id < JW_MAX_PROBES ? proc->handlers[t->probe_id] : NULL;
-	ev.wall_ms = (double)wall / NS_PER_MS;
-	ev.cpu_ms = (double)(wall > off ? wall - off : 0) / NS_PER_MS;
-	ev.runq_ms = (double)t->runq_ns / NS_PER_MS;
-	ev.blocked_ms = (double)t->blocked_ns / NS_PER_MS;
-	ev.io_ms = (double)t->io_ns / NS_PER_MS;
-	ev.has_offcpu = true;
-	ev.cause = jw_event_cause(ev.cpu_ms, ev.runq_ms, ev.blocked_ms, ev.io_ms);
-	ev.samples = kept;
-	ev.dropped = t->sample_drops;
-
-	if (verdict == JW_VERDICT_STACK || verdict == JW_VERDICT_TRACE) {
-		sr = (struct jw_stack_report){
-			.pid = ev.pid,
-			.tid = ev.tid,
-			.exe = proc->target.exe,
-			.build_id = ev.bundle_version,
-			.begin_time_ms = ev.begin_time_ms,
-			.end_time_ms = ev.end_time_ms,
-			.wall_ms = ev.wall_ms,
-			.cpu_ms = ev.cpu_ms,
-			.runq_ms = ev.runq_ms,
-			.blocked_ms = ev.blocked_ms,
-			.samples = kept,
-			.heaviest_stack = heaviest,
-			.tree = tree,
-			.format = r->opts.cfg->format,
-		};
-		ret = write_stack_log(r, &sr, ev.time_ms, path, sizeof(path));
-		if (ret == 0) {
-			ev.external_log = logs;
-			ev.n_external_log = 1;
-			r->counts.stack_logs++;
-		} else if (ret == -EDQUOT) {
-			ev.log_over_limit = true;
-			r->counts.withheld++;
-		} else {
-			r->counts.write_errors++;
-			jw_log(JW_LOG_WARN, "cannot write a stack log in %s: %s",
-			       jw_logdir__path(r->opts.logdir), strerror(-ret));
-		}
-	} else {
+	/* Trace logs are not written yet: a trace verdict gets the stack log. */
+	if (verdict == JW_VERDICT_STACK || verdict == JW_VERDICT_TRACE)
+		add_stack_log(r, proc, tree, &ev, path, sizeof(path));
+	else
 		r->counts.withheld++;
-	}
 	ev.log_over_limit = ev.log_over_limit || jw_logdir__over_quota(r->opts.logdir);
 	ret = emit_event(r, &ev);
 out:

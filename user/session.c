@@ -225,7 +225,7 @@ static int attach_proc(struct session *s, struct jw_proc *p)
 		if (ret)
 			return ret;
 	}
-	ret = jw_attach__watch_thread(s->attach, p->target.pid, p->target.tid);
+	ret = jw_attach__watch_thread(s->attach, p->target.pid, p->target.tid, s->n_threads);
 	if (ret) {
 		jw_log(JW_LOG_ERROR, "cannot watch thread %d: %s", p->target.tid, strerror(-ret));
 		return ret;
@@ -263,6 +263,7 @@ static int setup(struct session *s)
 		.report_min_ns = jw_policy__min_threshold_ns(&cfg->params),
 		.unwind_mode = (enum jw_unwind_mode)cfg->unwind,
 		.stack_bytes = cfg->params.v[JW_P_STACK_BYTES],
+		.max_threads = cfg->n_pids,
 	};
 	struct jw_reporter_opts ropts = { .cfg = cfg, .out = stdout };
 	char err[512];

@@ -19,7 +19,7 @@
 
 /* Attach cookie of a dispatch probe: the probe id in the low bits, its role above. */
 #define JW_COOKIE_EXIT (1ULL << 32)	/* the probe ends a task (return probe or exit symbol) */
-#define JW_COOKIE_RETPROBE (1ULL << 33)	/* a return probe ends the task (set on entry and exit) */
+#define JW_COOKIE_RETPROBE (1ULL << 33)	/* the exit is a return probe: sp is one slot higher */
 
 enum jw_rec_type {
 	JW_REC_TASK = 1,	/* a task over the lowest threshold ended */
@@ -104,14 +104,10 @@ struct jw_sample_rec {
 #define JW_UREG_IP 16
 #endif
 
-/* Totals per (process, thread, probe), for every task, slow or not. */
-struct jw_stats_key {
-	__u32 pid;
-	__u32 tid;
-	__u32 probe_id;
-	__u32 pad;
-};
-
+/*
+ * Totals per (watched thread, probe), for every task, slow or not: entry
+ * slot * JW_MAX_PROBES + probe_id of the stats array, slot being the thread's jw_watch.slot.
+ */
 struct jw_stats_val {
 	__u64 count;
 	__u64 total_ns;
@@ -124,7 +120,7 @@ struct jw_stats_val {
 /* A thread user space asked to watch. */
 struct jw_watch {
 	__u32 pid;
-	__u32 flags;
+	__u32 slot;		/* the thread's row in the stats array */
 };
 
 #endif /* JANKWATCH_ABI_H */

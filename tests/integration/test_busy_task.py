@@ -44,6 +44,7 @@ for ev in events:
     tree = stack_tree(text)
     roots = [l for l in tree if re.match(r"\d+ #00 ", l)]
     check(sum(int(l.split()[0]) for l in roots) == 10, "#00 counts sum to the samples")
+    check(len(roots) == 1 and "(_start+" in roots[0], f"every sample reaches _start: {roots}")
     busy = [l for l in tree if "(busy_work+" in l]
     main = [l for l in tree if "(main+" in l]
     check(main and busy, "the tree names main and busy_work")

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The target of scripts/bench.sh: an event loop that dispatches a cheap task as fast as it can
+ * and prints, once per window, the mean wall time per dispatch over that window (CLOCK_MONOTONIC),
+ * the number of dispatches, and the share of the window the thread was on a CPU:
+ *
+ *	window <n> <ns_per_call> <calls> <on_cpu_pct>
+ *
+ * Whatever a probe on dispatch() costs shows up as added ns per call; an on-CPU share well
+ * below 100 says other work took the CPU and the window is not to be trusted. Runs until killed.
+ * Usage: jw_bench_loop [WINDOW_MS]   (default 500)
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* Calls between two clock reads: a read costs tens of ns, spread here over 256 dispatches. */
+#define CALLS_PER_BATCH 256
+
+/* The work of a task: a few ns the compiler must keep. noipa: dispatch() cannot see inside. */
+__attribute__((noipa)) uint64_t mix(uint64_t x)
+{
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	asm volatile("" ::: "memory");
+	return x;
+}
+
+/*
+ * The dispatch function the probes go on: not static, never inlined or cloned, so the symbol is
+ * the code that runs and a uprobe on it sees every call. It keeps a value across a call, so its
+ * prologue saves registers like a real dispatcher's: `push %rbp` first with frame pointers,
+ * `endbr64; push %rbp` with -fcf-protection.
+ */
+__attribute__((noinline, noclone)) void dispatch(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	*state = mix(x) + x;
+	asm volatile("" ::: "memory");
+}
+
+static uint64_t clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* The time this thread ran, kernel time (where probes run) included. Once a window: a syscall. */
+static uint64_t cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* Returns the window in ns, or 0 when @arg is not a number of ms from 10 to 60000. */
+static uint64_t parse_window_ms(const char *arg)
+{
+	char *end;
+	long ms;
+
+	errno = 0;
+	ms = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || ms < 10 || ms > 60000)
+		return 0;
+	return (uint64_t)ms * 1000000ULL;
+}
+
+static void run(uint64_t window_ns)
+{
+	uint64_t state = 0x9e3779b97f4a7c15ULL, calls = 0, n = 0;
+	uint64_t start = now_ns(), cpu_start = cpu_ns(), t;
+
+	for (;;) {
+		for (int i = 0; i < CALLS_PER_BATCH; i++)
+			dispatch(&state);
+		calls += CALLS_PER_BATCH;
+		t = now_ns();
+		if (t - start < window_ns)
+			continue;
+		printf("window %llu %.2f %llu %.1f\n", (unsigned long long)n++,
+		       (double)(t - start) / (double)calls, (unsigned long long)calls,
+		       100.0 * (double)(cpu_ns() - cpu_start) / (double)(t - start));
+		calls = 0;
+		start = now_ns();
+		cpu_start = cpu_ns();
+	}
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t window_ns = 500 * 1000000ULL;
+
+	if (argc > 2 || (argc == 2 && !(window_ns = parse_window_ms(argv[1])))) {
+		fprintf(stderr, "usage: %s [WINDOW_MS]   (from 10 to 60000, default 500)\n",
+			argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	run(window_ns);
+	return 0;
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * jw_bench_floor PID BINARY SYMBOL: attaches floor.bpf.c's empty uprobe and uretprobe to
+ * BINARY:SYMBOL in process PID, says "ready" on stderr, and holds them until SIGINT or SIGTERM.
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "floor.skel.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* libbpf's warnings and errors only: its debug chatter is of no use here. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	fputs("jw_bench_floor: ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int parse_pid(const char *arg, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0 || v > 0x3fffffff)
+		return -EINVAL;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+/* Returns 0 on success, -errno on failure; on success *link holds the new link. */
+static int attach_one(struct bpf_program *prog, pid_t pid, const char *bin, const char *sym,
+		      bool retprobe, struct bpf_link **link)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = sym, .retprobe = retprobe);
+	int err;
+
+	*link = bpf_program__attach_uprobe_opts(prog, pid, bin, 0, &opts);
+	if (*link)
+		return 0;
+	err = -errno;
+	fprintf(stderr, "jw_bench_floor: cannot attach %s to %s:%s (pid %d): %s\n",
+		retprobe ? "uretprobe" : "uprobe", bin, sym, pid, strerror(-err));
+	return err;
+}
+
+static int install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -errno;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct floor_bpf *skel;
+	pid_t pid;
+	int err;
+
+	if (argc != 4 || parse_pid(argv[1], &pid)) {
+		fprintf(stderr, "usage: %s PID BINARY SYMBOL\n", argv[0]);
+		return 2;
+	}
+	libbpf_set_print(libbpf_print);
+	err = install_signals();
+	if (err) {
+		fprintf(stderr, "jw_bench_floor: cannot install signal handlers: %s\n",
+			strerror(-err));
+		return 1;
+	}
+	skel = floor_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "jw_bench_floor: cannot load floor.bpf.o: %s\n", strerror(errno));
+		return 1;
+	}
+	err = attach_one(skel->progs.floor_enter, pid, argv[2], argv[3], false,
+			 &skel->links.floor_enter);
+	if (!err)
+		err = attach_one(skel->progs.floor_exit, pid, argv[2], argv[3], true,
+				 &skel->links.floor_exit);
+	if (err)
+		goto out;
+	fprintf(stderr, "jw_bench_floor: attached to %s:%s (pid %d); ready\n", argv[2], argv[3],
+		pid);
+	while (!stop)
+		pause();
+out:
+	floor_bpf__destroy(skel);
+	return err ? 1 : 0;
+}
