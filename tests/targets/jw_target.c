@@ -4,9 +4,12 @@
  * through dispatch(). Every --every ms the task is slow (it spins in busy_work() or sleeps in
  * sleep_work() for --ms); every --fast ms a trivial task runs in between. For each slow task it
  * prints what it measured itself: "task <n> <kind> <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
+ * after_dispatch() runs right after each dispatch (an exit symbol for --probe BIN:ENTRY:EXIT);
+ * with --longjmp a slow task leaves dispatch() by longjmp, so its return never comes.
  */
 #include <errno.h>
 #include <poll.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,8 @@ enum kind { FAST, BUSY, SLEEP };
 static const char *const kind_names[] = { "fast", "busy", "sleep" };
 
 static volatile unsigned long sink;
+static jmp_buf escape;
+static int use_longjmp;
 
 static unsigned long long now_ns(void)
 {
@@ -47,6 +52,12 @@ __attribute__((noinline)) void fast_work(void)
 	sink++;
 }
 
+__attribute__((noinline)) void after_dispatch(void)
+{
+	__asm__ volatile("" ::: "memory");
+	sink++;
+}
+
 /* The dispatch function jankwatch hooks; @depth > 0 dispatches a nested task first. */
 __attribute__((noinline)) void dispatch(enum kind kind, unsigned int ms, int depth)
 {
@@ -54,6 +65,8 @@ __attribute__((noinline)) void dispatch(enum kind kind, unsigned int ms, int dep
 		dispatch(kind, ms, depth - 1);
 	else if (kind == BUSY)
 		busy_work(ms);
+	if (kind == BUSY && use_longjmp)
+		longjmp(escape, 1);
 	else if (kind == SLEEP)
 		sleep_work(ms);
 	else
@@ -63,10 +76,17 @@ __attribute__((noinline)) void dispatch(enum kind kind, unsigned int ms, int dep
 	sink++;
 }
 
+/* The loop's side of --longjmp: a slow task may come back here instead of returning. */
+static __attribute__((noinline)) void run_slow_task(enum kind kind, unsigned int ms, int nest)
+{
+	if (!setjmp(escape))
+		dispatch(kind, ms, nest);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: jw_target [--busy|--sleep] [--ms MS] [--every MS] [--fast MS] "
-			"[--nest DEPTH] [--count N]\n");
+			"[--nest DEPTH] [--count N] [--longjmp]\n");
 	exit(2);
 }
 
@@ -92,6 +112,8 @@ int main(int argc, char **argv)
 			nest = atoi(argv[++i]);
 		else if (i + 1 < argc && !strcmp(argv[i], "--count"))
 			count = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--longjmp"))
+			use_longjmp = 1;
 		else
 			usage();
 	}
@@ -107,12 +129,14 @@ int main(int argc, char **argv)
 		now = now_ns();
 		if (now >= next_fast) {
 			dispatch(FAST, 0, 0);
+			after_dispatch();
 			next_fast += fast * 1000000ULL;
 		}
 		if (now < next_slow)
 			continue;
 		begin = now_ns();
-		dispatch(kind, ms, nest);
+		run_slow_task(kind, ms, nest);
+		after_dispatch();
 		printf("task %u %s %llu %llu\n", ++n, kind_names[kind], begin, now_ns() - begin);
 		next_slow = now_ns() + every * 1000000ULL;
 		if (count && n >= count)
