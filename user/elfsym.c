@@ -85,13 +85,12 @@ struct suggestions {
 static void suggest(struct suggestions *sg, const char *sym)
 {
 	unsigned int cap = strlen(sg->name) / 3 + 1, d;
+	bool contains = strstr(sym, sg->name) != NULL;
 	size_t i, worst = 0;
 
-	if (strstr(sym, sg->name))
-		d = 0;
-	else
-		d = jw_edit_distance(sym, sg->name, cap);
-	if (d > cap)
+	/* A name that contains the one asked for is a match however long; rank by distance. */
+	d = jw_edit_distance(sym, sg->name, contains ? 1024 : cap);
+	if (!contains && d > cap)
 		return;
 	for (i = 0; i < sg->n; i++)
 		if (strcmp(sg->best[i], sym) == 0)
@@ -168,11 +167,33 @@ static int find_symbol(Elf *elf, const char *name, GElf_Sym *found, struct sugge
 	return -ENOENT;
 }
 
+/* Closest first; equally close ones by name. */
+static void sort_suggestions(struct suggestions *sg)
+{
+	size_t i, j;
+
+	for (i = 1; i < sg->n; i++) {
+		for (j = i; j > 0; j--) {
+			char *name = sg->best[j];
+			unsigned int score = sg->score[j];
+
+			if (sg->score[j - 1] < score ||
+			    (sg->score[j - 1] == score && strcmp(sg->best[j - 1], name) <= 0))
+				break;
+			sg->best[j] = sg->best[j - 1];
+			sg->score[j] = sg->score[j - 1];
+			sg->best[j - 1] = name;
+			sg->score[j - 1] = score;
+		}
+	}
+}
+
 static void format_missing(const char *path, const char *name, struct suggestions *sg, char *err,
 			   size_t errlen)
 {
 	size_t used, i;
 
+	sort_suggestions(sg);
 	used = snprintf(err, errlen, "%s: no function '%s'", path, name);
 	for (i = 0; i < sg->n && used < errlen; i++)
 		used += snprintf(err + used, errlen - used, "%s%s", i ? ", " : "; close matches: ",
@@ -249,6 +270,9 @@ unsigned int jw_edit_distance(const char *a, const char *b, unsigned int cap)
 	size_t la = strlen(a), lb = strlen(b), i, j;
 	unsigned int row[256], best;
 
+	/* cap + 1 must not wrap. */
+	if (cap > 1024)
+		cap = 1024;
 	/* Names this long are never "close": don't spend time on them. */
 	if (lb >= sizeof(row) / sizeof(row[0]) || (la > lb ? la - lb : lb - la) > cap)
 		return cap + 1;

@@ -141,6 +141,14 @@ bool jw_logdir__over_quota(const struct jw_logdir *d)
 	return d->over;
 }
 
+/* Counts @bytes written; reaching the quota exactly is reaching it, as at open. */
+static void account(struct jw_logdir *d, uint64_t bytes)
+{
+	d->used += bytes;
+	if (d->used >= d->quota)
+		d->over = true;
+}
+
 int jw_logdir__create(struct jw_logdir *d, const char *name, struct jw_logfile *lf)
 {
 	int fd, ret;
@@ -227,7 +235,7 @@ int jw_logdir__commit(struct jw_logdir *d, struct jw_logfile *lf, char *path, si
 	ret = give_name(d, lf);
 	if (ret)
 		goto err_abort;
-	d->used += size;
+	account(d, size);
 	snprintf(path, len, "%s/%s", d->path, lf->name);
 	return 0;
 
@@ -255,6 +263,6 @@ int jw_logdir__append_event(struct jw_logdir *d, const char *line, size_t len)
 	n = write(d->events_fd, line, len);
 	if (n < 0)
 		return -errno;
-	d->used += n;
+	account(d, n);
 	return n == (ssize_t)len ? 0 : -EIO;
 }

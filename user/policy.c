@@ -77,7 +77,9 @@ static struct budget *budget_of(struct budget *budgets, size_t *n, uint32_t id)
 /* Spends one report of @b; false when @limit are already spent in this window. */
 static bool spend(struct budget *b, uint64_t limit, uint64_t window_s, uint64_t now_s)
 {
-	if (!b->window_start_s || now_s >= b->window_start_s + window_s) {
+	/* A clock stepped back (now before the window's start) starts a new window too. */
+	if (!b->window_start_s || now_s >= b->window_start_s + window_s ||
+	    now_s < b->window_start_s) {
 		b->window_start_s = now_s ? now_s : 1;
 		b->used = 0;
 	}

@@ -37,7 +37,7 @@ int jw_proc_stat_parse(const char *stat, char *comm, size_t commlen, uint64_t *s
 	size_t n;
 	int field;
 
-	if (!open || !close || close < open)
+	if (!open || !close || close < open || !commlen)
 		return -EINVAL;
 	n = close - open - 1;
 	if (n >= commlen)
@@ -60,7 +60,8 @@ int jw_proc_stat_parse(const char *stat, char *comm, size_t commlen, uint64_t *s
 	return 0;
 }
 
-static int read_status_uid(pid_t pid, uid_t *uid)
+/* Reads the real uid and the thread group id from /proc/PID/status. */
+static int read_status(pid_t pid, uid_t *uid, pid_t *tgid)
 {
 	char path[64], buf[4096], *line;
 
@@ -71,6 +72,10 @@ static int read_status_uid(pid_t pid, uid_t *uid)
 	if (!line)
 		return -EINVAL;
 	*uid = strtoul(line + 5, NULL, 10);
+	line = strstr(buf, "\nTgid:");
+	if (!line)
+		return -EINVAL;
+	*tgid = strtol(line + 6, NULL, 10);
 	return 0;
 }
 
@@ -147,6 +152,7 @@ static int pick_thread(struct jw_target *t, const char *thread, char *err, size_
 int jw_target_open(pid_t pid, const char *thread, struct jw_target *t, char *err, size_t errlen)
 {
 	char path[64], buf[4096];
+	pid_t tgid = 0;
 	ssize_t n;
 	int ret;
 
@@ -173,10 +179,17 @@ int jw_target_open(pid_t pid, const char *thread, struct jw_target *t, char *err
 		return ret;
 	}
 	t->exe[n] = '\0';
-	ret = read_status_uid(pid, &t->uid);
+	ret = read_status(pid, &t->uid, &tgid);
 	if (ret) {
-		snprintf(err, errlen, "pid %d: cannot read its uid: %s", pid, strerror(-ret));
+		snprintf(err, errlen, "pid %d: cannot read /proc/%d/status: %s", pid, pid,
+			 strerror(-ret));
 		return ret;
+	}
+	/* /proc/TID exists for every thread: a thread's id is not its process's. */
+	if (tgid != pid) {
+		snprintf(err, errlen, "%d is a thread of process %d: give -p %d --thread %d", pid,
+			 tgid, tgid, pid);
+		return -ESRCH;
 	}
 	return pick_thread(t, thread, err, errlen);
 }
@@ -197,6 +210,8 @@ bool jw_target_alive(const struct jw_target *t)
 	return *state != 'Z' && *state != 'X';
 }
 
+#define DELETED_SUFFIX " (deleted)"
+
 /* Whether the mapped file @path is what @name designates (see the header). */
 static bool mapping_matches(const char *path, const char *name)
 {
@@ -207,6 +222,21 @@ static bool mapping_matches(const char *path, const char *name)
 	if (strcmp(base, name) == 0)
 		return true;
 	return strncmp(base, name, n) == 0 && base[n] == '.';
+}
+
+/*
+ * A path that opens the file a maps line names: the path itself, or, for a file deleted or
+ * replaced since it was mapped, the mapping's /proc/PID/map_files entry.
+ */
+static void mapped_path(pid_t pid, const char *line, char *file, char *path, size_t len)
+{
+	size_t n = strlen(file), sl = strlen(DELETED_SUFFIX);
+	int range = strcspn(line, " ");
+
+	if (n > sl && strcmp(file + n - sl, DELETED_SUFFIX) == 0)
+		snprintf(path, len, "/proc/%d/map_files/%.*s", pid, range, line);
+	else
+		snprintf(path, len, "%s", file);
 }
 
 int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len)
@@ -224,16 +254,20 @@ int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len)
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		char *file = strchr(line, '/');
-		char *nl;
+		char *file = strchr(line, '/'), name_only[PATH_MAX];
+		size_t n;
 
 		if (!file)
 			continue;
-		nl = strchr(file, '\n');
-		if (nl)
-			*nl = '\0';
-		if (mapping_matches(file, name)) {
-			snprintf(path, len, "%s", file);
+		file[strcspn(file, "\n")] = '\0';
+		/* Match on the name without the " (deleted)" the kernel appends. */
+		n = strlen(file);
+		if (n > strlen(DELETED_SUFFIX) &&
+		    strcmp(file + n - strlen(DELETED_SUFFIX), DELETED_SUFFIX) == 0)
+			n -= strlen(DELETED_SUFFIX);
+		snprintf(name_only, sizeof(name_only), "%.*s", (int)n, file);
+		if (mapping_matches(name_only, name)) {
+			mapped_path(pid, line, file, path, len);
 			ret = 0;
 			break;
 		}

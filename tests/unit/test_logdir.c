@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests of the log directory: creation, whole-file commits, names, quota, events.jsonl. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "logdir.h"
+
+#define BIG_QUOTA (1024 * 1024)
+
+struct fixture {
+	char base[64];		/* a mkdtemp directory, removed whole at teardown */
+	char path[PATH_MAX];	/* scratch for paths under base */
+	char path2[PATH_MAX];
+	mode_t old_umask;
+	struct jw_logdir *d;
+	struct jw_logfile lf;
+	char err[512];
+};
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	if (!fx)
+		return -1;
+	snprintf(fx->base, sizeof(fx->base), "/tmp/jw-logdir-XXXXXX");
+	if (!mkdtemp(fx->base)) {
+		free(fx);
+		return -1;
+	}
+	/* The modes asserted below are what a usual umask leaves of 0750 and 0640. */
+	fx->old_umask = umask(022);
+	*state = fx;
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	if (fx->lf.f)
+		fclose(fx->lf.f);
+	jw_logdir__free(fx->d);
+	nftw(fx->base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	umask(fx->old_umask);
+	free(fx);
+	return 0;
+}
+
+/* "<base>/<rel>" in the fixture's scratch buffer. */
+static const char *at(struct fixture *fx, const char *rel)
+{
+	snprintf(fx->path, sizeof(fx->path), "%s/%s", fx->base, rel);
+	return fx->path;
+}
+
+static const char *at2(struct fixture *fx, const char *rel)
+{
+	snprintf(fx->path2, sizeof(fx->path2), "%s/%s", fx->base, rel);
+	return fx->path2;
+}
+
+static struct jw_logdir *open_logs(struct fixture *fx, const char *rel, uint64_t quota)
+{
+	fx->err[0] = '\0';
+	fx->d = jw_logdir__open(at(fx, rel), quota, fx->err, sizeof(fx->err));
+	if (!fx->d)
+		fail_msg("jw_logdir__open %s: %s", fx->path, fx->err);
+	return fx->d;
+}
+
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	return st.st_mode;
+}
+
+static void write_file(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "we");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The whole content of @path into @buf (NUL-terminated); returns its length. */
+static size_t read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return n;
+}
+
+/* The names in directory @path, sorted and joined with spaces ("" when empty). */
+static const char *listing(const char *path, char *buf, size_t len)
+{
+	struct dirent **names;
+	size_t off = 0;
+	int n, i;
+
+	n = scandir(path, &names, NULL, alphasort);
+	assert_true(n >= 0);
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (strcmp(names[i]->d_name, ".") && strcmp(names[i]->d_name, ".."))
+			off += snprintf(buf + off, len - off, "%s%s", off ? " " : "",
+					names[i]->d_name);
+		free(names[i]);
+	}
+	free(names);
+	return buf;
+}
+
+static void assert_listing(const char *dir, const char *want)
+{
+	char buf[1024];
+
+	assert_string_equal(listing(dir, buf, sizeof(buf)), want);
+}
+
+/* Creates @name, writes @len bytes of 'x' into it, and commits it; returns the result. */
+static int write_report(struct fixture *fx, const char *name, size_t len, char *path,
+			size_t pathlen)
+{
+	size_t i;
+	int ret;
+
+	/* Past the quota, nothing is even started. */
+	ret = jw_logdir__create(fx->d, name, &fx->lf);
+	if (ret)
+		return ret;
+	assert_non_null(fx->lf.f);
+	for (i = 0; i < len; i++)
+		assert_int_equal(fputc('x', fx->lf.f), 'x');
+	return jw_logdir__commit(fx->d, &fx->lf, path, pathlen);
+}
+
+static void test_open_creates_parents(void **state)
+{
+	struct fixture *fx = *state;
+
+	open_logs(fx, "a/b/c", BIG_QUOTA);
+	assert_string_equal(jw_logdir__path(fx->d), at(fx, "a/b/c"));
+	assert_false(jw_logdir__over_quota(fx->d));
+	assert_true(S_ISDIR(mode_of(at(fx, "a"))));
+	assert_int_equal(mode_of(at(fx, "a")) & 07777, 0750);
+	assert_int_equal(mode_of(at(fx, "a/b")) & 07777, 0750);
+	assert_int_equal(mode_of(at(fx, "a/b/c")) & 07777, 0750);
+	assert_listing(at(fx, "a/b/c"), "");
+
+	/* Opening an existing directory is fine, and leaves its mode alone. */
+	jw_logdir__free(fx->d);
+	fx->d = NULL;
+	assert_int_equal(chmod(at(fx, "a/b/c"), 0700), 0);
+	open_logs(fx, "a/b/c", BIG_QUOTA);
+	assert_int_equal(mode_of(at(fx, "a/b/c")) & 07777, 0700);
+	jw_logdir__free(fx->d);
+	fx->d = NULL;
+	/* A trailing slash is the same directory. */
+	open_logs(fx, "a/b/c/", BIG_QUOTA);
+	jw_logdir__free(NULL);
+}
+
+static void test_create_write_commit(void **state)
+{
+	struct fixture *fx = *state;
+	char path[PATH_MAX], buf[256];
+
+	open_logs(fx, "logs", BIG_QUOTA);
+	assert_int_equal(jw_logdir__create(fx->d, "stack-1.log", &fx->lf), 0);
+	assert_non_null(fx->lf.f);
+	/* Written under a temporary name: the final name appears only whole. */
+	assert_listing(at(fx, "logs"), ".stack-1.log.tmp");
+	assert_true(fprintf(fx->lf.f, "hello\nworld\n") > 0);
+	assert_int_equal(jw_logdir__commit(fx->d, &fx->lf, path, sizeof(path)), 0);
+	assert_null(fx->lf.f);
+	assert_string_equal(path, at(fx, "logs/stack-1.log"));
+	assert_string_equal(fx->lf.name, "stack-1.log");
+	assert_listing(at(fx, "logs"), "stack-1.log");
+	assert_int_equal(read_file(path, buf, sizeof(buf)), 12);
+	assert_string_equal(buf, "hello\nworld\n");
+	assert_true(S_ISREG(mode_of(path)));
+	assert_int_equal(mode_of(path) & 07777, 0640);
+	assert_false(jw_logdir__over_quota(fx->d));
+}
+
+static void test_taken_name_gets_suffix(void **state)
+{
+	struct fixture *fx = *state;
+	char path[PATH_MAX];
+
+	open_logs(fx, "logs", BIG_QUOTA);
+	assert_int_equal(write_report(fx, "stack-1.log", 3, path, sizeof(path)), 0);
+	assert_string_equal(path, at(fx, "logs/stack-1.log"));
+	assert_int_equal(write_report(fx, "stack-1.log", 4, path, sizeof(path)), 0);
+	assert_string_equal(path, at(fx, "logs/stack-1-1.log"));
+	assert_string_equal(fx->lf.name, "stack-1-1.log");
+	assert_int_equal(write_report(fx, "stack-1.log", 5, path, sizeof(path)), 0);
+	assert_string_equal(path, at(fx, "logs/stack-1-2.log"));
+	/* Without an extension the suffix goes at the end; with two, before the last. */
+	assert_int_equal(write_report(fx, "trace", 1, path, sizeof(path)), 0);
+	assert_int_equal(write_report(fx, "trace", 1, path, sizeof(path)), 0);
+	assert_string_equal(path, at(fx, "logs/trace-1"));
+	assert_int_equal(write_report(fx, "a.tar.gz", 1, path, sizeof(path)), 0);
+	assert_int_equal(write_report(fx, "a.tar.gz", 1, path, sizeof(path)), 0);
+	assert_string_equal(path, at(fx, "logs/a.tar-1.gz"));
+	assert_listing(at(fx, "logs"),
+		       "a.tar-1.gz a.tar.gz stack-1-1.log stack-1-2.log stack-1.log trace trace-1");
+	/* The first file was not replaced. */
+	assert_int_equal(mode_of(at(fx, "logs/stack-1.log")) & 07777, 0640);
+	{
+		char buf[16];
+
+		assert_int_equal(read_file(at(fx, "logs/stack-1.log"), buf, sizeof(buf)), 3);
+		assert_int_equal(read_file(at(fx, "logs/stack-1-1.log"), buf, sizeof(buf)), 4);
+	}
+}
+
+static void test_abort_removes_temp(void **state)
+{
+	struct fixture *fx = *state;
+	char path[PATH_MAX];
+
+	open_logs(fx, "logs", BIG_QUOTA);
+	assert_int_equal(jw_logdir__create(fx->d, "trace-9.txt", &fx->lf), 0);
+	assert_true(fprintf(fx->lf.f, "partial") > 0);
+	jw_logdir__abort(fx->d, &fx->lf);
+	assert_null(fx->lf.f);
+	assert_listing(at(fx, "logs"), "");
+	/* The name is free again. */
+	assert_int_equal(write_report(fx, "trace-9.txt", 2, path, sizeof(path)), 0);
+	assert_string_equal(path, at(fx, "logs/trace-9.txt"));
+	assert_listing(at(fx, "logs"), "trace-9.txt");
+}
+
+static void test_quota_commit(void **state)
+{
+	struct fixture *fx = *state;
+	char path[PATH_MAX] = "untouched";
+
+	open_logs(fx, "logs", 100);
+	assert_false(jw_logdir__over_quota(fx->d));
+	assert_int_equal(write_report(fx, "big.log", 200, path, sizeof(path)), -EDQUOT);
+	assert_null(fx->lf.f);
+	assert_string_equal(path, "untouched");
+	/* Removed, temporary file included. */
+	assert_listing(at(fx, "logs"), "");
+	assert_true(jw_logdir__over_quota(fx->d));
+	/* From now on nothing is written, however small. */
+	assert_int_equal(jw_logdir__create(fx->d, "small.log", &fx->lf), -EDQUOT);
+	assert_null(fx->lf.f);
+	assert_int_equal(jw_logdir__append_event(fx->d, "{}\n", 3), -EDQUOT);
+	assert_listing(at(fx, "logs"), "");
+}
+
+static void test_quota_adds_up(void **state)
+{
+	struct fixture *fx = *state;
+	char path[PATH_MAX];
+
+	open_logs(fx, "logs", 100);
+	assert_int_equal(write_report(fx, "a.log", 60, path, sizeof(path)), 0);
+	assert_false(jw_logdir__over_quota(fx->d));
+	assert_int_equal(write_report(fx, "b.log", 41, path, sizeof(path)), -EDQUOT);
+	assert_true(jw_logdir__over_quota(fx->d));
+	assert_listing(at(fx, "logs"), "a.log");
+}
+
+/* Up to the quota exactly is allowed; a byte more is not. */
+static void test_quota_exact(void **state)
+{
+	struct fixture *fx = *state;
+	char path[PATH_MAX];
+
+	open_logs(fx, "logs", 100);
+	assert_int_equal(write_report(fx, "a.log", 60, path, sizeof(path)), 0);
+	assert_int_equal(write_report(fx, "b.log", 40, path, sizeof(path)), 0);
+	assert_int_equal(write_report(fx, "c.log", 1, path, sizeof(path)), -EDQUOT);
+	assert_true(jw_logdir__over_quota(fx->d));
+	assert_listing(at(fx, "logs"), "a.log b.log");
+}
+
+static void test_append_event(void **state)
+{
+	struct fixture *fx = *state;
+	static const char l1[] = "{\"event\":\"MAIN_THREAD_JANK\",\"n\":1}\n";
+	static const char l2[] = "{\"event\":\"MAIN_THREAD_JANK\",\"n\":2}\n";
+	char buf[256], want[256];
+
+	open_logs(fx, "logs", BIG_QUOTA);
+	assert_int_equal(jw_logdir__append_event(fx->d, l1, strlen(l1)), 0);
+	assert_int_equal(jw_logdir__append_event(fx->d, l2, strlen(l2)), 0);
+	assert_listing(at(fx, "logs"), "events.jsonl");
+	snprintf(want, sizeof(want), "%s%s", l1, l2);
+	assert_int_equal(read_file(at(fx, "logs/events.jsonl"), buf, sizeof(buf)), strlen(want));
+	assert_string_equal(buf, want);
+	assert_true(S_ISREG(mode_of(at(fx, "logs/events.jsonl"))));
+	assert_int_equal(mode_of(at(fx, "logs/events.jsonl")) & 07777, 0640);
+
+	/* A new handle on the same directory appends, never truncates. */
+	jw_logdir__free(fx->d);
+	fx->d = NULL;
+	open_logs(fx, "logs", BIG_QUOTA);
+	assert_int_equal(jw_logdir__append_event(fx->d, l1, strlen(l1)), 0);
+	snprintf(want, sizeof(want), "%s%s%s", l1, l2, l1);
+	read_file(at(fx, "logs/events.jsonl"), buf, sizeof(buf));
+	assert_string_equal(buf, want);
+}
+
+static void test_append_event_quota(void **state)
+{
+	struct fixture *fx = *state;
+	char buf[64], path[PATH_MAX];
+
+	open_logs(fx, "logs", 20);
+	assert_int_equal(jw_logdir__append_event(fx->d, "123456789\n", 10), 0);
+	assert_int_equal(jw_logdir__append_event(fx->d, "abcdefghi\n", 10), 0);
+	assert_int_equal(jw_logdir__append_event(fx->d, "\n", 1), -EDQUOT);
+	assert_true(jw_logdir__over_quota(fx->d));
+	assert_int_equal(read_file(at(fx, "logs/events.jsonl"), buf, sizeof(buf)), 20);
+	assert_string_equal(buf, "123456789\nabcdefghi\n");
+	assert_int_equal(jw_logdir__create(fx->d, "x.log", &fx->lf), -EDQUOT);
+
+	/* Events and files share one quota. */
+	jw_logdir__free(fx->d);
+	fx->d = NULL;
+	assert_int_equal(unlink(at(fx, "logs/events.jsonl")), 0);
+	open_logs(fx, "logs", 100);
+	assert_int_equal(jw_logdir__append_event(fx->d, buf, 20), 0);
+	assert_int_equal(write_report(fx, "x.log", 81, path, sizeof(path)), -EDQUOT);
+	assert_listing(at(fx, "logs"), "events.jsonl");
+}
+
+/* A link planted as events.jsonl is not followed: its target stays as it was. */
+static void test_append_event_symlink_not_followed(void **state)
+{
+	struct fixture *fx = *state;
+	char buf[64];
+
+	assert_int_equal(mkdir(at(fx, "logs"), 0750), 0);
+	write_file(at(fx, "victim"), "untouched\n", 10);
+	assert_int_equal(symlink(at2(fx, "victim"), at(fx, "logs/events.jsonl")), 0);
+	open_logs(fx, "logs", BIG_QUOTA);
+	assert_int_equal(jw_logdir__append_event(fx->d, "{}\n", 3), -ELOOP);
+	assert_int_equal(read_file(at(fx, "victim"), buf, sizeof(buf)), 10);
+	assert_string_equal(buf, "untouched\n");
+	assert_true(S_ISLNK(mode_of(at(fx, "logs/events.jsonl"))));
+
+	/* A dangling link would have created its target: it must not either. */
+	assert_int_equal(unlink(at(fx, "logs/events.jsonl")), 0);
+	assert_int_equal(symlink(at2(fx, "created"), at(fx, "logs/events.jsonl")), 0);
+	assert_int_equal(jw_logdir__append_event(fx->d, "{}\n", 3), -ELOOP);
+	assert_int_equal(access(at(fx, "created"), F_OK), -1);
+}
+
+/* Links planted as a report's temporary or final name are not followed either. */
+static void test_report_symlink_not_followed(void **state)
+{
+	struct fixture *fx = *state;
+	char buf[64], path[PATH_MAX];
+
+	assert_int_equal(mkdir(at(fx, "logs"), 0750), 0);
+	write_file(at(fx, "victim"), "untouched\n", 10);
+	assert_int_equal(symlink(at2(fx, "victim"), at(fx, "logs/.s.log.tmp")), 0);
+	assert_int_equal(symlink(at2(fx, "victim"), at(fx, "logs/t.log")), 0);
+	open_logs(fx, "logs", BIG_QUOTA);
+	assert_int_equal(jw_logdir__create(fx->d, "s.log", &fx->lf), -EEXIST);
+	assert_null(fx->lf.f);
+	/* A taken final name, even by a link, is never replaced nor written through. */
+	assert_int_equal(write_report(fx, "t.log", 5, path, sizeof(path)), 0);
+	assert_string_equal(path, at(fx, "logs/t-1.log"));
+	assert_true(S_ISLNK(mode_of(at(fx, "logs/t.log"))));
+	assert_int_equal(read_file(at(fx, "victim"), buf, sizeof(buf)), 10);
+	assert_string_equal(buf, "untouched\n");
+}
+
+/* What the directory already holds counts toward the quota from the start. */
+static void test_existing_files_count(void **state)
+{
+	struct fixture *fx = *state;
+	char big[150], path[PATH_MAX];
+
+	memset(big, 'e', sizeof(big));
+	assert_int_equal(mkdir(at(fx, "logs"), 0750), 0);
+	write_file(at(fx, "logs/old.log"), big, sizeof(big));
+	open_logs(fx, "logs", 100);
+	assert_true(jw_logdir__over_quota(fx->d));
+	assert_int_equal(jw_logdir__create(fx->d, "new.log", &fx->lf), -EDQUOT);
+	assert_int_equal(jw_logdir__append_event(fx->d, "{}\n", 3), -EDQUOT);
+	jw_logdir__free(fx->d);
+	fx->d = NULL;
+
+	open_logs(fx, "logs", 1000);
+	assert_false(jw_logdir__over_quota(fx->d));
+	assert_int_equal(write_report(fx, "a.log", 851, path, sizeof(path)), -EDQUOT);
+	jw_logdir__free(fx->d);
+	fx->d = NULL;
+
+	open_logs(fx, "logs", 1000);
+	assert_int_equal(write_report(fx, "a.log", 850, path, sizeof(path)), 0);
+	assert_listing(at(fx, "logs"), "a.log old.log");
+}
+
+/* Only regular files count: not links (to what they point at), nor subdirectories. */
+static void test_existing_links_do_not_count(void **state)
+{
+	struct fixture *fx = *state;
+	char big[4096];
+
+	memset(big, 'e', sizeof(big));
+	assert_int_equal(mkdir(at(fx, "logs"), 0750), 0);
+	write_file(at(fx, "outside"), big, sizeof(big));
+	assert_int_equal(symlink(at2(fx, "outside"), at(fx, "logs/link")), 0);
+	open_logs(fx, "logs", 100);
+	assert_false(jw_logdir__over_quota(fx->d));
+}
+
+/* Temporary files a killed jankwatch left are removed at open and do not count. */
+static void test_open_sweeps_leftovers(void **state)
+{
+	struct fixture *fx = *state;
+	char big[500], path[PATH_MAX], buf[600];
+
+	memset(big, 'l', sizeof(big));
+	assert_int_equal(mkdir(at(fx, "logs"), 0750), 0);
+	write_file(at(fx, "logs/.stack-1.log.tmp"), big, sizeof(big));
+	write_file(at(fx, "logs/.a.tmp"), big, 10);
+	/* Not ours: no leading dot, or nothing before ".tmp". */
+	write_file(at(fx, "logs/keep.tmp"), "k", 1);
+	write_file(at(fx, "logs/.tmp"), "k", 1);
+	/* A link is never removed, nor is what it points at. */
+	write_file(at(fx, "victim"), big, sizeof(big));
+	assert_int_equal(symlink(at2(fx, "victim"), at(fx, "logs/.link.log.tmp")), 0);
+	open_logs(fx, "logs", 100);
+	assert_false(jw_logdir__over_quota(fx->d));
+	assert_listing(at(fx, "logs"), ".link.log.tmp .tmp keep.tmp");
+	assert_int_equal(read_file(at(fx, "victim"), buf, sizeof(buf)), sizeof(big));
+	/* The name the leftover blocked is free, and the quota holds what is left (2 bytes). */
+	assert_int_equal(write_report(fx, "stack-1.log", 98, path, sizeof(path)), 0);
+	assert_string_equal(path, at(fx, "logs/stack-1.log"));
+	assert_int_equal(write_report(fx, "more.log", 1, path, sizeof(path)), -EDQUOT);
+}
+
+static void test_open_under_regular_file(void **state)
+{
+	struct fixture *fx = *state;
+	char want[PATH_MAX + 128];
+
+	write_file(at(fx, "file"), "x", 1);
+	fx->err[0] = '\0';
+	errno = 0;
+	fx->d = jw_logdir__open(at(fx, "file/logs"), BIG_QUOTA, fx->err, sizeof(fx->err));
+	assert_null(fx->d);
+	assert_int_equal(errno, ENOTDIR);
+	snprintf(want, sizeof(want), "cannot create log directory %s: Not a directory",
+		 at(fx, "file/logs"));
+	assert_string_equal(fx->err, want);
+
+	/* The path itself a regular file. */
+	fx->err[0] = '\0';
+	errno = 0;
+	fx->d = jw_logdir__open(at(fx, "file"), BIG_QUOTA, fx->err, sizeof(fx->err));
+	assert_null(fx->d);
+	assert_int_equal(errno, ENOTDIR);
+	assert_non_null(strstr(fx->err, at(fx, "file")));
+	assert_non_null(strstr(fx->err, "Not a directory"));
+	assert_null(strchr(fx->err, '\n'));
+}
+
+/*
+ * A directory filled to exactly its quota: whether the quota is "reached" must not depend on
+ * whether the bytes were written by this handle or found at open (open says used >= quota).
+ */
+static void test_quota_reached_exactly_is_over(void **state)
+{
+	struct fixture *fx = *state;
+	char path[PATH_MAX];
+	bool live;
+
+	open_logs(fx, "logs", 100);
+	assert_int_equal(write_report(fx, "a.log", 100, path, sizeof(path)), 0);
+	live = jw_logdir__over_quota(fx->d);
+	jw_logdir__free(fx->d);
+	fx->d = NULL;
+	open_logs(fx, "logs", 100);
+	assert_true(jw_logdir__over_quota(fx->d));
+	assert_int_equal(live, jw_logdir__over_quota(fx->d));
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_open_creates_parents),
+		T(test_create_write_commit),
+		T(test_taken_name_gets_suffix),
+		T(test_abort_removes_temp),
+		T(test_quota_commit),
+		T(test_quota_adds_up),
+		T(test_quota_exact),
+		T(test_append_event),
+		T(test_append_event_quota),
+		T(test_append_event_symlink_not_followed),
+		T(test_report_symlink_not_followed),
+		T(test_existing_files_count),
+		T(test_existing_links_do_not_count),
+		T(test_open_sweeps_leftovers),
+		T(test_open_under_regular_file),
+		T(test_quota_reached_exactly_is_over),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,628 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests of the jank policy: thresholds per log_type, the startup window, the budgets. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "options.h"
+#include "policy.h"
+
+#define MS 1000000ULL
+#define SEC 1000000000ULL
+#define DAY_S 86400
+#define HOUR_S 3600
+
+/* A process started 100 s after boot; the default startup window (10 s) is long over. */
+#define PROC_START_NS (100 * SEC)
+#define NOW_S 1700000000ULL
+
+struct fixture {
+	struct jw_params params;
+	struct jw_policy *policy;
+};
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	if (!fx)
+		return -1;
+	jw_params_defaults(&fx->params);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	jw_policy__free(fx->policy);
+	free(fx);
+	return 0;
+}
+
+/* Sets each "key=value" of the NULL-terminated list on the defaults, then finishes them. */
+static void params_from(struct jw_params *params, const char *const *kv)
+{
+	char err[512] = "";
+
+	jw_params_defaults(params);
+	for (; *kv; kv++) {
+		if (jw_params_set(params, *kv, err, sizeof(err)))
+			fail_msg("%s: %s", *kv, err);
+	}
+	if (jw_params_finish(params, err, sizeof(err)))
+		fail_msg("jw_params_finish: %s", err);
+}
+
+#define PARAMS(fx, ...) params_from(&(fx)->params, (const char *const[]){ __VA_ARGS__, NULL })
+
+/* (Re)creates the fixture's policy from its params. */
+static struct jw_policy *make_policy(struct fixture *fx, bool all, bool dev)
+{
+	jw_policy__free(fx->policy);
+	fx->policy = jw_policy__new(&fx->params, all, dev);
+	assert_non_null(fx->policy);
+	return fx->policy;
+}
+
+/* A task of @wall_ns by @pid/@uid, at @now_s, well after its process's startup window. */
+static struct jw_task_facts task(uint32_t pid, uint32_t uid, uint64_t wall_ns, uint64_t now_s)
+{
+	return (struct jw_task_facts){
+		.pid = pid,
+		.uid = uid,
+		.wall_ns = wall_ns,
+		.begin_boot_ns = PROC_START_NS + 3600 * SEC,
+		.proc_start_boot_ns = PROC_START_NS,
+		.now_s = now_s,
+	};
+}
+
+static enum jw_verdict decide_wall(struct jw_policy *p, uint64_t wall_ns)
+{
+	struct jw_task_facts t = task(1000, 1000, wall_ns, NOW_S);
+
+	return jw_policy__decide(p, &t);
+}
+
+static enum jw_verdict decide_at(struct jw_policy *p, uint32_t pid, uint32_t uid,
+				 uint64_t wall_ns, uint64_t now_s)
+{
+	struct jw_task_facts t = task(pid, uid, wall_ns, now_s);
+
+	return jw_policy__decide(p, &t);
+}
+
+static void test_new_and_free(void **state)
+{
+	struct fixture *fx = *state;
+
+	jw_policy__free(NULL);
+	PARAMS(fx, "log_type=0");
+	make_policy(fx, false, false);
+	make_policy(fx, true, true);
+}
+
+/* The rule is threshold < wall: a task of exactly the threshold is not a jank. */
+static void test_threshold_boundary(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "threshold_ms=150");
+	p = make_policy(fx, true, false);
+	assert_int_equal(decide_wall(p, 0), JW_VERDICT_NONE);
+	assert_int_equal(decide_wall(p, 149 * MS), JW_VERDICT_NONE);
+	assert_int_equal(decide_wall(p, 150 * MS - 1), JW_VERDICT_NONE);
+	assert_int_equal(decide_wall(p, 150 * MS), JW_VERDICT_NONE);
+	assert_int_equal(decide_wall(p, 150 * MS + 1), JW_VERDICT_STACK);
+	assert_int_equal(decide_wall(p, 151 * MS), JW_VERDICT_STACK);
+}
+
+static void test_threshold_custom(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "threshold_ms=20", "trace_threshold_ms=40");
+	p = make_policy(fx, true, false);
+	assert_int_equal(decide_wall(p, 20 * MS), JW_VERDICT_NONE);
+	assert_int_equal(decide_wall(p, 20 * MS + 1), JW_VERDICT_STACK);
+	assert_int_equal(decide_wall(p, 40 * MS), JW_VERDICT_STACK);
+	assert_int_equal(decide_wall(p, 40 * MS + 1), JW_VERDICT_TRACE);
+}
+
+/* log_type 0: stack for threshold < wall <= trace threshold, trace above it. */
+static void test_log_type_0_split(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "log_type=0");
+	p = make_policy(fx, true, false);
+	assert_int_equal(decide_wall(p, 300 * MS), JW_VERDICT_STACK);
+	assert_int_equal(decide_wall(p, 450 * MS - 1), JW_VERDICT_STACK);
+	assert_int_equal(decide_wall(p, 450 * MS), JW_VERDICT_STACK);
+	assert_int_equal(decide_wall(p, 450 * MS + 1), JW_VERDICT_TRACE);
+	assert_int_equal(decide_wall(p, 10 * SEC), JW_VERDICT_TRACE);
+	assert_int_equal(decide_wall(p, UINT64_MAX), JW_VERDICT_TRACE);
+}
+
+/* log_type 1: sample_interval is the threshold (threshold_ms does not apply), stacks only. */
+static void test_log_type_1_uses_sample_interval(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "log_type=1", "sample_interval=200", "ignore_startup_time=10",
+	       "sample_count=5", "report_times_per_app=1", "threshold_ms=100");
+	p = make_policy(fx, true, false);
+	assert_int_equal(decide_wall(p, 150 * MS), JW_VERDICT_NONE);
+	assert_int_equal(decide_wall(p, 200 * MS), JW_VERDICT_NONE);
+	assert_int_equal(decide_wall(p, 200 * MS + 1), JW_VERDICT_STACK);
+	assert_int_equal(decide_wall(p, 450 * MS + 1), JW_VERDICT_STACK);
+	assert_int_equal(decide_wall(p, 60 * SEC), JW_VERDICT_STACK);
+}
+
+static void test_log_type_1_interval_below_threshold_ms(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "log_type=1", "sample_interval=60", "ignore_startup_time=3",
+	       "sample_count=1", "report_times_per_app=3");
+	p = make_policy(fx, true, false);
+	assert_int_equal(decide_wall(p, 60 * MS), JW_VERDICT_NONE);
+	assert_int_equal(decide_wall(p, 60 * MS + 1), JW_VERDICT_STACK);
+	assert_int_equal(decide_wall(p, 100 * MS), JW_VERDICT_STACK);
+}
+
+/* log_type 2: every jank gets a trace. */
+static void test_log_type_2_trace_only(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "log_type=2");
+	p = make_policy(fx, true, false);
+	assert_int_equal(decide_wall(p, 150 * MS), JW_VERDICT_NONE);
+	assert_int_equal(decide_wall(p, 150 * MS + 1), JW_VERDICT_TRACE);
+	assert_int_equal(decide_wall(p, 450 * MS), JW_VERDICT_TRACE);
+	assert_int_equal(decide_wall(p, 5 * SEC), JW_VERDICT_TRACE);
+}
+
+static enum jw_verdict decide_begin(struct jw_policy *p, uint64_t begin_boot_ns,
+				    uint64_t wall_ns)
+{
+	struct jw_task_facts t = task(1000, 1000, wall_ns, NOW_S);
+
+	t.begin_boot_ns = begin_boot_ns;
+	return jw_policy__decide(p, &t);
+}
+
+/* Tasks that begin before proc_start + ignore_startup_time are ignored; at the boundary not. */
+static void test_startup_window(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "ignore_startup_time=10");
+	p = make_policy(fx, true, false);
+	assert_int_equal(decide_begin(p, PROC_START_NS, 200 * MS), JW_VERDICT_NONE);
+	assert_int_equal(decide_begin(p, PROC_START_NS + 5 * SEC, 200 * MS), JW_VERDICT_NONE);
+	assert_int_equal(decide_begin(p, PROC_START_NS + 10 * SEC - 1, 200 * MS),
+			 JW_VERDICT_NONE);
+	assert_int_equal(decide_begin(p, PROC_START_NS + 10 * SEC - 1, 900 * MS),
+			 JW_VERDICT_NONE);
+	assert_int_equal(decide_begin(p, PROC_START_NS + 10 * SEC, 200 * MS), JW_VERDICT_STACK);
+	assert_int_equal(decide_begin(p, PROC_START_NS + 10 * SEC, 900 * MS), JW_VERDICT_TRACE);
+	assert_int_equal(decide_begin(p, PROC_START_NS + 11 * SEC, 200 * MS), JW_VERDICT_STACK);
+	/* A clock that says the task began before its process did: still in the window. */
+	assert_int_equal(decide_begin(p, PROC_START_NS - SEC, 200 * MS), JW_VERDICT_NONE);
+}
+
+static void test_startup_window_custom(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "ignore_startup_time=3");
+	p = make_policy(fx, true, false);
+	assert_int_equal(decide_begin(p, PROC_START_NS + 3 * SEC - 1, 200 * MS),
+			 JW_VERDICT_NONE);
+	assert_int_equal(decide_begin(p, PROC_START_NS + 3 * SEC, 200 * MS), JW_VERDICT_STACK);
+
+	PARAMS(fx, "ignore_startup_time=600");
+	p = make_policy(fx, true, false);
+	assert_int_equal(decide_begin(p, PROC_START_NS + 599 * SEC, 200 * MS), JW_VERDICT_NONE);
+	assert_int_equal(decide_begin(p, PROC_START_NS + 600 * SEC, 200 * MS), JW_VERDICT_STACK);
+}
+
+/* A task ignored in the startup window or under the threshold spends no budget. */
+static void test_ignored_tasks_spend_nothing(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+	int i;
+
+	PARAMS(fx, "report_times_per_app=1");
+	p = make_policy(fx, false, false);
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(decide_begin(p, PROC_START_NS + SEC, 200 * MS), JW_VERDICT_NONE);
+		assert_int_equal(decide_begin(p, PROC_START_NS + SEC, 900 * MS), JW_VERDICT_NONE);
+		assert_int_equal(decide_wall(p, 100 * MS), JW_VERDICT_NONE);
+	}
+	assert_int_equal(decide_wall(p, 200 * MS), JW_VERDICT_STACK);
+	assert_int_equal(decide_wall(p, 900 * MS), JW_VERDICT_TRACE);
+}
+
+static void test_budget_default_one(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "log_type=0");
+	assert_int_equal(fx->params.v[JW_P_REPORT_TIMES_PER_APP], 1);
+	p = make_policy(fx, false, false);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S), JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 42, 1000, 300 * MS, NOW_S + 60), JW_VERDICT_EVENT);
+	/* Under the threshold it is still no jank at all. */
+	assert_int_equal(decide_at(p, 42, 1000, 100 * MS, NOW_S + 60), JW_VERDICT_NONE);
+}
+
+static void test_budget_three(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "report_times_per_app=3");
+	p = make_policy(fx, false, false);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + 1), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + 2), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + 3), JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + 4), JW_VERDICT_EVENT);
+}
+
+/* The window is a day, from the first report: a new one opens 86400 s later. */
+static void test_budget_day_window(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "report_times_per_app=1");
+	p = make_policy(fx, false, false);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + HOUR_S), JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + DAY_S - 1), JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + DAY_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + DAY_S + 1), JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + 2 * DAY_S - 1),
+			 JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + 2 * DAY_S), JW_VERDICT_STACK);
+}
+
+/* Developer mode: the window is an hour. */
+static void test_budget_dev_hour_window(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "report_times_per_app=2");
+	p = make_policy(fx, false, true);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + 10), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + 20), JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + HOUR_S - 1), JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + HOUR_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + HOUR_S + 1), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + HOUR_S + 2), JW_VERDICT_EVENT);
+}
+
+static void test_budget_per_pid(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "report_times_per_app=1");
+	p = make_policy(fx, false, false);
+	/* Same uid, different processes: each has its own stack budget. */
+	assert_int_equal(decide_at(p, 1, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 2, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 3, 0, 200 * MS, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 1, 1000, 200 * MS, NOW_S), JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 2, 1000, 200 * MS, NOW_S), JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 3, 0, 200 * MS, NOW_S), JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 4, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
+}
+
+/* More processes than the policy tracks: a new process still gets its first report. */
+static void test_budget_many_pids(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+	uint32_t pid;
+
+	PARAMS(fx, "report_times_per_app=1");
+	p = make_policy(fx, false, false);
+	for (pid = 1; pid <= 3000; pid++)
+		assert_int_equal(decide_at(p, pid, 1000, 200 * MS, NOW_S + pid), JW_VERDICT_STACK);
+	/* The most recent ones are still remembered. */
+	assert_int_equal(decide_at(p, 3000, 1000, 200 * MS, NOW_S + 3001), JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 2999, 1000, 200 * MS, NOW_S + 3001), JW_VERDICT_EVENT);
+}
+
+/* Traces: one per uid per window, apart from the stack budget of each process. */
+static void test_trace_budget_per_uid(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "report_times_per_app=3");
+	p = make_policy(fx, false, false);
+	assert_int_equal(decide_at(p, 1, 1000, 900 * MS, NOW_S), JW_VERDICT_TRACE);
+	assert_int_equal(decide_at(p, 1, 1000, 900 * MS, NOW_S), JW_VERDICT_EVENT);
+	/* Another process of the same uid: the uid's trace is spent. */
+	assert_int_equal(decide_at(p, 2, 1000, 900 * MS, NOW_S), JW_VERDICT_EVENT);
+	/* Another uid has its own. */
+	assert_int_equal(decide_at(p, 3, 1001, 900 * MS, NOW_S), JW_VERDICT_TRACE);
+	assert_int_equal(decide_at(p, 3, 1001, 900 * MS, NOW_S), JW_VERDICT_EVENT);
+	/* The stack budget of the process is untouched by its traces. */
+	assert_int_equal(decide_at(p, 1, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 1, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 1, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 1, 1000, 200 * MS, NOW_S), JW_VERDICT_EVENT);
+	/* And a trace never spends the stack budget. */
+	assert_int_equal(decide_at(p, 2, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
+	/* A day later the uid gets a trace again. */
+	assert_int_equal(decide_at(p, 2, 1000, 900 * MS, NOW_S + DAY_S - 1), JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 2, 1000, 900 * MS, NOW_S + DAY_S), JW_VERDICT_TRACE);
+	assert_int_equal(decide_at(p, 1, 1000, 900 * MS, NOW_S + DAY_S), JW_VERDICT_EVENT);
+}
+
+static void test_trace_budget_dev_hour(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "log_type=2");
+	p = make_policy(fx, false, true);
+	assert_int_equal(decide_at(p, 1, 1000, 200 * MS, NOW_S), JW_VERDICT_TRACE);
+	assert_int_equal(decide_at(p, 1, 1000, 200 * MS, NOW_S + HOUR_S - 1), JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 1, 1000, 200 * MS, NOW_S + HOUR_S), JW_VERDICT_TRACE);
+	assert_int_equal(decide_at(p, 1, 1000, 200 * MS, NOW_S + HOUR_S), JW_VERDICT_EVENT);
+}
+
+/* --all lifts both budgets; the thresholds and the startup window still apply. */
+static void test_all_lifts_budgets(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+	int i;
+
+	PARAMS(fx, "report_times_per_app=1");
+	p = make_policy(fx, true, false);
+	for (i = 0; i < 50; i++) {
+		assert_int_equal(decide_at(p, 7, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
+		assert_int_equal(decide_at(p, 7, 1000, 900 * MS, NOW_S), JW_VERDICT_TRACE);
+		assert_int_equal(decide_at(p, 7, 1000, 100 * MS, NOW_S), JW_VERDICT_NONE);
+	}
+	assert_int_equal(decide_begin(p, PROC_START_NS + SEC, 200 * MS), JW_VERDICT_NONE);
+}
+
+static void test_min_threshold(void **state)
+{
+	struct fixture *fx = *state;
+
+	PARAMS(fx, "log_type=0");
+	assert_int_equal(jw_policy__min_threshold_ns(&fx->params), 150 * MS);
+	PARAMS(fx, "threshold_ms=20", "trace_threshold_ms=40");
+	assert_int_equal(jw_policy__min_threshold_ns(&fx->params), 20 * MS);
+	PARAMS(fx, "log_type=2", "threshold_ms=700");
+	assert_int_equal(jw_policy__min_threshold_ns(&fx->params), 700 * MS);
+	/* log_type 1: sample_interval, whatever threshold_ms says. */
+	PARAMS(fx, "log_type=1", "sample_interval=200", "ignore_startup_time=10",
+	       "sample_count=5", "report_times_per_app=1");
+	assert_int_equal(jw_policy__min_threshold_ns(&fx->params), 200 * MS);
+	PARAMS(fx, "log_type=1", "sample_interval=60", "ignore_startup_time=10",
+	       "sample_count=5", "report_times_per_app=1", "threshold_ms=10");
+	assert_int_equal(jw_policy__min_threshold_ns(&fx->params), 60 * MS);
+}
+
+/* A burst trigger's T lowers the kernel's cut when it is below the jank threshold. */
+static void test_min_threshold_burst(void **state)
+{
+	struct fixture *fx = *state;
+
+	PARAMS(fx, "burst=3/100/10");
+	assert_true(fx->params.burst.on);
+	assert_int_equal(jw_policy__min_threshold_ns(&fx->params), 100 * MS);
+	PARAMS(fx, "burst=3/200/10");
+	assert_int_equal(jw_policy__min_threshold_ns(&fx->params), 150 * MS);
+	PARAMS(fx, "burst=3/150/10");
+	assert_int_equal(jw_policy__min_threshold_ns(&fx->params), 150 * MS);
+	PARAMS(fx, "burst=2/1/1");
+	assert_int_equal(jw_policy__min_threshold_ns(&fx->params), 1 * MS);
+	PARAMS(fx, "log_type=1", "sample_interval=60", "ignore_startup_time=10",
+	       "sample_count=5", "report_times_per_app=1", "burst=3/100/10");
+	assert_int_equal(jw_policy__min_threshold_ns(&fx->params), 60 * MS);
+	PARAMS(fx, "log_type=1", "sample_interval=300", "ignore_startup_time=10",
+	       "sample_count=4", "report_times_per_app=1", "burst=3/100/10");
+	assert_int_equal(jw_policy__min_threshold_ns(&fx->params), 100 * MS);
+	PARAMS(fx, "burst=3/100/10", "burst=off");
+	assert_int_equal(jw_policy__min_threshold_ns(&fx->params), 150 * MS);
+}
+
+/* The burst T only decides what leaves the kernel, not what a single task's verdict is. */
+static void test_burst_does_not_lower_jank_threshold(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "burst=3/100/10");
+	p = make_policy(fx, true, false);
+	assert_int_equal(decide_wall(p, 120 * MS), JW_VERDICT_NONE);
+	assert_int_equal(decide_wall(p, 150 * MS), JW_VERDICT_NONE);
+	assert_int_equal(decide_wall(p, 150 * MS + 1), JW_VERDICT_STACK);
+}
+
+/* Fills @idx with a marker, so that what a call does not write can be checked. */
+static void poison(size_t *idx, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		idx[i] = SIZE_MAX;
+}
+
+static void test_pick_evenly_fewer_than_k(void **state)
+{
+	size_t idx[16];
+
+	(void)state;
+	poison(idx, 16);
+	assert_int_equal(jw_pick_evenly(3, 10, idx), 3);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(idx[1], 1);
+	assert_int_equal(idx[2], 2);
+	assert_true(idx[3] == SIZE_MAX);
+
+	poison(idx, 16);
+	assert_int_equal(jw_pick_evenly(0, 10, idx), 0);
+	assert_true(idx[0] == SIZE_MAX);
+	assert_int_equal(jw_pick_evenly(1, 10, idx), 1);
+	assert_int_equal(idx[0], 0);
+}
+
+static void test_pick_evenly_equal(void **state)
+{
+	size_t idx[16], i;
+
+	(void)state;
+	poison(idx, 16);
+	assert_int_equal(jw_pick_evenly(10, 10, idx), 10);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(idx[i], i);
+	assert_true(idx[10] == SIZE_MAX);
+}
+
+static void test_pick_evenly_more_than_k(void **state)
+{
+	static const size_t want30[] = { 1, 4, 7, 10, 13, 16, 19, 22, 25, 28 };
+	static const size_t want1000[] = { 50, 150, 250, 350, 450, 550, 650, 750, 850, 950 };
+	size_t idx[16], i;
+
+	(void)state;
+	poison(idx, 16);
+	assert_int_equal(jw_pick_evenly(30, 10, idx), 10);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(idx[i], want30[i]);
+	assert_true(idx[10] == SIZE_MAX);
+
+	assert_int_equal(jw_pick_evenly(1000, 10, idx), 10);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(idx[i], want1000[i]);
+
+	/* One of many: the middle one. */
+	assert_int_equal(jw_pick_evenly(9, 1, idx), 1);
+	assert_int_equal(idx[0], 4);
+	assert_int_equal(jw_pick_evenly(2, 1, idx), 1);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(jw_pick_evenly(7, 3, idx), 3);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(idx[1], 3);
+	assert_int_equal(idx[2], 5);
+
+	poison(idx, 16);
+	assert_int_equal(jw_pick_evenly(5, 0, idx), 0);
+	assert_true(idx[0] == SIZE_MAX);
+}
+
+/* For every n and k: increasing, in range, one pick in each of the k equal spans. */
+static void test_pick_evenly_properties(void **state)
+{
+	size_t idx[64], n, k, i, got;
+
+	(void)state;
+	for (n = 0; n <= 300; n++) {
+		for (k = 1; k <= 64; k++) {
+			got = jw_pick_evenly(n, k, idx);
+			assert_int_equal(got, n < k ? n : k);
+			for (i = 0; i < got; i++) {
+				assert_true(idx[i] < n);
+				if (i)
+					assert_true(idx[i] > idx[i - 1]);
+				if (n > k) {
+					/* In [i * n / k, (i + 1) * n / k), in rationals. */
+					assert_true(idx[i] >= i * n / k);
+					assert_true(idx[i] * k < (i + 1) * n);
+				}
+			}
+		}
+	}
+}
+
+/*
+ * The wall clock stepped back (an RTC that was ahead, corrected by NTP): a window that
+ * "started" in the future must not withhold reports until that future comes round again.
+ */
+static void test_budget_clock_stepped_back(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_policy *p;
+
+	PARAMS(fx, "report_times_per_app=1");
+	p = make_policy(fx, false, false);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + 365 * DAY_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 42, 1000, 900 * MS, NOW_S + 365 * DAY_S), JW_VERDICT_TRACE);
+	/* A year back (that jank may or may not get a file), then a window later. */
+	assert_int_not_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S), JW_VERDICT_NONE);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + DAY_S + 1), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 42, 1000, 900 * MS, NOW_S + DAY_S + 1), JW_VERDICT_TRACE);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_new_and_free),
+		T(test_threshold_boundary),
+		T(test_threshold_custom),
+		T(test_log_type_0_split),
+		T(test_log_type_1_uses_sample_interval),
+		T(test_log_type_1_interval_below_threshold_ms),
+		T(test_log_type_2_trace_only),
+		T(test_startup_window),
+		T(test_startup_window_custom),
+		T(test_ignored_tasks_spend_nothing),
+		T(test_budget_default_one),
+		T(test_budget_three),
+		T(test_budget_day_window),
+		T(test_budget_dev_hour_window),
+		T(test_budget_per_pid),
+		T(test_budget_many_pids),
+		T(test_trace_budget_per_uid),
+		T(test_trace_budget_dev_hour),
+		T(test_all_lifts_budgets),
+		T(test_min_threshold),
+		T(test_min_threshold_burst),
+		T(test_burst_does_not_lower_jank_threshold),
+		T(test_pick_evenly_fewer_than_k),
+		T(test_pick_evenly_equal),
+		T(test_pick_evenly_more_than_k),
+		T(test_pick_evenly_properties),
+		T(test_budget_clock_stepped_back),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
