@@ -19,6 +19,21 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u64 report_min_ns = 150 * 1000000ULL;	/* the lowest threshold in force */
 const volatile __u32 unwind_mode = JW_UNWIND_AUTO;
 const volatile __u32 stack_bytes = 16384;	/* 0 in FP mode; at most JW_MAX_STACK_BYTES */
+const volatile __u64 sample_period_ns = 10 * 1000000ULL;	/* a block counts one sample per period */
+
+/* The scheduler's own functions: the blocking function is the first frame outside them. */
+extern const void __sched_text_start __ksym;
+extern const void __sched_text_end __ksym;
+
+/* The context that woke a sleeping thread, as sched_waking saw it. */
+struct waker {
+	__u32 pid;
+	__u32 tid;
+	__u32 flags;		/* enum jw_waker_flags; 0: none seen */
+	__u32 n_ips;
+	char comm[JW_COMM_LEN];
+	__u64 ips[JW_MAX_WAKER_FRAMES];
+};
 
 /* Per-thread state of a watched thread; lives and dies with the thread. */
 struct task_state {
@@ -39,6 +54,14 @@ struct task_state {
 	__u64 runq_ns;
 	__u64 blocked_ns;
 	__u64 io_ns;
+	__u64 carry_ns;		/* blocked time not yet counted in a sample */
+	__u32 block_ready;	/* the blocks slot holds the stack of the block in progress */
+	__u32 pad2;
+	__u64 block_wchan;	/* blocking function of the block in progress */
+	struct waker waker;	/* what woke the block in progress */
+	__u64 longest_ns;	/* the longest block so far, its blocking function and waker */
+	__u64 longest_wchan;
+	struct waker longest_waker;
 };
 
 enum { OFF_RUNQ = 0, OFF_BLOCKED, OFF_IO };
@@ -65,6 +88,24 @@ struct {
 	__type(key, __u32);
 	__type(value, struct jw_stats_val);
 } stats SEC(".maps");
+
+#define CHUNK 4096	/* the stack copy's slow path reads page-aligned chunks of this size */
+#define SAMPLE_ROOM (sizeof(struct jw_sample_rec) + JW_MAX_STACK_BYTES + CHUNK)
+
+/*
+ * Per watched thread (by stats slot), the stack where it went to sleep, sent when it wakes with
+ * the periods it slept as weight. Too big for task storage; sized by user space.
+ */
+struct sample_room {
+	__u8 bytes[SAMPLE_ROOM];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sample_room);
+} blocks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -165,6 +206,14 @@ static void finish_task(struct task_state *s, __u32 tid, __u64 now)
 	rec->samples = s->samples;
 	rec->sample_drops = s->sample_drops;
 	rec->switches = s->switches;
+	rec->longest_block_ns = s->longest_ns;
+	rec->wchan_ip = s->longest_wchan;
+	rec->waker_pid = s->longest_waker.pid;
+	rec->waker_tid = s->longest_waker.tid;
+	rec->waker_flags = s->longest_waker.flags;
+	rec->n_waker_ips = s->longest_waker.n_ips;
+	__builtin_memcpy(rec->waker_comm, s->longest_waker.comm, sizeof(rec->waker_comm));
+	__builtin_memcpy(rec->waker_ips, s->longest_waker.ips, sizeof(rec->waker_ips));
 	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
 }
 
@@ -220,6 +269,14 @@ int dispatch_enter(struct pt_regs *ctx)
 		s->runq_ns = 0;
 		s->blocked_ns = 0;
 		s->io_ns = 0;
+		s->carry_ns = 0;
+		s->longest_ns = 0;
+		s->longest_wchan = 0;
+		s->longest_waker.flags = 0;
+		s->longest_waker.n_ips = 0;
+		s->longest_waker.pid = 0;
+		s->longest_waker.tid = 0;
+		s->longest_waker.comm[0] = 0;
 	}
 	depth = s->depth;
 	if (depth >= JW_MAX_NEST) {
@@ -265,8 +322,6 @@ static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, voi
 	((struct vma_end *)data)->end = vma->vm_end;
 	return 0;
 }
-
-#define CHUNK 4096	/* the stack copy's slow path reads page-aligned chunks of this size */
 
 /*
  * Copies the top of the user stack for DWARF unwinding, clamped to the end of the stack's
@@ -329,31 +384,26 @@ static void copy_pending_returns(struct task_struct *task, struct jw_sample_rec 
 	rec->n_rets = n;
 }
 
-SEC("perf_event")
-int on_sample(struct bpf_perf_event_data *ctx)
+/*
+ * Fills @rec with the current thread's stacks: kernel and frame-pointer user ips, and in DWARF
+ * modes the user registers, the top of the user stack and the pending return addresses.
+ * Inlined: @ctx is a perf_event context in one caller, a tp_btf one in the other.
+ */
+static __always_inline void fill_sample(void *ctx, struct task_struct *task, struct task_state *s,
+					struct jw_sample_rec *rec, __u16 kind, __u64 now)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct task_state *s = watched_state(task, false);
-	struct jw_sample_rec *rec;
 	long n;
 
-	if (!s || s->depth == 0)
-		return 0;
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec) + (stack_bytes ? stack_bytes + CHUNK : 0), 0);
-	if (!rec) {
-		s->sample_drops++;
-		count_drop(JW_DROP_SAMPLE);
-		return 0;
-	}
 	rec->hdr.type = JW_REC_SAMPLE;
 	rec->hdr.flags = 0;
 	rec->hdr.pid = s->pid;
 	rec->hdr.tid = task->pid;
-	rec->hdr.ts_ns = bpf_ktime_get_ns();
+	rec->hdr.ts_ns = now;
 	rec->seq = s->seq;
 	rec->mode = unwind_mode;
-	rec->kind = JW_SAMPLE_ONCPU;
+	rec->kind = kind;
 	rec->weight = 1;
+	rec->block_ns = 0;
 	n = bpf_get_stack(ctx, rec->kernel_ips, sizeof(rec->kernel_ips), 0);
 	rec->n_kernel = n > 0 ? n / sizeof(__u64) : 0;
 	rec->n_user = 0;
@@ -364,22 +414,118 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	rec->stack_size = 0;
 	rec->n_rets = 0;
 	if (unwind_mode != JW_UNWIND_FP) {
-		/* The user registers, also when the tick interrupted a system call. */
+		/* The user registers, also when the thread is inside a system call. */
 		copy_user_regs((const struct pt_regs *)bpf_task_pt_regs(task), rec->regs);
 		rec->stack_size = copy_user_stack(task, rec);
 		copy_pending_returns(task, rec);
 	}
 	rec->hdr.size = sizeof(*rec) + rec->stack_size;
+}
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_state *s = watched_state(task, false);
+	struct jw_sample_rec *rec;
+
+	if (!s || s->depth == 0)
+		return 0;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec) + (stack_bytes ? stack_bytes + CHUNK : 0), 0);
+	if (!rec) {
+		s->sample_drops++;
+		count_drop(JW_DROP_SAMPLE);
+		return 0;
+	}
+	fill_sample(ctx, task, s, rec, JW_SAMPLE_ONCPU, bpf_ktime_get_ns());
 	/* Samples of fast tasks are thrown away: wake user space only for TASK records. */
 	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 	s->samples++;
 	return 0;
 }
 
+/* The first kernel frame outside the scheduler (after the tracing frames above it). */
+static __u64 blocking_function(const struct jw_sample_rec *rec)
+{
+	__u64 lo = (__u64)&__sched_text_start, hi = (__u64)&__sched_text_end;
+	bool in_sched = false;
+
+	for (int i = 0; i < JW_MAX_KERNEL_FRAMES; i++) {
+		__u64 ip;
+
+		if (i >= rec->n_kernel)
+			break;
+		ip = rec->kernel_ips[i];
+		if (ip >= lo && ip < hi)
+			in_sched = true;
+		else if (in_sched)
+			return ip;
+	}
+	return 0;
+}
+
+/* A watched thread inside a task goes to sleep: keep where, to send it when it wakes. */
+static void block_begins(void *ctx, struct task_struct *prev, struct task_state *s, __u64 now)
+{
+	__u32 slot = s->stats_slot;
+	struct jw_sample_rec *rec;
+
+	s->block_ready = 0;
+	s->block_wchan = 0;
+	s->waker.flags = 0;
+	rec = bpf_map_lookup_elem(&blocks, &slot);
+	if (!rec)
+		return;
+	fill_sample(ctx, prev, s, rec, s->off_state == OFF_IO ? JW_SAMPLE_IO : JW_SAMPLE_BLOCKED,
+		    now);
+	s->block_wchan = blocking_function(rec);
+	s->block_ready = 1;
+}
+
 /*
- * Splits a watched thread's off-CPU time inside a task: runnable but preempted, asleep, asleep
- * in IO. Runs on every context switch of the machine; for threads that are not watched the
- * task storage lookups find no storage and return at once.
+ * The thread wakes after sleeping @d ns: remember the longest block, and send the stack where it
+ * slept, weighted with the sampling periods the sleep spans (a remainder carries over, so many
+ * short sleeps still add up).
+ */
+static void block_ends(struct task_state *s, __u64 d)
+{
+	__u32 slot = s->stats_slot, weight;
+	struct jw_sample_rec *rec;
+	__u64 size;
+
+	if (d > s->longest_ns) {
+		s->longest_ns = d;
+		s->longest_wchan = s->block_wchan;
+		s->longest_waker = s->waker;
+	}
+	if (!s->block_ready || !sample_period_ns)
+		return;
+	s->block_ready = 0;
+	s->carry_ns += d;
+	weight = s->carry_ns / sample_period_ns;
+	if (!weight)
+		return;
+	s->carry_ns -= (__u64)weight * sample_period_ns;
+	rec = bpf_map_lookup_elem(&blocks, &slot);
+	if (!rec)
+		return;
+	rec->weight = weight;
+	rec->block_ns = d;
+	size = rec->hdr.size;
+	if (size > SAMPLE_ROOM)
+		return;
+	if (bpf_ringbuf_output(&events, rec, size, BPF_RB_NO_WAKEUP)) {
+		s->sample_drops++;
+		count_drop(JW_DROP_SAMPLE);
+		return;
+	}
+	s->samples++;
+}
+
+/*
+ * Splits a watched thread's off-CPU time inside a task (runnable but preempted, asleep, asleep in
+ * IO) and takes the stack where it sleeps. Runs on every context switch of the machine; for
+ * threads that are not watched the task storage lookups find no storage and return at once.
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
@@ -398,6 +544,8 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			s->off_state = OFF_IO;
 		else
 			s->off_state = OFF_BLOCKED;
+		if (s->off_state != OFF_RUNQ)
+			block_begins(ctx, prev, s, now);
 	}
 	s = bpf_task_storage_get(&task_state, next, 0, 0);
 	if (s && s->off_ns) {
@@ -409,11 +557,36 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		s->off_ns = 0;
 		if (s->off_state == OFF_RUNQ) {
 			s->runq_ns += d;
-		} else {
-			s->blocked_ns += d;
-			if (s->off_state == OFF_IO)
-				s->io_ns += d;
+			return 0;
 		}
+		s->blocked_ns += d;
+		if (s->off_state == OFF_IO)
+			s->io_ns += d;
+		block_ends(s, d);
 	}
+	return 0;
+}
+
+/*
+ * Who wakes a sleeping watched thread: runs in the waker's context (sched_wakeup may run on the
+ * wakee's CPU, in someone else's). One task storage lookup for every other wakeup.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_sched_waking, struct task_struct *p)
+{
+	struct task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
+	struct task_struct *cur;
+	long n;
+
+	if (!s || !s->off_ns || s->off_state == OFF_RUNQ)
+		return 0;
+	cur = bpf_get_current_task_btf();
+	s->waker.pid = cur->tgid;
+	s->waker.tid = cur->pid;
+	/* Interrupt or timer context shows in the kernel stack; user space tells them apart. */
+	s->waker.flags = JW_WAKER_KNOWN;
+	bpf_get_current_comm(s->waker.comm, sizeof(s->waker.comm));
+	n = bpf_get_stack(ctx, s->waker.ips, sizeof(s->waker.ips), 0);
+	s->waker.n_ips = n > 0 ? n / sizeof(__u64) : 0;
 	return 0;
 }

@@ -25,6 +25,7 @@ static __always_inline void copy_user_regs(const struct pt_regs *r, __u64 *out)
 	out[15] = r->r15;
 	out[16] = r->ip;
 }
+
 #else
 #error "jankwatch: user registers for DWARF unwinding are only written for x86-64"
 #endif

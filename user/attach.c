@@ -17,8 +17,8 @@
 
 /* The records' layout is a contract with the BPF object: catch any drift at compile time. */
 _Static_assert(sizeof(struct jw_rec_hdr) == 24, "jw_rec_hdr layout");
-_Static_assert(sizeof(struct jw_task_rec) == 88, "jw_task_rec layout");
-_Static_assert(sizeof(struct jw_sample_rec) == 1976, "jw_sample_rec layout");
+_Static_assert(sizeof(struct jw_task_rec) == 264, "jw_task_rec layout");
+_Static_assert(sizeof(struct jw_sample_rec) == 1984, "jw_sample_rec layout");
 _Static_assert(sizeof(struct jw_stats_val) == 48, "jw_stats_val layout");
 _Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
 _Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
@@ -61,6 +61,7 @@ static int keep_link(struct jw_attach *a, struct bpf_link *link)
 
 struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 {
+	uint32_t threads = opts->max_threads ? opts->max_threads : 1;
 	struct jw_attach *a;
 	int err;
 
@@ -74,13 +75,15 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 		jw_log(JW_LOG_ERROR, "cannot open the BPF object: %s", strerror(-err));
 		goto err_free;
 	}
-	/* One row of JW_MAX_PROBES totals per watched thread. */
-	err = bpf_map__set_max_entries(a->skel->maps.stats,
-				       (opts->max_threads ? opts->max_threads : 1) * JW_MAX_PROBES);
+	/* One row of JW_MAX_PROBES totals, and one block stack, per watched thread. */
+	err = bpf_map__set_max_entries(a->skel->maps.stats, threads * JW_MAX_PROBES);
+	if (!err)
+		err = bpf_map__set_max_entries(a->skel->maps.blocks, threads);
 	if (err) {
-		jw_log(JW_LOG_ERROR, "cannot size the stats map: %s", strerror(-err));
+		jw_log(JW_LOG_ERROR, "cannot size the per-thread maps: %s", strerror(-err));
 		goto err_destroy;
 	}
+	a->skel->rodata->sample_period_ns = opts->sample_period_ns;
 	a->skel->rodata->report_min_ns = opts->report_min_ns;
 	a->skel->rodata->unwind_mode = opts->unwind_mode;
 	a->skel->rodata->stack_bytes = opts->unwind_mode == JW_UNWIND_FP ? 0 : opts->stack_bytes;
@@ -149,18 +152,24 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p)
 			     false, p->probe_id, p->entry_name);
 }
 
-int jw_attach__sched(struct jw_attach *a)
+static int attach_tracepoint(struct jw_attach *a, struct bpf_program *prog, const char *name)
 {
-	struct bpf_link *link = bpf_program__attach(a->skel->progs.on_sched_switch);
+	struct bpf_link *link = bpf_program__attach(prog);
 	int err;
 
 	if (!link) {
 		err = -errno;
-		jw_log(JW_LOG_ERROR, "cannot attach to the sched_switch tracepoint: %s",
-		       strerror(-err));
+		jw_log(JW_LOG_ERROR, "cannot attach to the %s tracepoint: %s", name, strerror(-err));
 		return err;
 	}
 	return keep_link(a, link);
+}
+
+int jw_attach__sched(struct jw_attach *a)
+{
+	int err = attach_tracepoint(a, a->skel->progs.on_sched_switch, "sched_switch");
+
+	return err ? err : attach_tracepoint(a, a->skel->progs.on_sched_waking, "sched_waking");
 }
 
 int jw_attach__sampler(struct jw_attach *a, pid_t tid, unsigned int period_ms)

@@ -18,7 +18,8 @@ struct jw_attach_opts {
 	uint64_t report_min_ns;		/* tasks shorter than this never reach user space */
 	enum jw_unwind_mode unwind_mode;
 	uint32_t stack_bytes;		/* user stack copied per sample, unless unwind_mode is FP */
-	uint32_t max_threads;		/* watched threads: rows of the stats array */
+	uint32_t max_threads;		/* watched threads: rows of the per-thread maps */
+	uint64_t sample_period_ns;	/* a block counts one sample per period it lasts */
 };
 
 /* One dispatch hook in one process. exit_offset 0: a return probe ends the task. */
@@ -44,7 +45,7 @@ int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t 
 /* Attaches the exit (return probe or exit symbol) first, then the entry. 0 or -errno. */
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p);
 
-/* Attaches the scheduler tracepoint that splits off-CPU time. 0 or -errno. */
+/* Attaches the scheduler tracepoints: off-CPU time, blocked stacks, wakers. 0 or -errno. */
 int jw_attach__sched(struct jw_attach *a);
 
 /* Starts a cpu-clock sampler on thread @tid every @period_ms. 0 or -errno. */

@@ -12,10 +12,15 @@ struct ksym {
 	const char *name;	/* into names */
 };
 
+/* No kernel function is this long: a farther nearest symbol is not the function. */
+#define MAX_FUNC_SIZE (1ULL << 20)
+
 struct jw_ksyms {
 	struct ksym *syms;
 	size_t n;
 	char *names;		/* every name, NUL-separated */
+	uint64_t sched_start;	/* __sched_text_start, or 0 */
+	uint64_t sched_end;
 };
 
 static int cmp_ksym(const void *a, const void *b)
@@ -95,8 +100,13 @@ struct jw_ksyms *jw_ksyms__load(const char *path)
 		err = -EPERM;
 		goto err_free;
 	}
-	for (i = 0; i < k->n; i++)
+	for (i = 0; i < k->n; i++) {
 		k->syms[i].name = k->names + offsets[i];
+		if (!strcmp(k->syms[i].name, "__sched_text_start"))
+			k->sched_start = k->syms[i].addr;
+		else if (!strcmp(k->syms[i].name, "__sched_text_end"))
+			k->sched_end = k->syms[i].addr;
+	}
 	free(offsets);
 	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
 	return k;
@@ -138,6 +148,13 @@ void jw_ksyms__frame(const struct jw_ksyms *ks, uint64_t pc, struct jw_frame *fr
 		else
 			hi = mid;
 	}
+	if (pc - ks->syms[lo].addr >= MAX_FUNC_SIZE)
+		return;
 	fr->symbol = ks->syms[lo].name;
 	fr->sym_off = pc - ks->syms[lo].addr;
+}
+
+bool jw_ksyms__in_sched(const struct jw_ksyms *ks, uint64_t pc)
+{
+	return ks && pc >= ks->sched_start && pc < ks->sched_end;
 }

@@ -132,3 +132,29 @@ size_t jw_pick_evenly(size_t n, size_t k, size_t *idx)
 		idx[i] = (2 * i + 1) * n / (2 * k);
 	return k;
 }
+
+uint64_t jw_pick_weighted(const uint32_t *weights, size_t n, size_t k, uint32_t *counts)
+{
+	uint64_t total = 0, below = 0;
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		total += weights[i];
+	if (total <= k) {
+		for (i = 0; i < n; i++)
+			counts[i] = weights[i];
+		return total;
+	}
+	for (i = 0; i < n; i++)
+		counts[i] = 0;
+	/* The middle of each of k equal spans; i walks forward to the sample holding it. */
+	for (i = 0, j = 0; j < k; j++) {
+		uint64_t at = ((2 * (uint64_t)j + 1) * total) / (2 * k);
+
+		while (i < n && below + weights[i] <= at)
+			below += weights[i++];
+		if (i < n)
+			counts[i]++;
+	}
+	return k;
+}

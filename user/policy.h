@@ -46,4 +46,11 @@ enum jw_verdict jw_policy__decide(struct jw_policy *p, const struct jw_task_fact
  */
 size_t jw_pick_evenly(size_t n, size_t k, size_t *idx);
 
+/*
+ * Picks @k sampling periods evenly spaced over @n samples in time order, sample i standing for
+ * @weights[i] periods; @counts[i] receives how many picked periods fall in sample i. When the
+ * samples hold @k periods or fewer, every period is kept (counts = weights). Returns the total.
+ */
+uint64_t jw_pick_weighted(const uint32_t *weights, size_t n, size_t k, uint32_t *counts);
+
 #endif

@@ -25,6 +25,7 @@ struct jw_reporter {
 	struct jw_reporter_opts opts;
 	struct jw_clocks clocks;
 	struct jw_buf line;
+	struct jw_buf waker_stack;	/* the current report's waker stack */
 	struct jw_report_counts counts;
 	uint8_t *stack;			/* scratch: a sample's stack copy, patched */
 	struct user_stack fp;		/* scratch: the frame-pointer stack of a sample */
@@ -69,6 +70,7 @@ struct jw_reporter *jw_reporter__new(const struct jw_reporter_opts *opts)
 	r->opts = *opts;
 	jw_clocks_init(&r->clocks);
 	jw_buf_init(&r->line);
+	jw_buf_init(&r->waker_stack);
 	return r;
 }
 
@@ -77,6 +79,7 @@ void jw_reporter__free(struct jw_reporter *r)
 	if (!r)
 		return;
 	jw_buf_free(&r->line);
+	jw_buf_free(&r->waker_stack);
 	free(r->stack);
 	free(r);
 }
@@ -175,6 +178,23 @@ static const struct user_stack *pick_stack(struct jw_proc *proc, struct user_sta
  * Names the frames of one sample, outermost first: the user stack from its root to the leaf,
  * then the kernel stack from the syscall entry to the leaf. Returns the number of frames.
  */
+/*
+ * The index of a sample's innermost kernel frame worth showing. A blocked thread's stack was
+ * taken by the sched_switch tracepoint: the frames above the scheduler (the tracepoint and the
+ * BPF program) are jankwatch's own and are dropped.
+ */
+static int kernel_leaf(const struct jw_reporter *r, const struct jw_sample_rec *s)
+{
+	int i, n = s->n_kernel < JW_MAX_KERNEL_FRAMES ? s->n_kernel : JW_MAX_KERNEL_FRAMES;
+
+	if (s->kind == JW_SAMPLE_ONCPU)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (jw_ksyms__in_sched(r->opts.ksyms, s->kernel_ips[i]))
+			return i;
+	return 0;
+}
+
 static size_t sample_frames(struct jw_reporter *r, struct jw_proc *proc,
 			    const struct jw_sample_rec *s, struct jw_frame *frames)
 {
@@ -192,39 +212,121 @@ static size_t sample_frames(struct jw_reporter *r, struct jw_proc *proc,
 		st = pick_stack(proc, &r->dw, &r->fp);
 	for (i = (int)st->n - 1; i >= 0; i--)
 		jw_symbolizer__frame(proc->sym, st->pcs[i], !st->activation[i], &frames[n++]);
-	for (i = (int)s->n_kernel - 1; i >= 0 && i < JW_MAX_KERNEL_FRAMES; i--)
+	for (i = (int)s->n_kernel - 1; i >= kernel_leaf(r, s); i--)
 		jw_ksyms__frame(r->opts.ksyms, s->kernel_ips[i], &frames[n++]);
 	return n;
 }
 
+/*
+ * Merges the samples into @tree: sample_count sampling periods evenly spaced over the task, a
+ * blocked sample standing for the periods it slept. Sets @kept to the periods kept.
+ */
 static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *samples,
 		      size_t n, struct jw_stacktree *tree, uint32_t *kept)
 {
 	size_t want = r->opts.cfg->params.v[JW_P_SAMPLE_COUNT];
+	uint32_t *weights, *counts;
 	struct jw_frame *frames;
-	size_t *idx, k, i;
+	size_t i;
 	int ret = 0;
 
-	idx = calloc(want ? want : 1, sizeof(*idx));
+	weights = calloc(n + 1, sizeof(*weights));
+	counts = calloc(n + 1, sizeof(*counts));
 	frames = calloc(MAX_FRAMES, sizeof(*frames));
-	if (!idx || !frames) {
+	if (!weights || !counts || !frames) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	k = jw_pick_evenly(n, want, idx);
-	for (i = 0; i < k && !ret; i++) {
-		const struct jw_sample_rec *s = samples[idx[i]];
-		size_t nf = sample_frames(r, proc, s, frames);
-		bool complete = nf && frames[0].kind != JW_FRAME_KERNEL &&
-				jw_symbol_is_thread_root(frames[0].symbol);
+	for (i = 0; i < n; i++) {
+		const struct jw_sample_rec *s = samples[i];
 
-		ret = jw_stacktree__add(tree, frames, nf, complete, s->weight ? s->weight : 1);
+		weights[i] = s->weight ? s->weight : 1;
 	}
-	*kept = k;
+	*kept = jw_pick_weighted(weights, n, want, counts);
+	for (i = 0; i < n && !ret; i++) {
+		size_t nf;
+		bool complete;
+
+		if (!counts[i])
+			continue;
+		nf = sample_frames(r, proc, samples[i], frames);
+		complete = nf && frames[0].kind != JW_FRAME_KERNEL &&
+			   jw_symbol_is_thread_root(frames[0].symbol);
+		ret = jw_stacktree__add(tree, frames, nf, complete, counts[i]);
+	}
 out:
 	free(frames);
-	free(idx);
+	free(counts);
+	free(weights);
 	return ret;
+}
+
+/* Whether any of the waker's kernel frames is named one of @names. */
+static bool waker_has(struct jw_reporter *r, const struct jw_task_rec *t,
+		      const char *const *names)
+{
+	struct jw_frame fr;
+	uint32_t i;
+	size_t j;
+
+	for (i = 0; i < t->n_waker_ips && i < JW_MAX_WAKER_FRAMES; i++) {
+		jw_ksyms__frame(r->opts.ksyms, t->waker_ips[i], &fr);
+		for (j = 0; fr.symbol && names[j]; j++)
+			if (strcmp(fr.symbol, names[j]) == 0)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * What ended the task's longest block: "timer" or "irq" when an interrupt did (seen in the
+ * waking context's kernel stack, or the idle task was running), else the waking thread as
+ * "name:tid". NULL when the task never slept.
+ */
+static const char *describe_waker(struct jw_reporter *r, const struct jw_task_rec *t, char *buf,
+				  size_t len)
+{
+	static const char *const timer[] = { "hrtimer_wakeup", "process_timeout",
+					     "hrtimer_interrupt", "__hrtimer_run_queues",
+					     "run_timer_softirq", "call_timer_fn", NULL };
+	static const char *const irq[] = { "common_interrupt", "__common_interrupt",
+					   "handle_irq_event", "irq_exit_rcu", "handle_softirqs",
+					   "__do_softirq", "do_softirq", "__sysvec_call_function_single",
+					   NULL };
+	char comm[JW_COMM_LEN + 1];
+
+	if (!(t->waker_flags & JW_WAKER_KNOWN))
+		return NULL;
+	if (waker_has(r, t, timer))
+		return "timer";
+	if (waker_has(r, t, irq) || t->waker_tid == 0)
+		return "irq";
+	memcpy(comm, t->waker_comm, JW_COMM_LEN);
+	comm[JW_COMM_LEN] = '\0';
+	snprintf(buf, len, "%s:%u", comm, t->waker_tid);
+	return buf;
+}
+
+/* The waking context's kernel stack, leaf first, "<-"-joined, into @b. */
+static void waker_stack(struct jw_reporter *r, const struct jw_task_rec *t, struct jw_buf *b)
+{
+	struct jw_frame fr;
+	char name[256];
+	uint32_t i;
+
+	bool first = true;
+
+	for (i = 0; i < t->n_waker_ips && i < JW_MAX_WAKER_FRAMES; i++) {
+		jw_ksyms__frame(r->opts.ksyms, t->waker_ips[i], &fr);
+		/* The leaf frames are the tracepoint's and the BPF program's: not the waker's. */
+		if (first && (!fr.symbol || !strncmp(fr.symbol, "bpf_trace_run", 13) ||
+			      !strncmp(fr.symbol, "__bpf_trace_", 12) ||
+			      !strncmp(fr.symbol, "__traceiter_", 12)))
+			continue;
+		jw_buf_puts(b, first ? "" : "<-");
+		jw_buf_puts(b, jw_frame_name(&fr, name, sizeof(name)));
+		first = false;
+	}
 }
 
 static const char *exe_name(const struct jw_proc *proc)
@@ -304,9 +406,10 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 
 /* Writes the stack log of @ev and records the outcome in it; @path receives the file's path. */
 static void add_stack_log(struct jw_reporter *r, const struct jw_proc *proc,
-			  const struct jw_stacktree *tree, struct jw_event *ev, char *path,
-			  size_t len)
+			  const struct jw_task_rec *t, const struct jw_stacktree *tree,
+			  struct jw_event *ev, char *path, size_t len)
 {
+	struct jw_frame wchan;
 	struct jw_stack_report sr = {
 		.pid = ev->pid,
 		.tid = ev->tid,
@@ -320,10 +423,17 @@ static void add_stack_log(struct jw_reporter *r, const struct jw_proc *proc,
 		.blocked_ms = ev->blocked_ms,
 		.samples = ev->samples,
 		.heaviest_stack = ev->heaviest_stack,
+		.waker = ev->waker,
+		.waker_stack = r->waker_stack.len ? r->waker_stack.data : NULL,
 		.tree = tree,
 		.format = r->opts.cfg->format,
 	};
-	int ret = write_stack_log(r, &sr, ev->time_ms, path, len);
+	int ret;
+
+	/* With no stack at all, the blocking kernel function recorded as the thread blocked. */
+	jw_ksyms__frame(r->opts.ksyms, t->wchan_ip, &wchan);
+	sr.wchan = t->wchan_ip ? wchan.symbol : NULL;
+	ret = write_stack_log(r, &sr, ev->time_ms, path, len);
 
 	if (ret == 0) {
 		ev->n_external_log = 1;
@@ -350,7 +460,7 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 		.proc_start_boot_ns = proc->start_boot_ns,
 		.now_s = now_real / 1000000000ULL,
 	};
-	char path[4096], *heaviest = NULL;
+	char path[4096], waker[JW_COMM_LEN + 16], *heaviest = NULL;
 	const char *logs[1] = { path };
 	struct jw_event ev = { .external_log = logs };
 	struct jw_stacktree *tree;
@@ -373,9 +483,13 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 		goto out;
 	fill_event(r, proc, t, now_real, &ev);
 	ev.heaviest_stack = heaviest;
+	ev.waker = describe_waker(r, t, waker, sizeof(waker));
+	jw_buf_reset(&r->waker_stack);
+	if (ev.waker)
+		waker_stack(r, t, &r->waker_stack);
 	/* Trace logs are not written yet: a trace verdict gets the stack log. */
 	if (verdict == JW_VERDICT_STACK || verdict == JW_VERDICT_TRACE)
-		add_stack_log(r, proc, tree, &ev, path, sizeof(path));
+		add_stack_log(r, proc, t, tree, &ev, path, sizeof(path));
 	else
 		r->counts.withheld++;
 	ev.log_over_limit = ev.log_over_limit || jw_logdir__over_quota(r->opts.logdir);

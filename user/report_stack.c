@@ -55,6 +55,11 @@ static void header_write(const struct jw_stack_report *r, FILE *f)
 	fprintf(f, "blocked_ms: %.3f\n", r->blocked_ms);
 	fprintf(f, "samples: %" PRIu32 "\n", r->samples);
 	header_str(f, "heaviest_stack", r->heaviest_stack, "none");
+	/* What ended the longest block, when the task slept. */
+	if (r->waker)
+		header_str(f, "waker", r->waker, "unknown");
+	if (r->waker_stack)
+		header_str(f, "waker_stack", r->waker_stack, "none");
 	fputc('\n', f);
 }
 

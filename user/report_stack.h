@@ -22,6 +22,8 @@ struct jw_stack_report {
 	double blocked_ms;
 	uint32_t samples;
 	const char *heaviest_stack;
+	const char *waker;		/* what ended the longest block; NULL: no line */
+	const char *waker_stack;	/* its kernel stack, leaf first, "<-"-joined; NULL: no line */
 	const struct jw_stacktree *tree;	/* may be empty */
 	const char *wchan;		/* written instead of an empty tree; NULL: "unknown" */
 	enum jw_format format;

@@ -264,6 +264,7 @@ static int setup(struct session *s)
 		.unwind_mode = (enum jw_unwind_mode)cfg->unwind,
 		.stack_bytes = cfg->params.v[JW_P_STACK_BYTES],
 		.max_threads = cfg->n_pids,
+		.sample_period_ns = cfg->params.v[JW_P_SAMPLE_PERIOD_MS] * 1000000ULL,
 	};
 	struct jw_reporter_opts ropts = { .cfg = cfg, .out = stdout };
 	char err[512];

@@ -16,6 +16,8 @@
 #define JW_MAX_KERNEL_FRAMES 64
 #define JW_UREG_COUNT 17	/* DWARF registers a user stack copy carries (x86-64: 0..16) */
 #define JW_MAX_STACK_BYTES 65536	/* the largest user stack copy */
+#define JW_MAX_WAKER_FRAMES 16	/* kernel frames of the context that woke a thread */
+#define JW_COMM_LEN 16
 
 /* Attach cookie of a dispatch probe: the probe id in the low bits, its role above. */
 #define JW_COOKIE_EXIT (1ULL << 32)	/* the probe ends a task (return probe or exit symbol) */
@@ -41,6 +43,13 @@ enum jw_unwind_mode {
 
 enum jw_sample_kind {
 	JW_SAMPLE_ONCPU = 0,	/* a cpu-clock tick while the thread ran */
+	JW_SAMPLE_BLOCKED = 1,	/* where the thread went to sleep; weight: the periods it slept */
+	JW_SAMPLE_IO = 2,	/* the same, asleep with in_iowait set */
+};
+
+/* What woke a thread (jw_task_rec.waker_flags). */
+enum jw_waker_flags {
+	JW_WAKER_KNOWN = 1 << 0,	/* a wakeup was seen: waker_* describe its context */
 };
 
 /* Failed ring buffer reservations and other losses, counted by the kernel side. */
@@ -73,6 +82,15 @@ struct jw_task_rec {
 	__u32 samples;		/* in-task samples sent */
 	__u32 sample_drops;	/* in-task samples lost to a full ring buffer */
 	__u32 switches;		/* times the thread left the CPU during the task */
+	/* The longest block of the task: how long, where in the kernel, and what ended it. */
+	__u64 longest_block_ns;
+	__u64 wchan_ip;		/* first kernel frame outside the scheduler */
+	__u32 waker_pid;
+	__u32 waker_tid;
+	__u32 waker_flags;	/* enum jw_waker_flags */
+	__u32 n_waker_ips;
+	char waker_comm[JW_COMM_LEN];
+	__u64 waker_ips[JW_MAX_WAKER_FRAMES];	/* kernel stack of the waking context, leaf first */
 };
 
 struct jw_sample_rec {
@@ -86,6 +104,7 @@ struct jw_sample_rec {
 	__u32 stack_size;	/* bytes of user stack copied from regs[JW_UREG_SP] */
 	__u32 n_rets;		/* pending return probes below */
 	__u32 pad;
+	__u64 block_ns;		/* BLOCKED and IO samples: how long the thread slept */
 	__u64 regs[JW_UREG_COUNT];	/* user registers, DWARF numbering */
 	/*
 	 * Return probes replace a hooked function's return address with the uprobes trampoline.

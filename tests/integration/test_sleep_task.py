@@ -1,28 +1,62 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""A 300 ms sleeping task is reported with its wall time, cpu_ms near 0 and the time blocked."""
+"""A 300 ms task that sleeps is reported with its wall time, cpu_ms near 0 and the time blocked;
+its stack log shows where it slept (user frames down to the kernel's blocking function), counted
+as the sampling periods the sleep lasted; the event says what woke it: a timer for nanosleep, the
+writing thread (name:tid) for a pipe read."""
+import re
+
 from jwtest import *
 
 require_bpf()
-logs = LogDir()
-target = start_target("--sleep", "--ms", "300", "--every", "600")
-try:
-    wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
-    rc, events, err = run_jankwatch(
-        ["-p", str(target.pid), "--probe", f"{TARGET}:dispatch", "--set",
-         "ignore_startup_time=3", "--all", "--duration", "4", "--log-dir", logs.path], 60)
-finally:
-    target.kill()
-check(rc == 0, f"jankwatch exits 0 (got {rc})")
-tasks = target_tasks(target)
-check(len(events) >= 3, f"at least 3 events in 4 s (got {len(events)})")
-for ev in events:
-    mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
-    check(len(mine) == 1, "the event matches one task of the target")
-    own_ms = mine[0].dur_ns / 1e6
-    check(abs(ev["wall_ms"] - own_ms) <= 0.05 * own_ms,
-          f"wall_ms {ev['wall_ms']} within 5% of the target's own {own_ms:.3f}")
-    check(ev["cpu_ms"] < 5, f"cpu_ms {ev['cpu_ms']} is near 0")
-    check(ev["blocked_ms"] >= 0.95 * own_ms, f"blocked_ms {ev['blocked_ms']} covers the sleep")
-    check(ev["cause"] == "blocked", f"cause is blocked (got {ev['cause']})")
-logs.cleanup()
+
+
+def thread_tid(pid, name):
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/comm") as f:
+            if f.read().strip() == name:
+                return int(tid)
+    fail(f"no thread {name} in {pid}")
+
+
+def watch(kind, blocking_fn, waker):
+    logs = LogDir()
+    target = start_target(f"--{kind}", "--ms", "300", "--every", "600")
+    try:
+        wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+        if waker == "jw-waker":
+            waker = f"jw-waker:{thread_tid(target.pid, 'jw-waker')}"
+        rc, events, err = run_jankwatch(
+            ["-p", str(target.pid), "--probe", f"{TARGET}:dispatch", "--set",
+             "ignore_startup_time=3", "--all", "--duration", "4", "--log-dir", logs.path], 60)
+    finally:
+        target.kill()
+    check(rc == 0, f"{kind}: jankwatch exits 0 (got {rc})")
+    tasks = target_tasks(target)
+    check(len(events) >= 3, f"{kind}: at least 3 events in 4 s (got {len(events)})")
+    for ev in events:
+        mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
+        check(len(mine) == 1, f"{kind}: the event matches one task of the target")
+        own_ms = mine[0].dur_ns / 1e6
+        check(abs(ev["wall_ms"] - own_ms) <= 0.05 * own_ms,
+              f"{kind}: wall_ms {ev['wall_ms']} within 5% of the target's own {own_ms:.3f}")
+        check(ev["cpu_ms"] < 5, f"{kind}: cpu_ms {ev['cpu_ms']} is near 0")
+        check(ev["blocked_ms"] >= 0.95 * own_ms, f"{kind}: blocked_ms {ev['blocked_ms']}")
+        check(ev["cause"] == "blocked", f"{kind}: cause is blocked (got {ev['cause']})")
+        check(ev["waker"] == waker, f"{kind}: {waker} ended the sleep (waker {ev['waker']})")
+        check(ev["samples"] == 10, f"{kind}: the sleep fills the 10 samples ({ev['samples']})")
+        text = open(ev["external_log"][0]).read()
+        tree = stack_tree(text)
+        check(tree[0].startswith("10 #00 ") and "(_start+" in tree[0], f"{kind}: rooted at _start")
+        names = [m.group(1) for l in tree for m in [re.search(r"\(([^+()]+)\+", l)] if m]
+        for f in ("main", "dispatch", f"{kind}_work", "schedule"):
+            check(f in names, f"{kind}: the blocked stack names {f}")
+        check(any(re.fullmatch(blocking_fn, n) for n in names),
+              f"{kind}: the blocked stack names the kernel's {blocking_fn}")
+        check(names[-1] == "__schedule", f"{kind}: the leaf is the scheduler: {names[-1]}")
+        check(header(text).get("waker") == waker, f"{kind}: the header names the waker")
+    logs.cleanup()
+
+
+watch("sleep", "do_nanosleep", "timer")
+watch("pipe", "(anon_)?pipe_read", "jw-waker")  # anon_pipe_read since Linux 6.14
 print("PASS")

@@ -2,22 +2,29 @@
 /*
  * A plain C event loop for the integration tests: it waits in poll(), then dispatches one task
  * through dispatch(). Every --every ms the task is slow (it spins in busy_work() or sleeps in
- * sleep_work() for --ms); every --fast ms a trivial task runs in between. For each slow task it
+ * sleep_work() for --ms, or waits --ms for the jw-waker thread through a pipe); every --fast ms
+ * a trivial task runs in between. For each slow task it
  * prints what it measured itself: "task <n> <kind> <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
  * after_dispatch() runs right after each dispatch (an exit symbol for --probe BIN:ENTRY:EXIT);
  * with --longjmp a slow task leaves dispatch() by longjmp, so its return never comes.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-enum kind { FAST, BUSY, SLEEP };
+enum kind { FAST, BUSY, SLEEP, PIPE };
 
-static const char *const kind_names[] = { "fast", "busy", "sleep" };
+static const char *const kind_names[] = { "fast", "busy", "sleep", "pipe" };
+
+/* --pipe: the task waits on a pipe that the "jw-waker" thread writes --ms later. */
+static int go_pipe[2], done_pipe[2];
 
 static volatile unsigned long sink;
 static jmp_buf escape;
@@ -47,6 +54,37 @@ __attribute__((noinline)) void sleep_work(unsigned int ms)
 		;
 }
 
+static void *waker_thread(void *arg)
+{
+	unsigned int ms;
+
+	(void)arg;
+	while (read(go_pipe[0], &ms, sizeof(ms)) == sizeof(ms)) {
+		sleep_work(ms);
+		if (write(done_pipe[1], &ms, sizeof(ms)) != sizeof(ms))
+			break;
+	}
+	return NULL;
+}
+
+__attribute__((noinline)) void pipe_work(unsigned int ms)
+{
+	unsigned int got;
+
+	if (write(go_pipe[1], &ms, sizeof(ms)) != sizeof(ms) ||
+	    read(done_pipe[0], &got, sizeof(got)) != sizeof(got))
+		exit(1);
+}
+
+static void start_waker(void)
+{
+	pthread_t t;
+
+	if (pipe(go_pipe) || pipe(done_pipe) || pthread_create(&t, NULL, waker_thread, NULL))
+		exit(1);
+	pthread_setname_np(t, "jw-waker");
+}
+
 __attribute__((noinline)) void fast_work(void)
 {
 	sink++;
@@ -69,6 +107,8 @@ __attribute__((noinline)) void dispatch(enum kind kind, unsigned int ms, int dep
 		longjmp(escape, 1);
 	else if (kind == SLEEP)
 		sleep_work(ms);
+	else if (kind == PIPE)
+		pipe_work(ms);
 	else
 		fast_work();
 	/* Work after the calls keeps them real calls, not tail jumps. */
@@ -85,7 +125,7 @@ static __attribute__((noinline)) void run_slow_task(enum kind kind, unsigned int
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: jw_target [--busy|--sleep] [--ms MS] [--every MS] [--fast MS] "
+	fprintf(stderr, "usage: jw_target [--busy|--sleep|--pipe] [--ms MS] [--every MS] [--fast MS] "
 			"[--nest DEPTH] [--count N] [--longjmp]\n");
 	exit(2);
 }
@@ -102,6 +142,8 @@ int main(int argc, char **argv)
 			kind = BUSY;
 		else if (!strcmp(argv[i], "--sleep"))
 			kind = SLEEP;
+		else if (!strcmp(argv[i], "--pipe"))
+			kind = PIPE;
 		else if (i + 1 < argc && !strcmp(argv[i], "--ms"))
 			ms = atoi(argv[++i]);
 		else if (i + 1 < argc && !strcmp(argv[i], "--every"))
@@ -118,6 +160,8 @@ int main(int argc, char **argv)
 			usage();
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (kind == PIPE)
+		start_waker();
 	next_slow = now_ns() + every * 1000000ULL;
 	next_fast = fast ? now_ns() + fast * 1000000ULL : ~0ULL;
 	for (;;) {

@@ -151,8 +151,21 @@ static void test_data_symbols_ignored(void **state)
 	assert_sym(fx, 0xffffffff81000400ULL, "_stext", 0x400);
 	assert_sym(fx, 0xffffffff81000800ULL, "_stext", 0x800);
 	assert_sym(fx, 0xffffffff81004000ULL, "weak_fn", 0x1000);
-	assert_sym(fx, 0xffffffff82000010ULL, "weak_lower", 0xffb010);
-	assert_sym(fx, 0xffffffff82001000ULL, "weak_lower", 0xffc000);
+	assert_sym(fx, 0xffffffff81006010ULL, "weak_lower", 0x1010);
+}
+
+/*
+ * An address 1 MiB or more past the nearest symbol is not in that function (BPF programs,
+ * code kallsyms does not list): it stays unnamed rather than named wrongly.
+ */
+static void test_far_from_any_symbol(void **state)
+{
+	struct fixture *fx = *state;
+
+	load_fake(fx);
+	assert_sym(fx, 0xffffffff81005000ULL + 0xfffff, "weak_lower", 0xfffff);
+	assert_no_sym(fx, 0xffffffff81005000ULL + 0x100000);
+	assert_no_sym(fx, 0xffffffff82000010ULL);
 }
 
 static void test_before_first(void **state)
@@ -263,6 +276,7 @@ int main(void)
 		T(test_exact_address),
 		T(test_inside),
 		T(test_data_symbols_ignored),
+		T(test_far_from_any_symbol),
 		T(test_before_first),
 		T(test_null_ksyms),
 		T(test_all_zero_is_eperm),

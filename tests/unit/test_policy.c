@@ -590,12 +590,79 @@ static void test_budget_clock_stepped_back(void **state)
 	assert_int_equal(decide_at(p, 42, 1000, 900 * MS, NOW_S + DAY_S + 1), JW_VERDICT_TRACE);
 }
 
+/* Fewer periods than wanted: every period is kept. */
+static void test_pick_weighted_keeps_all(void **state)
+{
+	const uint32_t w[] = { 1, 3, 1 };
+	uint32_t c[3];
+
+	(void)state;
+	assert_int_equal(jw_pick_weighted(w, 3, 10, c), 5);
+	assert_int_equal(c[0], 1);
+	assert_int_equal(c[1], 3);
+	assert_int_equal(c[2], 1);
+}
+
+/* A task that slept 300 ms (one blocked sample of 30 periods): it holds all 10 picks. */
+static void test_pick_weighted_one_block(void **state)
+{
+	const uint32_t w[] = { 30 };
+	uint32_t c[1];
+
+	(void)state;
+	assert_int_equal(jw_pick_weighted(w, 1, 10, c), 10);
+	assert_int_equal(c[0], 10);
+}
+
+/* 15 on-CPU samples then a 15-period block: the picks split in proportion, 5 and 5. */
+static void test_pick_weighted_proportions(void **state)
+{
+	uint32_t w[16], c[16], cpu = 0;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 15; i++)
+		w[i] = 1;
+	w[15] = 15;
+	assert_int_equal(jw_pick_weighted(w, 16, 10, c), 10);
+	for (i = 0; i < 15; i++) {
+		assert_true(c[i] <= 1);
+		cpu += c[i];
+	}
+	assert_int_equal(cpu, 5);
+	assert_int_equal(c[15], 5);
+}
+
+/* Equal weights reduce to the evenly spaced pick. */
+static void test_pick_weighted_matches_evenly(void **state)
+{
+	uint32_t w[30], c[30];
+	size_t idx[10], i, k = 0;
+
+	(void)state;
+	for (i = 0; i < 30; i++)
+		w[i] = 1;
+	assert_int_equal(jw_pick_weighted(w, 30, 10, c), 10);
+	assert_int_equal(jw_pick_evenly(30, 10, idx), 10);
+	for (i = 0; i < 30; i++) {
+		if (!c[i])
+			continue;
+		assert_int_equal(c[i], 1);
+		assert_int_equal(idx[k++], i);
+	}
+	assert_int_equal(k, 10);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_new_and_free),
+		T(test_pick_weighted_keeps_all),
+		T(test_pick_weighted_one_block),
+		T(test_pick_weighted_proportions),
+		T(test_pick_weighted_matches_evenly),
 		T(test_threshold_boundary),
 		T(test_threshold_custom),
 		T(test_log_type_0_split),
