@@ -12,6 +12,7 @@ packages=(
 	libcmocka-dev
 	python3
 	procps
+	redis-server redis-tools nodejs
 )
 
 missing=()

@@ -329,11 +329,20 @@ static void waker_stack(struct jw_reporter *r, const struct jw_task_rec *t, stru
 	}
 }
 
-static const char *exe_name(const struct jw_proc *proc)
+/*
+ * The process's name as its users know it: the kernel's name for it (the name it was started
+ * by: redis-server, not the redis-check-rdb its symlink points to), or the executable's base
+ * name when that only lengthens a name the kernel cut at 15 characters.
+ */
+static const char *bundle_name(const struct jw_proc *proc)
 {
 	const char *slash = strrchr(proc->target.exe, '/');
+	const char *base = slash ? slash + 1 : proc->target.exe;
+	size_t n = strlen(proc->target.comm);
 
-	return slash ? slash + 1 : proc->target.exe;
+	if (!n || (n >= 15 && strncmp(base, proc->target.comm, n) == 0))
+		return base;
+	return proc->target.comm;
 }
 
 /* Writes the stack log; on success sets @path. 0, -EDQUOT (over the quota) or -errno. */
@@ -385,7 +394,7 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 
 	ev->event = "MAIN_THREAD_JANK";
 	ev->time_ms = now_real / NS_PER_MS;
-	ev->bundle_name = exe_name(proc);
+	ev->bundle_name = bundle_name(proc);
 	ev->bundle_version = jw_symbolizer__exe_build_id(proc->sym);
 	ev->pid = t->hdr.pid;
 	ev->uid = proc->target.uid;
@@ -482,7 +491,8 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 	if (ret)
 		goto out;
 	fill_event(r, proc, t, now_real, &ev);
-	ev.heaviest_stack = heaviest;
+	/* No stack at all: null, as the stack log's "none". */
+	ev.heaviest_stack = *heaviest ? heaviest : NULL;
 	ev.waker = describe_waker(r, t, waker, sizeof(waker));
 	jw_buf_reset(&r->waker_stack);
 	if (ev.waker)

@@ -6,7 +6,9 @@ ctest reports as skipped; scripts/test.sh turns a skip into a failure under CI=t
 """
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -161,3 +163,118 @@ def stack_tree(text):
 def header(text):
     head = text.split("\n\n", 1)[0]
     return dict(l.split(": ", 1) for l in head.splitlines())
+
+
+# Stack log trees, parsed: one Frame per line, linked to its parent (the caller).
+
+FRAME_LINE = re.compile(r"^( *)(\d+) #(\d{2,}) pc ([0-9a-f]+) (.*)$")
+FRAME_SYMBOL = re.compile(r"\(([^()+]+)\+(?:0x)?[0-9a-f]+\)")
+ROOT_SYMBOLS = ("_start", "__libc_start_main", "__libc_start_call_main")
+
+
+class Frame:
+    """One line of a tree-format stack log: count samples went through this frame."""
+
+    def __init__(self, line, count, depth, pc, rest, parent):
+        self.line, self.count, self.depth, self.pc, self.rest = line, count, depth, pc, rest
+        self.parent, self.children = parent, []
+
+    @property
+    def symbol(self):
+        """The function name without its offset, None when the line names none."""
+        m = FRAME_SYMBOL.search(self.rest)
+        return m.group(1) if m else None
+
+    @property
+    def truncated(self):
+        return self.rest.startswith("[truncated]")
+
+    @property
+    def kernel(self):
+        return self.rest.startswith("[kernel]")
+
+    def ancestors(self):
+        f = self.parent
+        while f:
+            yield f
+            f = f.parent
+
+    def root(self):
+        f = self
+        while f.parent:
+            f = f.parent
+        return f
+
+
+def parse_tree(lines):
+    """The frames of a stack log's tree (stack_tree(text)), in file order; checks the layout:
+    4 spaces of indentation per depth, #NN equal to the depth, counts within the parent's."""
+    frames, path = [], []
+    for line in lines:
+        m = FRAME_LINE.match(line)
+        if not m:
+            fail(f"not a frame line: {line!r}")
+        indent, count, depth = len(m.group(1)), int(m.group(2)), int(m.group(3))
+        if indent != 4 * depth or depth > len(path):
+            fail(f"frame line at depth {depth} indented {indent} after {len(path)} levels: "
+                 f"{line!r}")
+        del path[depth:]
+        parent = path[-1] if path else None
+        if parent and count > parent.count:
+            fail(f"count {count} exceeds the parent's {parent.count}: {line!r}")
+        f = Frame(line, count, depth, int(m.group(4), 16), m.group(5), parent)
+        if parent:
+            parent.children.append(f)
+        frames.append(f)
+        path.append(f)
+    return frames
+
+
+def tree_samples(frames):
+    """Samples in a tree: the sum of the #00 counts."""
+    return sum(f.count for f in frames if f.parent is None)
+
+
+def chain_samples(frames, chain):
+    """Samples whose stack holds chain (outermost caller first) as consecutive frames, its last
+    function the innermost of them: the counts of the frames named chain[-1] whose parents, one
+    after the other, are named chain[-2], chain[-3], ... chain[0]."""
+    total = 0
+    for f in frames:
+        names = [f.symbol] + [a.symbol for a in f.ancestors()][:len(chain) - 1]
+        if names == list(reversed(chain)):
+            total += f.count
+    return total
+
+
+def samples_through(frames, symbol, roots=ROOT_SYMBOLS):
+    """Samples whose stack goes through symbol and is rooted at one of roots (not [truncated]):
+    the counts of the outermost frames named symbol under such a root."""
+    total = 0
+    for f in frames:
+        if f.symbol != symbol or any(a.symbol == symbol for a in f.ancestors()):
+            continue
+        if f.root().symbol in roots:
+            total += f.count
+    return total
+
+
+def json_lines(proc):
+    """The JSON lines a running jankwatch has printed so far."""
+    events = []
+    for line in list(proc.out):
+        try:
+            events.append(json.loads(line))
+        except json.JSONDecodeError:
+            fail(f"stdout line is not JSON: {line!r}")
+    return events
+
+
+def stop_jankwatch(proc, timeout=30):
+    """Ctrl-C to a jankwatch started with start_jankwatch; returns its exit status."""
+    if proc.p.poll() is None:
+        proc.p.send_signal(signal.SIGINT)
+    rc = proc.wait(timeout)
+    if rc != 0 or os.environ.get("JW_TEST_VERBOSE"):
+        print("\n".join(proc.err), file=sys.stderr)
+    return rc
