@@ -4,7 +4,7 @@
 # one run: nothing attached, the floor (empty uprobe + uretprobe), jankwatch, and bpftrace doing
 # the same latency measurement; for a frame-pointer build of the loop (dispatch starts with an
 # emulated `push %rbp`) and a CET build (it starts with a single-stepped `endbr64`).
-# Usage: scripts/bench.sh [--quick]   (root; installs bpftrace from Debian when missing)
+# Usage: scripts/bench.sh [--quick] [--samples-only]   (root; installs bpftrace from Debian when missing)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,6 +19,9 @@ MIN_ON_CPU_PCT=90	# this share of its windows, and the machine was too busy to t
 WINDOW_MS=500		# the loop's window
 SKIP_WINDOWS=2		# ~1 s thrown away after attaching: the window in flight mixes states
 MEASURE_WINDOWS=8
+SAMPLE_SECONDS=5	# per --unwind mode, for the per-sample cost
+BPF_STATS_WAS=
+ONLY_SAMPLES=
 
 WORK=
 LOADAVG=
@@ -32,8 +35,9 @@ die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
 usage()
 {
 	cat <<EOF
-Usage: scripts/bench.sh [--quick]
-  --quick   shorter windows (about half the time, noisier)
+Usage: scripts/bench.sh [--quick] [--samples-only]
+  --quick          shorter windows (about half the time, noisier)
+  --samples-only   only the per-sample cost of each --unwind mode
 Runs as root. Builds build/, installs bpftrace when missing, and prints ns per dispatch for
 each configuration and the ratios of the added costs.
 EOF
@@ -43,7 +47,8 @@ parse_args()
 {
 	while (($#)); do
 		case $1 in
-		--quick) WINDOW_MS=250 SKIP_WINDOWS=4 MEASURE_WINDOWS=6 ;;
+		--quick) WINDOW_MS=250 SKIP_WINDOWS=4 MEASURE_WINDOWS=6 SAMPLE_SECONDS=3 ;;
+		--samples-only) ONLY_SAMPLES=1 ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; die "unknown argument: $1" ;;
 		esac
@@ -87,6 +92,7 @@ cleanup()
 {
 	reap "$TOOL_PID"
 	reap "$LOOP_PID"
+	[[ -z $BPF_STATS_WAS ]] || sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS_WAS"
 	[[ -z $WORK ]] || rm -rf "$WORK"
 }
 
@@ -326,6 +332,47 @@ print_report()
 	print_build cet
 }
 
+# The per-sample cost of each --unwind mode on jw_chain (no frame pointers, a 900 ms task every
+# second, so nearly every sample lands in a task): the kernel side from the BPF run-time stats of
+# the sampling program, user space from jankwatch's own -v timing of its reports.
+sample_cost()
+{
+	local chain=$BUILD/tests/targets/jw_chain mode pid stats
+	local -A knl usr
+
+	BPF_STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -qw kernel.bpf_stats_enabled=1
+	"$chain" --ms 900 --every 1000 >/dev/null &
+	LOOP_PID=$!
+	pid=$LOOP_PID
+	# jankwatch reports nothing in the target's first 3 s (ignore_startup_time).
+	sleep 3.2
+	for mode in fp auto dwarf; do
+		log "sample cost: --unwind $mode"
+		"$BUILD/jankwatch" -v -p "$pid" --probe "$chain:dispatch" --unwind "$mode" --all \
+			--set ignore_startup_time=3 --log-dir "$WORK/samples-$mode" \
+			>"$WORK/jw-$mode.out" 2>"$WORK/jw-$mode.err" &
+		TOOL_PID=$!
+		wait_for_line "$WORK/jw-$mode.err" ready "$TOOL_PID" jankwatch
+		sleep "$SAMPLE_SECONDS"
+		stats=$(bpftool prog show name on_sample --json |
+			python3 -c 'import json,sys; p=json.load(sys.stdin); p=p[0] if isinstance(p,list) else p
+print(p.get("run_time_ns",0), p.get("run_cnt",0))')
+		stop_tool jankwatch "$WORK/jw-$mode.err"
+		knl[$mode]=$(awk -v t="${stats% *}" -v n="${stats#* }" \
+			'BEGIN { printf "%.1f us over %d samples", n ? t / n / 1000 : 0, n }')
+		usr[$mode]=$(awk '/unwound and named in/ { n += $(NF-6); t += $(NF-1) }
+			END { printf "%.1f us over %d samples", n ? t / n : 0, n }' "$WORK/jw-$mode.err")
+	done
+	reap "$pid"
+	LOOP_PID=
+	printf '\nper-sample cost on jw_chain (no frame pointers), %ss per mode:\n' "$SAMPLE_SECONDS"
+	printf '  %-6s %-32s %s\n' mode "in the target (BPF program)" "in jankwatch (unwind+name)"
+	for mode in fp auto dwarf; do
+		printf '  %-6s %-32s %s\n' "$mode" "${knl[$mode]}" "${usr[$mode]}"
+	done
+}
+
 main()
 {
 	parse_args "$@"
@@ -335,9 +382,12 @@ main()
 	setup
 	WORK=$(mktemp -d /tmp/jw-bench.XXXXXX)
 	LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
-	run_build fp "$BUILD/bench/jw_bench_loop_fp" '^push +%rbp'
-	run_build cet "$BUILD/bench/jw_bench_loop_cet" '^endbr64'
-	print_report
+	if [[ -z $ONLY_SAMPLES ]]; then
+		run_build fp "$BUILD/bench/jw_bench_loop_fp" '^push +%rbp'
+		run_build cet "$BUILD/bench/jw_bench_loop_cet" '^endbr64'
+		print_report
+	fi
+	sample_cost
 }
 
 main "$@"

@@ -26,6 +26,7 @@ struct jw_reporter {
 	struct jw_clocks clocks;
 	struct jw_buf line;
 	struct jw_buf waker_stack;	/* the current report's waker stack */
+	uint32_t unwound;		/* samples unwound for the current report */
 	struct jw_report_counts counts;
 	uint8_t *stack;			/* scratch: a sample's stack copy, patched */
 	struct user_stack fp;		/* scratch: the frame-pointer stack of a sample */
@@ -249,6 +250,7 @@ static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *
 
 		if (!counts[i])
 			continue;
+		r->unwound++;
 		nf = sample_frames(r, proc, samples[i], frames);
 		complete = nf && frames[0].kind != JW_FRAME_KERNEL &&
 			   jw_symbol_is_thread_root(frames[0].symbol);
@@ -474,6 +476,7 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 	struct jw_event ev = { .external_log = logs };
 	struct jw_stacktree *tree;
 	enum jw_verdict verdict;
+	int64_t t0;
 	int ret;
 
 	verdict = jw_policy__decide(r->opts.policy, &facts);
@@ -482,7 +485,11 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 	tree = jw_stacktree__new();
 	if (!tree)
 		return -ENOMEM;
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	r->unwound = 0;
 	ret = build_tree(r, proc, samples, n, tree, &ev.samples);
+	jw_log(JW_LOG_DEBUG, "pid %u: %zu samples held, %u unwound and named in %lld us", t->hdr.pid,
+	       n, r->unwound, (long long)(clock_ns(CLOCK_MONOTONIC) - t0) / 1000);
 	if (!ret) {
 		heaviest = jw_stacktree__heaviest(tree);
 		if (!heaviest)
