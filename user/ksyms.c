@@ -77,6 +77,20 @@ static int read_kallsyms(FILE *f, struct jw_ksyms *k, size_t **offsets)
 	return 0;
 }
 
+/* Sorts the symbols by address and finds the scheduler's text among them. */
+static void index_syms(struct jw_ksyms *k)
+{
+	size_t i;
+
+	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	for (i = 0; i < k->n; i++) {
+		if (!strcmp(k->syms[i].name, "__sched_text_start"))
+			k->sched_start = k->syms[i].addr;
+		else if (!strcmp(k->syms[i].name, "__sched_text_end"))
+			k->sched_end = k->syms[i].addr;
+	}
+}
+
 struct jw_ksyms *jw_ksyms__load(const char *path)
 {
 	struct jw_ksyms *k = calloc(1, sizeof(*k));
@@ -100,15 +114,10 @@ struct jw_ksyms *jw_ksyms__load(const char *path)
 		err = -EPERM;
 		goto err_free;
 	}
-	for (i = 0; i < k->n; i++) {
+	for (i = 0; i < k->n; i++)
 		k->syms[i].name = k->names + offsets[i];
-		if (!strcmp(k->syms[i].name, "__sched_text_start"))
-			k->sched_start = k->syms[i].addr;
-		else if (!strcmp(k->syms[i].name, "__sched_text_end"))
-			k->sched_end = k->syms[i].addr;
-	}
 	free(offsets);
-	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	index_syms(k);
 	return k;
 
 err_free:
@@ -116,6 +125,36 @@ err_free:
 	jw_ksyms__free(k);
 	errno = -err;
 	return NULL;
+}
+
+/* Names are laid out in one blob, as kallsyms loads them; then sorted and indexed. */
+struct jw_ksyms *jw_ksyms__from_list(const uint64_t *addrs, const char *const *names, size_t n)
+{
+	struct jw_ksyms *k = calloc(1, sizeof(*k));
+	size_t i, len = 0, at = 0;
+
+	if (!k)
+		return NULL;
+	for (i = 0; i < n; i++)
+		len += strlen(names[i]) + 1;
+	k->syms = calloc(n ? n : 1, sizeof(*k->syms));
+	k->names = malloc(len ? len : 1);
+	if (!k->syms || !k->names) {
+		jw_ksyms__free(k);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(names[i]) + 1;
+
+		memcpy(k->names + at, names[i], l);
+		k->syms[i].addr = addrs[i];
+		k->syms[i].name = k->names + at;
+		at += l;
+	}
+	k->n = n;
+	index_syms(k);
+	return k;
 }
 
 void jw_ksyms__free(struct jw_ksyms *k)
@@ -157,4 +196,10 @@ void jw_ksyms__frame(const struct jw_ksyms *ks, uint64_t pc, struct jw_frame *fr
 bool jw_ksyms__in_sched(const struct jw_ksyms *ks, uint64_t pc)
 {
 	return ks && pc >= ks->sched_start && pc < ks->sched_end;
+}
+
+void jw_ksyms__sched_text(const struct jw_ksyms *ks, uint64_t *start, uint64_t *end)
+{
+	*start = ks ? ks->sched_start : 0;
+	*end = ks ? ks->sched_end : 0;
 }

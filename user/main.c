@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "offline.h"
 #include "options.h"
 #include "session.h"
 
@@ -14,6 +15,8 @@ int main(int argc, char **argv)
 	char err[1024];
 	int status;
 
+	if (argc > 1 && strcmp(argv[1], "symbolize") == 0)
+		return jw_symbolize_main(argc - 1, argv + 1);
 	if (jw_options_parse(&cfg, argc, argv, err, sizeof(err))) {
 		fprintf(stderr, "jankwatch: %s (--help for usage)\n", err);
 		return 2;

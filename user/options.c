@@ -528,10 +528,12 @@ void jw_config_free(struct jw_config *cfg)
 	free(cfg->thread);
 	free(cfg->config_file);
 	free(cfg->log_dir);
+	free(cfg->raw_file);
 	/* Cleared so that a second free, or a free after a failed parse, is harmless. */
 	cfg->thread = NULL;
 	cfg->config_file = NULL;
 	cfg->log_dir = NULL;
+	cfg->raw_file = NULL;
 }
 
 enum {
@@ -546,6 +548,7 @@ enum {
 	OPT_DURATION,
 	OPT_UNWIND,
 	OPT_STACK_BYTES,
+	OPT_RAW,
 };
 
 static const struct option long_opts[] = {
@@ -560,6 +563,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
+	{ "raw", required_argument, NULL, OPT_RAW },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -821,6 +825,8 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		return set_duration(cfg, optarg, err, errlen);
 	case OPT_UNWIND:
 		return set_unwind(cfg, optarg, err, errlen);
+	case OPT_RAW:
+		return set_string(&cfg->raw_file, "--raw", optarg, err, errlen);
 	case OPT_STACK_BYTES:
 		/* The same parameter as --set stack_bytes=N, queued with the --set values. */
 		if (asprintf(&sets->owned[sets->n_owned], "stack_bytes=%s", optarg) < 0)
@@ -938,6 +944,8 @@ void jw_options_usage(void *out)
 	int i;
 
 	fputs("Usage: jankwatch [OPTIONS] -p PID[,PID...]     watch running processes\n"
+	      "       jankwatch symbolize RAW [--debug-dir DIR] [--log-dir DIR]\n"
+	      "                                              re-symbolize a raw capture offline\n"
 	      "\n"
 	      "  -p PID[,PID...]    the processes to watch (may repeat, up to 64)\n"
 	      "  --probe BIN:ENTRY[:EXIT]   hook any dispatch function (EXIT: a symbol whose\n"
@@ -953,6 +961,8 @@ void jw_options_usage(void *out)
 	      "  --unwind MODE      auto (default: DWARF CFI, frame pointers where it stops),\n"
 	      "                     fp or dwarf\n"
 	      "  --stack-bytes N    user stack copied per sample for DWARF (--set stack_bytes)\n"
+	      "  --raw FILE         also save what naming the reported stacks needs, for\n"
+	      "                     `jankwatch symbolize FILE` on another machine\n"
 	      "  -v, -q             more or less on stderr\n"
 	      "  -h, --help         this text\n"
 	      "\n"

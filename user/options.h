@@ -63,6 +63,7 @@ struct jw_config {
 	char *thread;		/* --thread TID|NAME, NULL: the main thread */
 	char *config_file;
 	char *log_dir;		/* never NULL after parsing */
+	char *raw_file;		/* --raw FILE, or NULL */
 	struct jw_params params;
 	enum jw_format format;
 	enum jw_unwind_choice unwind;

@@ -10,6 +10,7 @@
 #include "report_stack.h"
 #include "stacktree.h"
 #include "unwind.h"
+#include "rawfile.h"
 
 #define MAX_FRAMES (JW_MAX_USER_FRAMES + JW_MAX_KERNEL_FRAMES)
 #define NS_PER_MS 1000000ULL
@@ -21,12 +22,21 @@ struct user_stack {
 	size_t n;
 };
 
+#define KSYMS_PER_REPORT 2048
+
+struct ksym_list {
+	struct jw_raw_ksym v[KSYMS_PER_REPORT];
+	size_t n;
+};
+
 struct jw_reporter {
 	struct jw_reporter_opts opts;
 	struct jw_clocks clocks;
 	struct jw_buf line;
 	struct jw_buf waker_stack;	/* the current report's waker stack */
 	uint32_t unwound;		/* samples unwound for the current report */
+	struct ksym_list ksyms_used;	/* the current report's kernel symbols, for --raw */
+	bool raw_failed;		/* a raw capture write failed (said once) */
 	struct jw_report_counts counts;
 	uint8_t *stack;			/* scratch: a sample's stack copy, patched */
 	struct user_stack fp;		/* scratch: the frame-pointer stack of a sample */
@@ -69,7 +79,10 @@ struct jw_reporter *jw_reporter__new(const struct jw_reporter_opts *opts)
 		return NULL;
 	}
 	r->opts = *opts;
-	jw_clocks_init(&r->clocks);
+	if (opts->clocks)
+		r->clocks = *opts->clocks;
+	else
+		jw_clocks_init(&r->clocks);
 	jw_buf_init(&r->line);
 	jw_buf_init(&r->waker_stack);
 	return r;
@@ -220,21 +233,21 @@ static size_t sample_frames(struct jw_reporter *r, struct jw_proc *proc,
 
 /*
  * Merges the samples into @tree: sample_count sampling periods evenly spaced over the task, a
- * blocked sample standing for the periods it slept. Sets @kept to the periods kept.
+ * blocked sample standing for the periods it slept. @counts (n entries) receives the periods
+ * kept of each sample; @kept their sum.
  */
 static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *samples,
-		      size_t n, struct jw_stacktree *tree, uint32_t *kept)
+		      size_t n, struct jw_stacktree *tree, uint32_t *counts, uint32_t *kept)
 {
 	size_t want = r->opts.cfg->params.v[JW_P_SAMPLE_COUNT];
-	uint32_t *weights, *counts;
 	struct jw_frame *frames;
+	uint32_t *weights;
 	size_t i;
 	int ret = 0;
 
 	weights = calloc(n + 1, sizeof(*weights));
-	counts = calloc(n + 1, sizeof(*counts));
 	frames = calloc(MAX_FRAMES, sizeof(*frames));
-	if (!weights || !counts || !frames) {
+	if (!weights || !frames) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -258,7 +271,6 @@ static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *
 	}
 out:
 	free(frames);
-	free(counts);
 	free(weights);
 	return ret;
 }
@@ -390,12 +402,12 @@ static int emit_event(struct jw_reporter *r, const struct jw_event *ev)
 
 /* The event's fields that come from the task and the process. */
 static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
-		       const struct jw_task_rec *t, uint64_t now_real, struct jw_event *ev)
+		       const struct jw_task_rec *t, uint64_t time_ms, struct jw_event *ev)
 {
 	uint64_t wall = t->end_ns - t->start_ns, off = t->runq_ns + t->blocked_ns;
 
 	ev->event = "MAIN_THREAD_JANK";
-	ev->time_ms = now_real / NS_PER_MS;
+	ev->time_ms = time_ms;
 	ev->bundle_name = bundle_name(proc);
 	ev->bundle_version = jw_symbolizer__exe_build_id(proc->sym);
 	ev->pid = t->hdr.pid;
@@ -459,35 +471,127 @@ static void add_stack_log(struct jw_reporter *r, const struct jw_proc *proc,
 	}
 }
 
-int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
-		      void *const *samples, size_t n)
+/* Adds the kernel symbol @pc falls in to @b, unless it is there already. */
+static void add_ksym(struct jw_reporter *r, uint64_t pc, struct ksym_list *b)
 {
-	uint64_t now_real = clock_ns(CLOCK_REALTIME);
-	struct jw_task_facts facts = {
-		.pid = t->hdr.pid,
+	struct jw_frame fr;
+	uint64_t start;
+	size_t i;
+
+	jw_ksyms__frame(r->opts.ksyms, pc, &fr);
+	if (!fr.symbol)
+		return;
+	start = pc - fr.sym_off;
+	for (i = 0; i < b->n; i++)
+		if (b->v[i].addr == start)
+			return;
+	if (b->n < KSYMS_PER_REPORT)
+		b->v[b->n++] = (struct jw_raw_ksym){ .addr = start, .name = fr.symbol };
+}
+
+/* The kernel symbols a report's addresses need, and the scheduler text's bounds. */
+static void collect_ksyms(struct jw_reporter *r, const struct jw_task_rec *t,
+			  void *const *samples, const uint32_t *counts, size_t n,
+			  struct ksym_list *b)
+{
+	uint64_t lo, hi;
+	size_t i, j;
+
+	b->n = 0;
+	jw_ksyms__sched_text(r->opts.ksyms, &lo, &hi);
+	if (lo && hi) {
+		b->v[b->n++] = (struct jw_raw_ksym){ .addr = lo, .name = "__sched_text_start" };
+		b->v[b->n++] = (struct jw_raw_ksym){ .addr = hi, .name = "__sched_text_end" };
+	}
+	for (i = 0; i < n; i++) {
+		const struct jw_sample_rec *s = samples[i];
+
+		for (j = 0; counts[i] && j < s->n_kernel && j < JW_MAX_KERNEL_FRAMES; j++)
+			add_ksym(r, s->kernel_ips[j], b);
+	}
+	for (j = 0; j < t->n_waker_ips && j < JW_MAX_WAKER_FRAMES; j++)
+		add_ksym(r, t->waker_ips[j], b);
+	if (t->wchan_ip)
+		add_ksym(r, t->wchan_ip, b);
+}
+
+/*
+ * Appends the report to the raw capture: the kept samples only, each weighted with the periods
+ * it was kept for, so that replaying them keeps exactly these.
+ */
+static void capture(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		    void *const *samples, const uint32_t *counts, size_t n,
+		    enum jw_verdict verdict, uint64_t time_ms)
+{
+	struct jw_raw_report raw = {
+		.verdict = verdict,
+		.time_ms = time_ms,
+		.pid = proc->target.pid,
+		.tid = proc->target.tid,
 		.uid = proc->target.uid,
-		.wall_ns = t->end_ns - t->start_ns,
-		.begin_boot_ns = t->start_ns + r->clocks.boottime_ns,
-		.proc_start_boot_ns = proc->start_boot_ns,
-		.now_s = now_real / 1000000000ULL,
+		.start_jiffies = proc->target.start_jiffies,
+		.start_boot_ns = proc->start_boot_ns,
+		.comm = proc->target.comm,
+		.exe = proc->target.exe,
+		.handlers = proc->handlers,
+		.n_handlers = JW_MAX_PROBES,
+		.task = t,
+		.task_size = sizeof(*t),
 	};
+	struct jw_raw_module *mods = NULL;
+	const void **kept = calloc(n + 1, sizeof(*kept));
+	size_t *sizes = calloc(n + 1, sizeof(*sizes)), i;
+	int ret = -ENOMEM;
+
+	if (!kept || !sizes)
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct jw_sample_rec *s = samples[i];
+
+		if (!counts[i])
+			continue;
+		s->weight = counts[i];
+		kept[raw.n_samples] = s;
+		sizes[raw.n_samples++] = s->hdr.size;
+	}
+	collect_ksyms(r, t, samples, counts, n, &r->ksyms_used);
+	raw.ksyms = r->ksyms_used.v;
+	raw.n_ksyms = r->ksyms_used.n;
+	raw.samples = kept;
+	raw.sample_sizes = sizes;
+	ret = jw_symbolizer__modules(proc->sym, &mods, &raw.n_modules);
+	if (ret)
+		goto out;
+	raw.modules = mods;
+	ret = jw_raw_write_report(r->opts.raw, &raw);
+out:
+	if (ret && !r->raw_failed) {
+		r->raw_failed = true;
+		jw_log(JW_LOG_WARN, "cannot write the raw capture: %s", strerror(-ret));
+	}
+	free(mods);
+	free(sizes);
+	free(kept);
+}
+
+/* Writes a jank's files and event; @verdict and @time_ms decided live, or recorded. */
+static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		  void *const *samples, size_t n, enum jw_verdict verdict, uint64_t time_ms)
+{
 	char path[4096], waker[JW_COMM_LEN + 16], *heaviest = NULL;
 	const char *logs[1] = { path };
 	struct jw_event ev = { .external_log = logs };
-	struct jw_stacktree *tree;
-	enum jw_verdict verdict;
-	int64_t t0;
+	uint32_t *counts = calloc(n + 1, sizeof(*counts));
+	struct jw_stacktree *tree = jw_stacktree__new();
+	int64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	int ret;
 
-	verdict = jw_policy__decide(r->opts.policy, &facts);
-	if (verdict == JW_VERDICT_NONE)
-		return 0;
-	tree = jw_stacktree__new();
-	if (!tree)
-		return -ENOMEM;
-	t0 = clock_ns(CLOCK_MONOTONIC);
+	if (!tree || !counts) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	r->unwound = 0;
-	ret = build_tree(r, proc, samples, n, tree, &ev.samples);
+	ret = build_tree(r, proc, samples, n, tree, counts, &ev.samples);
 	jw_log(JW_LOG_DEBUG, "pid %u: %zu samples held, %u unwound and named in %lld us", t->hdr.pid,
 	       n, r->unwound, (long long)(clock_ns(CLOCK_MONOTONIC) - t0) / 1000);
 	if (!ret) {
@@ -497,7 +601,9 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 	}
 	if (ret)
 		goto out;
-	fill_event(r, proc, t, now_real, &ev);
+	if (r->opts.raw)
+		capture(r, proc, t, samples, counts, n, verdict, time_ms);
+	fill_event(r, proc, t, time_ms, &ev);
 	/* No stack at all: null, as the stack log's "none". */
 	ev.heaviest_stack = *heaviest ? heaviest : NULL;
 	ev.waker = describe_waker(r, t, waker, sizeof(waker));
@@ -513,6 +619,37 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 	ret = emit_event(r, &ev);
 out:
 	free(heaviest);
+	free(counts);
 	jw_stacktree__free(tree);
 	return ret;
+}
+
+int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		      void *const *samples, size_t n)
+{
+	uint64_t now_real = clock_ns(CLOCK_REALTIME);
+	struct jw_task_facts facts = {
+		.pid = t->hdr.pid,
+		.uid = proc->target.uid,
+		.wall_ns = t->end_ns - t->start_ns,
+		.begin_boot_ns = t->start_ns + r->clocks.boottime_ns,
+		.proc_start_boot_ns = proc->start_boot_ns,
+		.now_s = now_real / 1000000000ULL,
+	};
+	enum jw_verdict verdict = jw_policy__decide(r->opts.policy, &facts);
+
+	if (verdict == JW_VERDICT_NONE)
+		return 0;
+	return report(r, proc, t, samples, n, verdict, now_real / NS_PER_MS);
+}
+
+void jw_reporter__set_ksyms(struct jw_reporter *r, const struct jw_ksyms *ks)
+{
+	r->opts.ksyms = ks;
+}
+
+int jw_reporter__replay(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+			void *const *samples, size_t n, enum jw_verdict verdict, uint64_t time_ms)
+{
+	return report(r, proc, t, samples, n, verdict, time_ms);
 }

@@ -48,6 +48,8 @@ struct jw_reporter_opts {
 	struct jw_logdir *logdir;
 	const struct jw_ksyms *ksyms;	/* may be NULL: kernel frames by address */
 	FILE *out;			/* event lines, flushed one by one */
+	FILE *raw;			/* --raw: the capture, header written; or NULL */
+	const struct jw_clocks *clocks;	/* recorded clock offsets to replay; NULL: now's */
 };
 
 struct jw_reporter;
@@ -61,6 +63,16 @@ void jw_reporter__free(struct jw_reporter *r);	/* NULL-safe */
  */
 int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
 		      void *const *samples, size_t n);
+
+/*
+ * Reports task @t again from a raw capture: @verdict and @time_ms as recorded live, @samples
+ * the kept ones with their recorded weights. Returns 0 or -errno.
+ */
+int jw_reporter__replay(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+			void *const *samples, size_t n, enum jw_verdict verdict, uint64_t time_ms);
+
+/* Names kernel frames with @ks from now on (a raw capture carries its own per report). */
+void jw_reporter__set_ksyms(struct jw_reporter *r, const struct jw_ksyms *ks);
 
 const struct jw_report_counts *jw_reporter__counts(const struct jw_reporter *r);
 

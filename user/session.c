@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "log.h"
 #include "policy.h"
 #include "report.h"
+#include "rawfile.h"
 #include "samplebuf.h"
 #include "session.h"
 
@@ -49,6 +51,8 @@ struct session {
 	struct jw_logdir *logdir;
 	struct jw_ksyms *ksyms;
 	struct jw_reporter *reporter;
+	struct jw_clocks clocks;
+	FILE *raw;		/* --raw capture, or NULL */
 	struct ring_buffer *rb;
 	uint64_t records;
 	uint64_t lost_samples;	/* samples user space could not keep (out of memory) */
@@ -252,6 +256,36 @@ static int attach_proc(struct session *s, struct jw_proc *p)
 	return 0;
 }
 
+/* Creates the --raw capture (never through a link) and writes its header. */
+static int open_raw(struct session *s)
+{
+	const struct jw_config *cfg = s->cfg;
+	struct jw_raw_header h = {
+		.version = JW_RAW_VERSION,
+		.sample_count = cfg->params.v[JW_P_SAMPLE_COUNT],
+		.format = cfg->format,
+		.sample_period_ms = cfg->params.v[JW_P_SAMPLE_PERIOD_MS],
+		.realtime_off_ns = s->clocks.realtime_ns,
+		.boottime_off_ns = s->clocks.boottime_ns,
+	};
+	int fd, ret;
+
+	fd = open(cfg->raw_file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
+	if (fd >= 0)
+		s->raw = fdopen(fd, "w");
+	if (!s->raw) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		jw_log(JW_LOG_ERROR, "cannot create --raw %s: %s", cfg->raw_file, strerror(-ret));
+		return ret;
+	}
+	ret = jw_raw_write_header(s->raw, &h);
+	if (ret)
+		jw_log(JW_LOG_ERROR, "cannot write --raw %s: %s", cfg->raw_file, strerror(-ret));
+	return ret;
+}
+
 /*
  * Resolves everything the command line names before touching the kernel or the log directory,
  * so that a bad target or symbol leaves nothing behind.
@@ -306,9 +340,17 @@ static int setup(struct session *s)
 		jw_log(JW_LOG_ERROR, "%s", err);
 		return -errno;
 	}
+	jw_clocks_init(&s->clocks);
+	if (cfg->raw_file) {
+		ret = open_raw(s);
+		if (ret)
+			return ret;
+	}
 	ropts.policy = s->policy;
 	ropts.logdir = s->logdir;
 	ropts.ksyms = s->ksyms;
+	ropts.raw = s->raw;
+	ropts.clocks = &s->clocks;
 	s->reporter = jw_reporter__new(&ropts);
 	if (!s->reporter)
 		return -ENOMEM;
@@ -408,6 +450,8 @@ static void teardown(struct session *s)
 	jw_logdir__free(s->logdir);
 	jw_policy__free(s->policy);
 	free(s->probes);
+	if (s->raw && fclose(s->raw))
+		jw_log(JW_LOG_WARN, "cannot finish --raw %s: %s", s->cfg->raw_file, strerror(errno));
 }
 
 int jw_session_run(const struct jw_config *cfg)

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <sys/auxv.h>
 #include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +15,13 @@
 #include "elfsym.h"
 #include "jankwatch/abi.h"
 #include "log.h"
+#include "perfmap.h"
 #include "strpool.h"
 #include "symbolize.h"
 #include "unwind.h"
+#include "rawfile.h"
 
-/* How often an unknown address may trigger a re-read of the process's mappings. */
+/* How often an unknown address may trigger a re-read of the mappings or of the perf map. */
 #define REFRESH_MIN_NS (200 * 1000000ULL)
 
 struct jw_symbolizer {
@@ -24,6 +31,9 @@ struct jw_symbolizer {
 	const char *exe_build_id;
 	uint64_t last_refresh_ns;
 	struct jw_unwinder unwinder;	/* attached to dwfl */
+	struct jw_perfmap *perfmap;	/* JIT names; opened for the first address no ELF has */
+	uint64_t perfmap_refresh_ns;	/* 0: never opened nor read */
+	bool offline;			/* built from a raw capture: no /proc to read */
 };
 
 static char *debuginfo_path;
@@ -140,12 +150,25 @@ err_free:
 	return NULL;
 }
 
+/* Never silent: the perf map lines that could not be used. */
+static void log_perfmap_losses(const struct jw_perfmap *map)
+{
+	uint64_t bad = jw_perfmap__bad_lines(map), full = jw_perfmap__dropped(map);
+
+	if (bad || full)
+		jw_log(JW_LOG_WARN, "%s: %" PRIu64 " broken lines, %" PRIu64 " over the entry cap",
+		       jw_perfmap__path(map), bad, full);
+}
+
 void jw_symbolizer__free(struct jw_symbolizer *s)
 {
 	if (!s)
 		return;
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
+	if (s->perfmap)
+		log_perfmap_losses(s->perfmap);
+	jw_perfmap__free(s->perfmap);
 	jw_strpool__free(s->strings);
 	free(s);
 }
@@ -161,7 +184,7 @@ static void refresh(struct jw_symbolizer *s)
 	uint64_t now = now_ns();
 	Dwfl *dwfl;
 
-	if (now - s->last_refresh_ns < REFRESH_MIN_NS)
+	if (s->offline || now - s->last_refresh_ns < REFRESH_MIN_NS)
 		return;
 	s->last_refresh_ns = now;
 	dwfl = report_process(s->pid);
@@ -185,27 +208,63 @@ static const char *intern_symbol(struct jw_symbolizer *s, const char *name)
 	return jw_strpool__intern(s->strings, buf);
 }
 
-void jw_symbolizer__frame(struct jw_symbolizer *s, uint64_t pc, bool return_address,
-			  struct jw_frame *fr)
+/*
+ * The perf map entry holding @addr. With @may_read, a miss opens the perf map or reads what the
+ * JIT appended, at most every REFRESH_MIN_NS (code is named when it is made, so a miss can be
+ * new code; a miss can as well be code no JIT names, seen in every sample).
+ */
+static const struct jw_perfmap_entry *jit_entry(struct jw_symbolizer *s, uint64_t addr,
+						bool may_read)
 {
-	uint64_t lookup = return_address && pc ? pc - 1 : pc;
-	Dwfl_Module *mod;
+	const struct jw_perfmap_entry *e = s->perfmap ? jw_perfmap__lookup(s->perfmap, addr) : NULL;
+	uint64_t now;
+	int ret;
+
+	if (e || !may_read || s->offline)
+		return e;
+	now = now_ns();
+	if (s->perfmap_refresh_ns && now - s->perfmap_refresh_ns < REFRESH_MIN_NS)
+		return NULL;
+	s->perfmap_refresh_ns = now;
+	if (!s->perfmap) {
+		s->perfmap = jw_perfmap__open(s->pid);
+		if (!s->perfmap) {
+			jw_log(JW_LOG_DEBUG, "no perf map for pid %d: %s", s->pid, strerror(errno));
+			return NULL;
+		}
+	}
+	ret = jw_perfmap__refresh(s->perfmap);
+	if (ret)
+		jw_log(JW_LOG_DEBUG, "cannot read %s: %s", jw_perfmap__path(s->perfmap),
+		       strerror(-ret));
+	return jw_perfmap__lookup(s->perfmap, addr);
+}
+
+/* Names @pc as JIT code when the perf map has it. Returns whether it did. */
+static bool jit_frame(struct jw_symbolizer *s, uint64_t pc, uint64_t lookup, bool may_read,
+		      struct jw_frame *fr)
+{
+	const struct jw_perfmap_entry *e = jit_entry(s, lookup, may_read);
+
+	if (!e)
+		return false;
+	fr->kind = JW_FRAME_JIT;
+	/* The map's strings go with its next refresh; the pool's live as long as @s. */
+	fr->symbol = jw_strpool__intern(s->strings, e->func);
+	fr->src = e->src ? jw_strpool__intern(s->strings, e->src) : NULL;
+	fr->sym_off = pc - e->start;
+	return true;
+}
+
+/* Names @pc in ELF module @mod: path, build-id, ELF address, function+offset. */
+static void module_frame(struct jw_symbolizer *s, Dwfl_Module *mod, uint64_t pc, uint64_t lookup,
+			 struct jw_frame *fr)
+{
 	const char *name;
 	GElf_Addr bias;
 	GElf_Off off;
 	GElf_Sym sym;
 
-	memset(fr, 0, sizeof(*fr));
-	fr->kind = JW_FRAME_NATIVE;
-	fr->pc = pc;
-	fr->rel_pc = pc;
-	mod = dwfl_addrmodule(s->dwfl, lookup);
-	if (!mod) {
-		refresh(s);
-		mod = dwfl_addrmodule(s->dwfl, lookup);
-		if (!mod)
-			return;
-	}
 	name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 	/* libdwfl names the vdso "[vdso: PID]"; the same vdso in every process is "[vdso]". */
 	fr->module = jw_strpool__intern(s->strings,
@@ -220,15 +279,277 @@ void jw_symbolizer__frame(struct jw_symbolizer *s, uint64_t pc, bool return_addr
 	}
 }
 
+/*
+ * Whether @addr lies in one of @mod's loaded segments. libdwfl spans a module from its file's
+ * first mapping to its last, and node maps code between them: its JIT code, and a copy of its
+ * builtins made near that code.
+ */
+static bool in_module_segments(Dwfl_Module *mod, uint64_t addr)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Phdr ph;
+	size_t i, n;
+
+	if (!elf || elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+		    addr - bias - ph.p_vaddr < ph.p_memsz)
+			return true;
+	return false;
+}
+
+void jw_symbolizer__frame(struct jw_symbolizer *s, uint64_t pc, bool return_address,
+			  struct jw_frame *fr)
+{
+	uint64_t lookup = return_address && pc ? pc - 1 : pc;
+	Dwfl_Module *mod;
+
+	memset(fr, 0, sizeof(*fr));
+	fr->kind = JW_FRAME_NATIVE;
+	fr->pc = pc;
+	fr->rel_pc = pc;
+	mod = dwfl_addrmodule(s->dwfl, lookup);
+	if (!mod) {
+		/* Known JIT code: no module will ever hold it, no use re-reading the mappings. */
+		if (jit_frame(s, pc, lookup, false, fr))
+			return;
+		refresh(s);
+		mod = dwfl_addrmodule(s->dwfl, lookup);
+	}
+	/* Anonymous memory, a file with no ELF in it (a JIT's memfd), a gap between segments. */
+	if ((!mod || !in_module_segments(mod, lookup)) && jit_frame(s, pc, lookup, true, fr))
+		return;
+	if (mod)
+		module_frame(s, mod, pc, lookup, fr);
+}
+
 size_t jw_symbolizer__unwind(struct jw_symbolizer *s, const struct jw_unwind_input *in,
 			     uint64_t *pcs, bool *activation, size_t max)
 {
 	size_t n = jw_unwind(&s->unwinder, s->dwfl, in, pcs, activation, max);
 
-	/* A leaf in a module mapped since the last refresh: look again once. */
-	if (n <= 1 && in->n_regs > JW_UREG_IP && !dwfl_addrmodule(s->dwfl, in->regs[JW_UREG_IP])) {
+	/* A leaf in a module mapped since the last refresh (not in JIT code): look again once. */
+	if (n <= 1 && in->n_regs > JW_UREG_IP && !dwfl_addrmodule(s->dwfl, in->regs[JW_UREG_IP]) &&
+	    !jit_entry(s, in->regs[JW_UREG_IP], false)) {
 		refresh(s);
 		n = jw_unwind(&s->unwinder, s->dwfl, in, pcs, activation, max);
 	}
 	return n;
+}
+
+struct module_list {
+	struct jw_symbolizer *s;
+	struct jw_raw_module *v;
+	size_t n;
+	size_t cap;
+	int err;
+};
+
+static int add_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		      void *arg)
+{
+	struct module_list *l = arg;
+	Dwarf_Addr low, high;
+
+	(void)userdata;
+	(void)start;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 32;
+		struct jw_raw_module *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			l->err = -ENOMEM;
+			return DWARF_CB_ABORT;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
+	l->v[l->n++] = (struct jw_raw_module){
+		.path = jw_strpool__intern(l->s->strings,
+					   strncmp(name, "[vdso", 5) == 0 ? "[vdso]" : name),
+		.build_id = module_build_id(l->s, mod),
+		.start = low,
+		.end = high,
+	};
+	return DWARF_CB_OK;
+}
+
+int jw_symbolizer__modules(struct jw_symbolizer *s, struct jw_raw_module **mods, size_t *n)
+{
+	struct module_list l = { .s = s };
+
+	dwfl_getmodules(s->dwfl, add_module, &l, 0);
+	if (l.err) {
+		free(l.v);
+		return l.err;
+	}
+	*mods = l.v;
+	*n = l.n;
+	return 0;
+}
+
+/* Whether the ELF file @path has the build-id @hex (NULL: any file will do). */
+static bool file_has_build_id(const char *path, const char *hex)
+{
+	char found[129];
+
+	if (!hex)
+		return access(path, R_OK) == 0;
+	return jw_elf_build_id(path, found, sizeof(found)) == 0 && strcmp(found, hex) == 0;
+}
+
+/* The size of this process's vdso mapping starting at @start, from /proc/self/maps; or 0. */
+static size_t own_vdso_size(uintptr_t start)
+{
+	unsigned long lo, hi;
+	char line[512];
+	size_t size = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return 0;
+	while (!size && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == start && strstr(line, "[vdso]"))
+			size = hi - lo;
+	fclose(f);
+	return size;
+}
+
+/*
+ * This process's own vdso, when it is the recorded one (same build-id): the vdso is not a
+ * file, but a machine running the same kernel has the same one.
+ */
+static int own_vdso(const struct jw_raw_module *m, Elf **elfp)
+{
+	void *image = (void *)getauxval(AT_SYSINFO_EHDR);
+	size_t size = own_vdso_size((uintptr_t)image);
+	const void *id;
+	char hex[129];
+	ssize_t n;
+	Elf *elf;
+
+	if (!image || !size || !m->build_id)
+		return -1;
+	elf = elf_memory(image, size);
+	if (!elf)
+		return -1;
+	n = dwelf_elf_gnu_build_id(elf, &id);
+	if (n <= 0 || (jw_hex(id, n, hex, sizeof(hex)), strcmp(hex, m->build_id))) {
+		elf_end(elf);
+		return -1;
+	}
+	*elfp = elf;
+	return -1;
+}
+
+/*
+ * Finds a recorded module's file: at its recorded path when the build-id matches, else by
+ * build-id in the debug directories (--debug-dir, /usr/lib/debug) and from debuginfod when
+ * DEBUGINFOD_URLS is set.
+ */
+static int find_recorded_elf(Dwfl_Module *mod, void **userdata, const char *name,
+			     Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	const struct jw_raw_module *m = *userdata;
+	int fd;
+
+	if (m && !strcmp(m->path, "[vdso]"))
+		return own_vdso(m, elfp);
+	if (m && m->path[0] == '/' && file_has_build_id(m->path, m->build_id)) {
+		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			*file_name = strdup(m->path);
+			return fd;
+		}
+	}
+	return dwfl_build_id_find_elf(mod, userdata, name, base, file_name, elfp);
+}
+
+static char *offline_debuginfo_path;
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = find_recorded_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &offline_debuginfo_path,
+};
+
+/* Reports @n recorded modules to a new Dwfl; their build-ids guide the search for files. */
+static Dwfl *report_recorded(const struct jw_raw_module *mods, size_t n)
+{
+	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+	size_t i;
+
+	if (!dwfl) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	dwfl_report_begin(dwfl);
+	for (i = 0; i < n; i++) {
+		Dwfl_Module *mod = dwfl_report_module(dwfl, mods[i].path, mods[i].start, mods[i].end);
+		uint8_t id[64];
+		size_t len = 0;
+		void **userdata;
+
+		if (!mod) {
+			jw_log(JW_LOG_WARN, "cannot use recorded module %s: %s", mods[i].path,
+			       dwfl_errmsg(-1));
+			continue;
+		}
+		dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+		*userdata = (void *)&mods[i];
+		while (mods[i].build_id && len < sizeof(id) &&
+		       sscanf(mods[i].build_id + 2 * len, "%2hhx", &id[len]) == 1)
+			len++;
+		if (len)
+			dwfl_module_report_build_id(mod, id, len, 0);
+	}
+	dwfl_report_end(dwfl, NULL, NULL);
+	dwfl_getmodules(dwfl, warm_module, NULL, 0);
+	return dwfl;
+}
+
+struct jw_symbolizer *jw_symbolizer__new_offline(pid_t pid, const struct jw_raw_module *mods,
+						 size_t n, const char *exe,
+						 const char *debug_dir)
+{
+	struct jw_symbolizer *s = calloc(1, sizeof(*s));
+	size_t i;
+	int err;
+
+	if (!s)
+		return NULL;
+	s->pid = pid;
+	s->offline = true;
+	s->strings = jw_strpool__new();
+	if (!s->strings) {
+		err = ENOMEM;
+		goto err_free;
+	}
+	/* Where libdwfl looks for files by build-id: the given directory, then the system's. */
+	free(offline_debuginfo_path);
+	if (asprintf(&offline_debuginfo_path, ":.debug:%s%s/usr/lib/debug",
+		     debug_dir ? debug_dir : "", debug_dir ? ":" : "") < 0) {
+		offline_debuginfo_path = NULL;
+		err = ENOMEM;
+		goto err_free;
+	}
+	s->dwfl = report_recorded(mods, n);
+	if (!s->dwfl) {
+		err = errno;
+		goto err_free;
+	}
+	jw_unwind_attach(&s->unwinder, s->dwfl, pid);
+	for (i = 0; i < n; i++)
+		if (exe && mods[i].build_id && !strcmp(mods[i].path, exe))
+			s->exe_build_id = jw_strpool__intern(s->strings, mods[i].build_id);
+	return s;
+
+err_free:
+	jw_strpool__free(s->strings);
+	free(s);
+	errno = err;
+	return NULL;
 }

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""`--raw FILE` saves what naming the reported stacks needs; `jankwatch symbolize FILE` writes the
+same stack logs and events again, byte for byte (but the paths in external_log), here from a
+binary that is gone from its recorded path and is found by build-id under --debug-dir. A
+truncated capture gives the reports before the damage and a clear error; a capture from a newer
+version, or not a capture at all, one clear line."""
+import shutil
+import subprocess
+
+from jwtest import *
+
+require_bpf()
+live, offline = LogDir(), LogDir()
+work = tempfile.mkdtemp(prefix="jw-raw-")
+raw = os.path.join(work, "capture.raw")
+# The target runs from a copy that is deleted after the capture: "another machine".
+binary = os.path.join(work, "jw_target_copy")
+shutil.copy(TARGET, binary)
+build_id = subprocess.run(["readelf", "-n", binary], capture_output=True, text=True).stdout
+build_id = build_id.split("Build ID: ")[1].split()[0]
+
+target = Proc([binary, "--pipe", "--ms", "250", "--every", "500", "--fast", "5"])
+try:
+    wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+    rc, events, err = run_jankwatch(
+        ["-p", str(target.pid), "--probe", f"{binary}:dispatch", "--set", "ignore_startup_time=3",
+         "--all", "--duration", "2.5", "--log-dir", live.path, "--raw", raw], 60)
+finally:
+    target.kill()
+check(rc == 0 and len(events) >= 3, f"live: {len(events)} events, exit {rc}")
+
+debug_dir = os.path.join(work, "debug")
+os.makedirs(os.path.join(debug_dir, ".build-id", build_id[:2]))
+os.rename(binary, os.path.join(debug_dir, ".build-id", build_id[:2], build_id[2:]))
+
+p = subprocess.run([JW_BIN, "symbolize", raw, "--debug-dir", debug_dir, "--log-dir",
+                    offline.path], capture_output=True, text=True, timeout=120)
+check(p.returncode == 0, f"symbolize exits 0 ({p.returncode}: {p.stderr.strip()})")
+replayed = [json.loads(l) for l in p.stdout.splitlines()]
+check(len(replayed) == len(events), f"as many events ({len(replayed)})")
+for a, b in zip(events, replayed):
+    a_logs, b_logs = a.pop("external_log"), b.pop("external_log")
+    check(a == b, f"event at {a['time']} is the same")
+    check([os.path.basename(x) for x in a_logs] == [os.path.basename(x) for x in b_logs],
+          "the same files")
+    for name in map(os.path.basename, a_logs):
+        same = live.read(name) == offline.read(name)
+        check(same, f"{name} is the same byte for byte")
+    check("(pipe_work+" in offline.read(os.path.basename(b_logs[0])),
+          "the gone binary was named from --debug-dir")
+
+# Damage: a cut in the middle of the second report keeps the first, then says where it broke.
+data = open(raw, "rb").read()
+cut = os.path.join(work, "cut.raw")
+first_chunk_end = 16 + 28 + 8 + int.from_bytes(data[48:52], "little")
+open(cut, "wb").write(data[:first_chunk_end + 100])
+p = subprocess.run([JW_BIN, "symbolize", cut, "--debug-dir", debug_dir, "--log-dir",
+                    os.path.join(work, "cut")], capture_output=True, text=True, timeout=120)
+check(p.returncode == 1 and len(p.stdout.splitlines()) == 1,
+      f"a truncated capture: the whole first report, then exit 1 ({p.returncode})")
+check("truncated" in p.stderr or "corrupt" in p.stderr, f"and says so: {p.stderr.strip()}")
+
+newer = os.path.join(work, "newer.raw")
+open(newer, "wb").write(data[:8] + (99).to_bytes(4, "little") + data[12:])
+for path, what in ((newer, "version 99"), ("/etc/passwd", "not a jankwatch raw capture"),
+                   (os.path.join(work, "missing.raw"), "No such file")):
+    p = subprocess.run([JW_BIN, "symbolize", path, "--log-dir", os.path.join(work, "x")],
+                       capture_output=True, text=True, timeout=60)
+    err = p.stderr.strip().splitlines()
+    check(p.returncode == 1 and len(err) == 1 and what in err[0], f"{path}: {err}")
+shutil.rmtree(work)
+live.cleanup()
+offline.cleanup()
+print("PASS")
