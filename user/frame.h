@@ -24,7 +24,7 @@ struct jw_frame {
 	const char *build_id;	/* lowercase hex; NULL when the module has none */
 	const char *symbol;	/* function name; NULL when unknown */
 	uint64_t sym_off;	/* pc - the symbol's start, when symbol is set */
-	const char *src;	/* JIT frames: "file:line:col", or NULL */
+	const char *src;	/* "file:line[:col]" when known: JIT maps, or DWARF line tables */
 };
 
 #endif

@@ -120,6 +120,9 @@ static void native_line_fmt(const struct jw_frame *fr, struct strbuf *sb)
 		sb_printf(sb, "(%s+%" PRIu64 ")", fr->symbol, fr->sym_off);
 	if (fr->build_id)
 		sb_printf(sb, "(%s)", fr->build_id);
+	/* The source line, where the module has line tables. */
+	if (fr->src)
+		sb_printf(sb, " %s", fr->src);
 }
 
 static void frame_line_fmt(const struct jw_frame *fr, uint64_t count, unsigned int depth,

@@ -256,7 +256,27 @@ static bool jit_frame(struct jw_symbolizer *s, uint64_t pc, uint64_t lookup, boo
 	return true;
 }
 
-/* Names @pc in ELF module @mod: path, build-id, ELF address, function+offset. */
+/*
+ * "file:line" of the code at @addr when the module has line tables (its own DWARF, or debug info
+ * found by build-id or debuglink under /usr/lib/debug, or from debuginfod); else NULL.
+ */
+static const char *source_line(struct jw_symbolizer *s, Dwfl_Module *mod, uint64_t addr)
+{
+	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+	const char *file;
+	char buf[4096];
+	int lineno = 0;
+
+	if (!line)
+		return NULL;
+	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!file || lineno <= 0)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s:%d", file, lineno);
+	return jw_strpool__intern(s->strings, buf);
+}
+
+/* Names @pc in ELF module @mod: path, build-id, ELF address, function+offset, file:line. */
 static void module_frame(struct jw_symbolizer *s, Dwfl_Module *mod, uint64_t pc, uint64_t lookup,
 			 struct jw_frame *fr)
 {
@@ -277,6 +297,7 @@ static void module_frame(struct jw_symbolizer *s, Dwfl_Module *mod, uint64_t pc,
 		fr->symbol = intern_symbol(s, name);
 		fr->sym_off = off + (pc - lookup);
 	}
+	fr->src = source_line(s, mod, lookup);
 }
 
 /*

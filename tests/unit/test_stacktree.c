@@ -268,6 +268,12 @@ static void test_line_native(void **state)
 	fr.rel_pc = 0x1234ABCDEFull;
 	assert_string_equal(jw_frame_line(&fr, 1, 0, buf, sizeof(buf)),
 			    "1 #00 pc 1234abcdef /system/bin/appspawn(main+396)");
+	/* With line tables, the source line last. */
+	fr.build_id = "55679d09bcdea35bb1e0d4e1d9a3e58f";
+	fr.src = "src/main.c:47";
+	assert_string_equal(jw_frame_line(&fr, 1, 0, buf, sizeof(buf)),
+			    "1 #00 pc 1234abcdef /system/bin/appspawn(main+396)"
+			    "(55679d09bcdea35bb1e0d4e1d9a3e58f) src/main.c:47");
 }
 
 static void test_line_unknown_module(void **state)
