@@ -35,17 +35,17 @@
 
 #define CHUNK_REPORT	   1
 #define CHUNK_HDR_SIZE	   8
-#define PREAMBLE_SIZE	   16		/* magic, version, header_size */
-#define HEADER_FIELDS_SIZE 28		/* the version 1 fields after header_size */
-#define MAX_HEADER_FIELDS  4096		/* room to grow; anything larger is damage */
-#define MAX_PAYLOAD	   (64u << 20)	/* a report is KiBs; one near this is damage */
-#define MAX_COUNT	   1000000u	/* entries of each array in a report */
+#define PREAMBLE_SIZE	   16	       /* magic, version, header_size */
+#define HEADER_FIELDS_SIZE 28	       /* the version 1 fields after header_size */
+#define MAX_HEADER_FIELDS  4096	       /* room to grow; anything larger is damage */
+#define MAX_PAYLOAD	   (64u << 20) /* a report is KiBs; one near this is damage */
+#define MAX_COUNT	   1000000u    /* entries of each array in a report */
 #define NULL_STR	   UINT32_MAX
 #define READ_STEP	   (64u << 10)
 #define ARENA_BLOCK	   (64u << 10)
 #define ARRAY_ALIGN	   _Alignof(max_align_t)
 
-static const unsigned char raw_magic[8] = { 0x89, 'J', 'W', 'R', 'A', 'W', '\r', '\n' };
+static const unsigned char raw_magic[8] = {0x89, 'J', 'W', 'R', 'A', 'W', '\r', '\n'};
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -136,14 +136,17 @@ static void wb_blob(struct wbuf *b, const void *p, size_t n)
 	wb_put(b, p, n);
 }
 
-/* Whether each array is within the limits and present when it has entries. */
+/* Whether an array is within the limit and present when it has entries. */
+static bool array_ok(const void *p, size_t n)
+{
+	return n <= MAX_COUNT && (p || !n);
+}
+
 static bool report_arrays_ok(const struct jw_raw_report *r)
 {
-	return r->n_handlers <= MAX_COUNT && (r->handlers || !r->n_handlers) &&
-	       r->n_modules <= MAX_COUNT && (r->modules || !r->n_modules) &&
-	       r->n_samples <= MAX_COUNT && ((r->samples && r->sample_sizes) || !r->n_samples) &&
-	       r->n_ksyms <= MAX_COUNT && (r->ksyms || !r->n_ksyms) &&
-	       r->n_jits <= MAX_COUNT && (r->jits || !r->n_jits);
+	return array_ok(r->handlers, r->n_handlers) && array_ok(r->modules, r->n_modules) &&
+	       array_ok(r->samples, r->n_samples) && array_ok(r->sample_sizes, r->n_samples) &&
+	       array_ok(r->ksyms, r->n_ksyms) && array_ok(r->jits, r->n_jits);
 }
 
 static void put_process(struct wbuf *b, const struct jw_raw_report *r)
@@ -230,13 +233,13 @@ int jw_raw_write_header(FILE *f, const struct jw_raw_header *h)
 
 int jw_raw_write_report(FILE *f, const struct jw_raw_report *r)
 {
-	uint32_t hdr[2] = { CHUNK_REPORT, 0 };
+	uint32_t hdr[2] = {CHUNK_REPORT, 0};
 	struct wbuf b = {};
 	int err;
 
 	if (!report_arrays_ok(r))
 		return -EINVAL;
-	wb_put(&b, hdr, sizeof(hdr));	/* the size is filled in once known */
+	wb_put(&b, hdr, sizeof(hdr)); /* the size is filled in once known */
 	put_process(&b, r);
 	put_records(&b, r);
 	put_symbols(&b, r);
@@ -265,11 +268,11 @@ struct arena_block {
 struct jw_raw_reader {
 	FILE *f;
 	char *path;
-	uint64_t off;			/* bytes consumed from the file */
-	unsigned char *buf;		/* the current chunk's payload */
+	uint64_t off;	    /* bytes consumed from the file */
+	unsigned char *buf; /* the current chunk's payload */
 	size_t cap;
 	struct arena_block *arena;
-	int err;			/* once a chunk is bad, the stream is lost: it sticks */
+	int err; /* once a chunk is bad, the stream is lost: it sticks */
 };
 
 /* @align is a power of two. NULL when out of memory. */
@@ -317,8 +320,8 @@ struct cursor {
 	const unsigned char *p;
 	size_t left;
 	struct arena_block **arena;
-	int err;			/* -EPROTO: damaged; -ENOMEM */
-	size_t bad;			/* offset in the payload of the field that failed */
+	int err;    /* -EPROTO: damaged; -ENOMEM */
+	size_t bad; /* offset in the payload of the field that failed */
 };
 
 static void fail(struct cursor *c, int err)
@@ -523,7 +526,7 @@ static void get_symbols(struct cursor *c, struct jw_raw_report *r)
 static int decode_report(struct jw_raw_reader *rd, size_t size, uint64_t at,
 			 struct jw_raw_report *r, char *err, size_t errlen)
 {
-	struct cursor c = { rd->buf, rd->buf, size, &rd->arena, 0, 0 };
+	struct cursor c = {rd->buf, rd->buf, size, &rd->arena, 0, 0};
 
 	get_process(&c, r);
 	get_modules(&c, r);
@@ -535,8 +538,9 @@ static int decode_report(struct jw_raw_reader *rd, size_t size, uint64_t at,
 		return 1;
 	memset(r, 0, sizeof(*r));
 	if (c.err == -EPROTO)
-		set_err(err, errlen, "%s: corrupt report in the chunk at byte %" PRIu64
-			", at byte %" PRIu64, rd->path, at, at + CHUNK_HDR_SIZE + c.bad);
+		set_err(err, errlen,
+			"%s: corrupt report in the chunk at byte %" PRIu64 ", at byte %" PRIu64,
+			rd->path, at, at + CHUNK_HDR_SIZE + c.bad);
 	else
 		set_err(err, errlen, "%s: %s", rd->path, strerror(-c.err));
 	return c.err;
@@ -594,12 +598,13 @@ static int read_payload(struct jw_raw_reader *rd, size_t size)
 }
 
 /* The message for a failed read of the thing at file offset @at. Returns @ret. */
-static int read_failed(struct jw_raw_reader *rd, int ret, const char *what, uint64_t at,
-		       char *err, size_t errlen)
+static int read_failed(struct jw_raw_reader *rd, int ret, const char *what, uint64_t at, char *err,
+		       size_t errlen)
 {
 	if (ret == -EPROTO)
-		set_err(err, errlen, "%s: truncated %s at byte %" PRIu64 ": the file ends at byte %"
-			PRIu64, rd->path, what, at, rd->off);
+		set_err(err, errlen,
+			"%s: truncated %s at byte %" PRIu64 ": the file ends at byte %" PRIu64,
+			rd->path, what, at, rd->off);
 	else
 		set_err(err, errlen, "%s: cannot read the %s at byte %" PRIu64 ": %s", rd->path,
 			what, at, strerror(-ret));
@@ -625,8 +630,9 @@ static int read_chunk(struct jw_raw_reader *rd, uint32_t *type, uint32_t *size, 
 	memcpy(type, hdr, sizeof(*type));
 	memcpy(size, hdr + sizeof(*type), sizeof(*size));
 	if (*size > MAX_PAYLOAD) {
-		set_err(err, errlen, "%s: corrupt chunk at byte %" PRIu64 ": %" PRIu32
-			" bytes long", rd->path, *at, *size);
+		set_err(err, errlen,
+			"%s: corrupt chunk at byte %" PRIu64 ": %" PRIu32 " bytes long", rd->path,
+			*at, *size);
 		return -EPROTO;
 	}
 	ret = read_payload(rd, *size);
@@ -658,8 +664,7 @@ int jw_raw_next(struct jw_raw_reader *rd, struct jw_raw_report *r, char *err, si
 }
 
 /* Checks the magic, version and header size, then decodes the fields this version knows. */
-static int read_header(struct jw_raw_reader *rd, struct jw_raw_header *h, char *err,
-		       size_t errlen)
+static int read_header(struct jw_raw_reader *rd, struct jw_raw_header *h, char *err, size_t errlen)
 {
 	unsigned char pre[PREAMBLE_SIZE];
 	uint32_t version, fields;
@@ -683,19 +688,21 @@ static int read_header(struct jw_raw_reader *rd, struct jw_raw_header *h, char *
 		return -EPROTO;
 	}
 	if (version > JW_RAW_VERSION) {
-		set_err(err, errlen, "%s: raw capture version %" PRIu32
-			", this jankwatch reads up to %d", rd->path, version, JW_RAW_VERSION);
+		set_err(err, errlen,
+			"%s: raw capture version %" PRIu32 ", this jankwatch reads up to %d",
+			rd->path, version, JW_RAW_VERSION);
 		return -EPROTONOSUPPORT;
 	}
 	if (!version || fields < HEADER_FIELDS_SIZE || fields > MAX_HEADER_FIELDS) {
-		set_err(err, errlen, "%s: corrupt raw capture header (version %" PRIu32 ", %" PRIu32
-			" bytes)", rd->path, version, fields);
+		set_err(err, errlen,
+			"%s: corrupt raw capture header (version %" PRIu32 ", %" PRIu32 " bytes)",
+			rd->path, version, fields);
 		return -EPROTO;
 	}
 	ret = read_payload(rd, fields);
 	if (ret)
 		return read_failed(rd, ret, "header", 0, err, errlen);
-	c = (struct cursor){ rd->buf, rd->buf, fields, NULL, 0, 0 };
+	c = (struct cursor){rd->buf, rd->buf, fields, NULL, 0, 0};
 	h->version = version;
 	h->sample_count = get_u32(&c);
 	h->format = get_u32(&c);

@@ -2,6 +2,8 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <sys/auxv.h>
 #include <errno.h>
 #include <gelf.h>
@@ -38,8 +40,11 @@ struct jw_symbolizer {
 
 static char *debuginfo_path;
 
+static int find_proc_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			 char **file_name, Elf **elfp);
+
 static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
+	.find_elf = find_proc_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -68,6 +73,69 @@ static int warm_module(Dwfl_Module *mod, void **userdata, const char *name, Dwar
 	return DWARF_CB_OK;
 }
 
+/*
+ * The mapping of @path in process @pid as /proc/PID/map_files names it: the way to a file that
+ * was deleted or replaced since it was mapped. Returns an fd, or -1.
+ */
+static int open_map_file(pid_t pid, const char *path)
+{
+	char maps[64], line[PATH_MAX + 256], file[PATH_MAX + 64];
+	size_t n = strlen(path);
+	int fd = -1;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return -1;
+	while (fd < 0 && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+
+		if (!p || strncmp(p, path, n) || (p[n] != '\n' && p[n] != ' '))
+			continue;
+		snprintf(file, sizeof(file), "/proc/%d/map_files/%.*s", pid,
+			 (int)strcspn(line, " "), line);
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+	}
+	fclose(f);
+	return fd;
+}
+
+/*
+ * Opens a module's file as the process sees it: through /proc/PID/root, so that a process in
+ * another mount namespace (a container) gets its own files, and through /proc/PID/map_files
+ * when the file was deleted or replaced since. The vdso is libdwfl's to read from memory.
+ */
+static int find_proc_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			 char **file_name, Elf **elfp)
+{
+	pid_t pid = (pid_t)(intptr_t)*userdata;
+	char path[PATH_MAX + 32];
+	int fd;
+
+	if (!pid || name[0] != '/')
+		return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open_map_file(pid, name);
+	if (fd < 0)
+		return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+	*file_name = strdup(name);
+	return fd;
+}
+
+/* Tells each module's find_elf which process it belongs to. */
+static int set_module_pid(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			  void *arg)
+{
+	(void)mod;
+	(void)name;
+	(void)start;
+	*userdata = arg;
+	return DWARF_CB_OK;
+}
+
 static Dwfl *report_process(pid_t pid)
 {
 	Dwfl *dwfl = dwfl_begin(&proc_callbacks);
@@ -87,6 +155,7 @@ static Dwfl *report_process(pid_t pid)
 		errno = ret > 0 ? ret : ESRCH;
 		return NULL;
 	}
+	dwfl_getmodules(dwfl, set_module_pid, (void *)(intptr_t)pid, 0);
 	dwfl_getmodules(dwfl, warm_module, NULL, 0);
 	return dwfl;
 }

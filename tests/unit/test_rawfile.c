@@ -18,19 +18,19 @@
 
 #include "rawfile.h"
 
-#define HEADER_SIZE  44		/* magic 8, version 4, header_size 4, fields 28 */
-#define CHUNK_HDR    8
-#define FLIP_ROUNDS  500
-#define MAX_REPORTS  8
+#define HEADER_SIZE 44 /* magic 8, version 4, header_size 4, fields 28 */
+#define CHUNK_HDR   8
+#define FLIP_ROUNDS 500
+#define MAX_REPORTS 8
 
 struct fixture {
-	char path[32];		/* the capture, written through f */
-	char copy[32];		/* cut or damaged copies of it */
+	char path[32]; /* the capture, written through f */
+	char copy[32]; /* cut or damaged copies of it */
 	FILE *f;
 	struct jw_raw_reader *rd;
 	struct jw_raw_header h;
 	struct jw_raw_report r;
-	unsigned char *bytes;	/* the capture read back whole */
+	unsigned char *bytes; /* the capture read back whole */
 	size_t size;
 	char err[512];
 };
@@ -51,31 +51,31 @@ static const struct jw_raw_header header = {
 	.boottime_off_ns = -5,
 };
 
-static const char *const handlers_full[] = { "aeProcessEvents", NULL, "" };
-static const char *const handlers_null[] = { NULL };
+static const char *const handlers_full[] = {"aeProcessEvents", NULL, ""};
+static const char *const handlers_null[] = {NULL};
 
 static const struct jw_raw_module modules_full[] = {
-	{ "/usr/bin/redis-server", "0123456789abcdef", 0x555555554000, 0x5555555a0000 },
-	{ "/lib/x86_64-linux-gnu/libc.so.6", NULL, 0x7ffff7d80000, 0x7ffff7f95000 },
-	{ "", "", 1, UINT64_MAX },
+	{"/usr/bin/redis-server", "0123456789abcdef", 0x555555554000, 0x5555555a0000},
+	{"/lib/x86_64-linux-gnu/libc.so.6", NULL, 0x7ffff7d80000, 0x7ffff7f95000},
+	{"", "", 1, UINT64_MAX},
 };
 
-static const void *const samples_full[] = { sample_small, sample_mid, NULL, sample_big, task_rec };
-static const size_t sizes_full[] = { sizeof(sample_small), sizeof(sample_mid), 0,
-				     sizeof(sample_big), 1 };
-static const void *const samples_small[] = { sample_mid, sample_small };
-static const size_t sizes_small[] = { sizeof(sample_mid), sizeof(sample_small) };
-static const void *const samples_big[] = { sample_big };
-static const size_t sizes_big[] = { sizeof(sample_big) };
+static const void *const samples_full[] = {sample_small, sample_mid, NULL, sample_big, task_rec};
+static const size_t sizes_full[] = {sizeof(sample_small), sizeof(sample_mid), 0, sizeof(sample_big),
+				    1};
+static const void *const samples_small[] = {sample_mid, sample_small};
+static const size_t sizes_small[] = {sizeof(sample_mid), sizeof(sample_small)};
+static const void *const samples_big[] = {sample_big};
+static const size_t sizes_big[] = {sizeof(sample_big)};
 
 static const struct jw_raw_ksym ksyms_full[] = {
-	{ 0xffffffff81000000, "schedule" },
-	{ 0xffffffff81001000, NULL },
+	{0xffffffff81000000, "schedule"},
+	{0xffffffff81001000, NULL},
 };
 
 static const struct jw_raw_jit jits_full[] = {
-	{ 0x3a2b00001000, 0x40, "JS:*busyWork /a.js:3:1" },
-	{ 0x3a2b00002000, 0, "" },
+	{0x3a2b00001000, 0x40, "JS:*busyWork /a.js:3:1"},
+	{0x3a2b00002000, 0, ""},
 };
 
 /* Every field set, NULL and empty strings among them, samples of many sizes. */
@@ -384,8 +384,8 @@ static unsigned int touch_report(const struct jw_raw_report *r)
 
 static void test_round_trip(void **state)
 {
-	const struct jw_raw_report *want[] = { &report_full, &report_empty, &report_big,
-					       &report_small, &report_full };
+	const struct jw_raw_report *want[] = {&report_full, &report_empty, &report_big,
+					      &report_small, &report_full};
 	struct fixture *fx = *state;
 	size_t i;
 
@@ -412,7 +412,7 @@ static void test_round_trip(void **state)
 /* The layout is the contract with files already written: pin the header bytes. */
 static void test_header_bytes(void **state)
 {
-	static const unsigned char magic[8] = { 0x89, 'J', 'W', 'R', 'A', 'W', '\r', '\n' };
+	static const unsigned char magic[8] = {0x89, 'J', 'W', 'R', 'A', 'W', '\r', '\n'};
 	struct fixture *fx = *state;
 
 	assert_int_equal(jw_raw_write_header(fx->f, &header), 0);
@@ -481,7 +481,7 @@ static void test_longer_header_skipped(void **state)
  */
 static void test_truncated_at_every_byte(void **state)
 {
-	const struct jw_raw_report *want[] = { &report_empty, &report_small, &report_small };
+	const struct jw_raw_report *want[] = {&report_empty, &report_small, &report_small};
 	struct fixture *fx = *state;
 	size_t ends[MAX_REPORTS], unknown_end, k, i;
 	bool boundary;
@@ -588,8 +588,8 @@ static void test_random_flips(void **state)
  * verdict..start_boot_ns take 40 bytes, then comm 5, exe 5, n_handlers, n_modules, task blob
  * length, n_samples, n_ksyms, n_jits.
  */
-static const struct jw_raw_report report_counts = { .comm = "x", .exe = "y" };
-static const size_t count_offsets[] = { 50, 54, 62, 66, 70 };
+static const struct jw_raw_report report_counts = {.comm = "x", .exe = "y"};
+static const size_t count_offsets[] = {50, 54, 62, 66, 70};
 #define COUNTS_PAYLOAD 74
 #define PAYLOAD_AT     (HEADER_SIZE + CHUNK_HDR)
 
@@ -632,6 +632,7 @@ static void expect_corrupt(struct fixture *fx, size_t at, uint32_t v)
 static void test_huge_counts(void **state)
 {
 	struct fixture *fx = *state;
+	unsigned char *longer;
 	size_t i;
 
 	write_counts_file(fx);
@@ -652,6 +653,14 @@ static void test_huge_counts(void **state)
 	/* The chunk size: over the limit, and shorter than its report (bytes left over). */
 	expect_corrupt(fx, HEADER_SIZE + 4, UINT32_MAX);
 	expect_corrupt(fx, HEADER_SIZE + 4, COUNTS_PAYLOAD - 1);
+	/* Longer than its report: the bytes left over are damage too, not a newer field. */
+	longer = calloc(1, fx->size + 1);
+	assert_non_null(longer);
+	memcpy(longer, fx->bytes, fx->size);
+	put_u32(longer + HEADER_SIZE + 4, COUNTS_PAYLOAD + 1);
+	write_copy(fx, longer, fx->size + 1);
+	free(longer);
+	expect_corrupt_copy(fx);
 
 	/* The sanity of the patching itself: the file as written reads back. */
 	write_copy(fx, fx->bytes, fx->size);
@@ -778,8 +787,8 @@ static void test_missing_file(void **state)
 
 static void test_write_limits(void **state)
 {
-	static const void *const null_sample[] = { NULL };
-	static const size_t null_sample_size[] = { 8 };
+	static const void *const null_sample[] = {NULL};
+	static const size_t null_sample_size[] = {8};
 	struct fixture *fx = *state;
 	struct jw_raw_report r = report_small;
 
