@@ -115,6 +115,12 @@ struct {
 __u64 drops[JW_DROP_MAX];
 
 /*
+ * Watched threads switched out inside a task. While it is 0, a context switch needs to look up
+ * only the thread leaving the CPU: the one arriving cannot be one of them.
+ */
+__u64 off_cpu_watched;
+
+/*
  * The user stack pointer at the probe. Read before anything else and kept opaque to the
  * compiler, which otherwise may turn the load into ctx + offset arithmetic the verifier refuses.
  */
@@ -524,8 +530,9 @@ static void block_ends(struct task_state *s, __u64 d)
 
 /*
  * Splits a watched thread's off-CPU time inside a task (runnable but preempted, asleep, asleep in
- * IO) and takes the stack where it sleeps. Runs on every context switch of the machine; for
- * threads that are not watched the task storage lookups find no storage and return at once.
+ * IO) and takes the stack where it sleeps. Runs on every context switch of the machine: for
+ * threads that are not watched, one task storage lookup that finds nothing, and a second one
+ * only while some watched thread is off the CPU inside a task.
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
@@ -536,6 +543,8 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	s = bpf_task_storage_get(&task_state, prev, 0, 0);
 	if (s && s->depth) {
 		now = bpf_ktime_get_ns();
+		if (!s->off_ns)
+			__sync_fetch_and_add(&off_cpu_watched, 1);
 		s->off_ns = now;
 		s->switches++;
 		if (preempt || prev->__state == TASK_RUNNING)
@@ -547,6 +556,8 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		if (s->off_state != OFF_RUNQ)
 			block_begins(ctx, prev, s, now);
 	}
+	if (!off_cpu_watched)
+		return 0;
 	s = bpf_task_storage_get(&task_state, next, 0, 0);
 	if (s && s->off_ns) {
 		__u64 d;
@@ -555,6 +566,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			now = bpf_ktime_get_ns();
 		d = now - s->off_ns;
 		s->off_ns = 0;
+		__sync_fetch_and_add(&off_cpu_watched, -1);
 		if (s->off_state == OFF_RUNQ) {
 			s->runq_ns += d;
 			return 0;
