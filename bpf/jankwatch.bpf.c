@@ -244,6 +244,29 @@ static __u32 close_frames(struct task_state *s, __u64 limit)
 	return closed;
 }
 
+/* The outermost dispatch begins at @now: a new task. */
+static void begin_task(struct task_state *s, __u64 now, __u64 cookie)
+{
+	s->seq++;
+	s->start_ns = now;
+	s->probe_id = (__u32)cookie & (JW_MAX_PROBES - 1);
+	s->flags = 0;
+	s->samples = 0;
+	s->sample_drops = 0;
+	s->switches = 0;
+	s->runq_ns = 0;
+	s->blocked_ns = 0;
+	s->io_ns = 0;
+	s->carry_ns = 0;
+	s->longest_ns = 0;
+	s->longest_wchan = 0;
+	s->longest_waker.flags = 0;
+	s->longest_waker.n_ips = 0;
+	s->longest_waker.pid = 0;
+	s->longest_waker.tid = 0;
+	s->longest_waker.comm[0] = 0;
+}
+
 SEC("uprobe")
 int dispatch_enter(struct pt_regs *ctx)
 {
@@ -264,26 +287,8 @@ int dispatch_enter(struct pt_regs *ctx)
 		s->flags |= JW_TASK_NO_EXIT;
 		finish_task(s, tid, now);
 	}
-	if (s->depth == 0) {
-		s->seq++;
-		s->start_ns = now;
-		s->probe_id = (__u32)bpf_get_attach_cookie(ctx) & (JW_MAX_PROBES - 1);
-		s->flags = 0;
-		s->samples = 0;
-		s->sample_drops = 0;
-		s->switches = 0;
-		s->runq_ns = 0;
-		s->blocked_ns = 0;
-		s->io_ns = 0;
-		s->carry_ns = 0;
-		s->longest_ns = 0;
-		s->longest_wchan = 0;
-		s->longest_waker.flags = 0;
-		s->longest_waker.n_ips = 0;
-		s->longest_waker.pid = 0;
-		s->longest_waker.tid = 0;
-		s->longest_waker.comm[0] = 0;
-	}
+	if (s->depth == 0)
+		begin_task(s, now, bpf_get_attach_cookie(ctx));
 	depth = s->depth;
 	if (depth >= JW_MAX_NEST) {
 		s->flags |= JW_TASK_NEST_OVERFLOW;
@@ -600,5 +605,47 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	bpf_get_current_comm(s->waker.comm, sizeof(s->waker.comm));
 	n = bpf_get_stack(ctx, s->waker.ips, sizeof(s->waker.ips), 0);
 	s->waker.n_ips = n > 0 ? n / sizeof(__u64) : 0;
+	return 0;
+}
+
+/*
+ * Syscall mode: a task is the time between the loop's wait returning and its next wait. The
+ * return of a wait function (a return probe on the libc wrapper) opens a task whose frame sits
+ * above every other, so dispatch probes inside it nest; the next wait's entry closes everything.
+ */
+#define WAIT_FRAME_SP (~0ULL)
+
+SEC("uprobe")
+int wait_return(struct pt_regs *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_state *s = watched_state(task, true);
+	__u64 now;
+
+	if (!s)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (s->depth) {
+		/* A task still open when a wait returns lost its end: close it there. */
+		s->depth = 0;
+		s->flags |= JW_TASK_NO_EXIT;
+		finish_task(s, task->pid, now);
+	}
+	begin_task(s, now, bpf_get_attach_cookie(ctx));
+	s->sp[0] = WAIT_FRAME_SP;
+	s->depth = 1;
+	return 0;
+}
+
+SEC("uprobe")
+int wait_enter(struct pt_regs *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_state *s = watched_state(task, false);
+
+	if (!s || s->depth == 0)
+		return 0;
+	s->depth = 0;
+	finish_task(s, task->pid, bpf_ktime_get_ns());
 	return 0;
 }

@@ -165,6 +165,19 @@ static int attach_tracepoint(struct jw_attach *a, struct bpf_program *prog, cons
 	return keep_link(a, link);
 }
 
+int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char *name,
+		    uint64_t offset, uint32_t probe_id)
+{
+	int err;
+
+	/* The entry, which ends a task, first; then the return, which begins one. */
+	err = attach_uprobe(a, a->skel->progs.wait_enter, pid, path, offset, false, probe_id, name);
+	if (err)
+		return err;
+	return attach_uprobe(a, a->skel->progs.wait_return, pid, path, offset, true, probe_id,
+			     name);
+}
+
 int jw_attach__sched(struct jw_attach *a)
 {
 	int err = attach_tracepoint(a, a->skel->progs.on_sched_switch, "sched_switch");

@@ -45,6 +45,13 @@ int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t 
 /* Attaches the exit (return probe or exit symbol) first, then the entry. 0 or -errno. */
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p);
 
+/*
+ * Hooks wait function @name at @offset of @path in process @pid for syscall mode: its return
+ * begins a task, its next entry ends it. 0 or -errno.
+ */
+int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char *name,
+		    uint64_t offset, uint32_t probe_id);
+
 /* Attaches the scheduler tracepoints: off-CPU time, blocked stacks, wakers. 0 or -errno. */
 int jw_attach__sched(struct jw_attach *a);
 

@@ -25,12 +25,6 @@ int main(int argc, char **argv)
 		jw_config_free(&cfg);
 		return 0;
 	}
-	if (!cfg.n_probes) {
-		fprintf(stderr, "jankwatch: no dispatch function to hook: give --probe "
-				"BIN:ENTRY[:EXIT] (--help for usage)\n");
-		jw_config_free(&cfg);
-		return 2;
-	}
 	if (cfg.verbosity < 0)
 		jw_log_set_level(JW_LOG_ERROR);
 	else if (cfg.verbosity > 0)

@@ -549,6 +549,7 @@ enum {
 	OPT_UNWIND,
 	OPT_STACK_BYTES,
 	OPT_RAW,
+	OPT_LOOP,
 };
 
 static const struct option long_opts[] = {
@@ -564,6 +565,7 @@ static const struct option long_opts[] = {
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
 	{ "raw", required_argument, NULL, OPT_RAW },
+	{ "loop", required_argument, NULL, OPT_LOOP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -682,6 +684,20 @@ static int set_format(struct jw_config *cfg, const char *arg, char *err, size_t 
 		set_err(err, errlen, "--format %s: unknown format, allowed tree or folded", arg);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+static int set_loop(struct jw_config *cfg, const char *arg, char *err, size_t errlen)
+{
+	if (!strcmp(arg, "auto")) {
+		cfg->loop = JW_LOOP_AUTO;
+	} else if (!strcmp(arg, "syscall")) {
+		cfg->loop = JW_LOOP_SYSCALL;
+	} else {
+		set_err(err, errlen, "--loop %s: unknown loop, allowed auto or syscall", arg);
+		return -EINVAL;
+	}
+	cfg->loop_given = true;
 	return 0;
 }
 
@@ -827,6 +843,8 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		return set_unwind(cfg, optarg, err, errlen);
 	case OPT_RAW:
 		return set_string(&cfg->raw_file, "--raw", optarg, err, errlen);
+	case OPT_LOOP:
+		return set_loop(cfg, optarg, err, errlen);
 	case OPT_STACK_BYTES:
 		/* The same parameter as --set stack_bytes=N, queued with the --set values. */
 		if (asprintf(&sets->owned[sets->n_owned], "stack_bytes=%s", optarg) < 0)
@@ -948,6 +966,9 @@ void jw_options_usage(void *out)
 	      "                                              re-symbolize a raw capture offline\n"
 	      "\n"
 	      "  -p PID[,PID...]    the processes to watch (may repeat, up to 64)\n"
+	      "  --loop NAME        auto (default) or syscall: a task is the time between the\n"
+	      "                     loop's wait (epoll_wait, poll, select, ...) returning and\n"
+	      "                     its next wait; needs no symbols, fits any loop\n"
 	      "  --probe BIN:ENTRY[:EXIT]   hook any dispatch function (EXIT: a symbol whose\n"
 	      "                     entry ends the task; without it a return probe is used)\n"
 	      "  --thread TID|NAME  the loop thread, when it is not the main thread\n"

@@ -45,6 +45,9 @@ struct jw_params {
 
 enum jw_format { JW_FORMAT_TREE = 0, JW_FORMAT_FOLDED };
 
+/* --loop: how a loop is hooked when no --probe says so (see presets.h). */
+enum jw_loop { JW_LOOP_AUTO = 0, JW_LOOP_SYSCALL };
+
 /* How user stacks are unwound; the same values as enum jw_unwind_mode in the ABI. */
 enum jw_unwind_choice { JW_UNWIND_MODE_AUTO = 0, JW_UNWIND_MODE_FP, JW_UNWIND_MODE_DWARF };
 
@@ -67,6 +70,8 @@ struct jw_config {
 	struct jw_params params;
 	enum jw_format format;
 	enum jw_unwind_choice unwind;
+	enum jw_loop loop;
+	bool loop_given;	/* --loop was on the command line */
 	double duration_s;	/* 0: until Ctrl-C */
 	bool all;		/* --all: lift the report budgets */
 	bool dev;		/* --dev: budgets per hour */

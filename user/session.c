@@ -14,6 +14,7 @@
 #include "elfsym.h"
 #include "log.h"
 #include "policy.h"
+#include "presets.h"
 #include "report.h"
 #include "rawfile.h"
 #include "samplebuf.h"
@@ -37,15 +38,23 @@ struct resolved_probe {
 	char path[PATH_MAX];
 };
 
+/* The wait functions hooked in one process (syscall mode). */
+struct proc_waits {
+	struct jw_wait_func f[JW_MAX_WAIT_FUNCS];
+	int n;
+};
+
 struct session {
 	const struct jw_config *cfg;
+	struct proc_waits waits[JW_MAX_PIDS];	/* by process index */
+	bool syscall_mode;		/* tasks bounded by the wait calls */
 	struct resolved_probe *probes;	/* n_pids * n_probes of them */
 	size_t n_probes;
 	struct jw_proc procs[JW_MAX_PIDS];
 	size_t n_procs;
 	struct thread_slot threads[JW_MAX_PIDS];
 	size_t n_threads;
-	char handler_names[JW_MAX_PROBE_SPECS][256];
+	char handler_names[JW_MAX_PROBE_SPECS + 1][256];	/* the last: "syscall" */
 	struct jw_attach *attach;
 	struct jw_policy *policy;
 	struct jw_logdir *logdir;
@@ -180,6 +189,26 @@ static int resolve_probe(const struct jw_probe_spec *spec, pid_t pid, char *path
 	return ret;
 }
 
+/* Syscall mode: finds the wait functions of @p, and says how its loop is hooked. */
+static int resolve_waits(struct session *s, struct jw_proc *p, struct proc_waits *w)
+{
+	uint32_t id = s->cfg->n_probes;
+	char err[512];
+
+	w->n = jw_find_wait_funcs(p->target.pid, p->target.exe, w->f, JW_MAX_WAIT_FUNCS, err,
+				  sizeof(err));
+	if (w->n < 0) {
+		jw_log(JW_LOG_ERROR, "%s", err);
+		return w->n;
+	}
+	p->handlers[id] = s->handler_names[id];
+	jw_log(JW_LOG_INFO, "pid %d (%s): loop syscall%s: a task is the time between the "
+	       "thread's waits (%d wait functions in %s)", p->target.pid, p->target.comm,
+	       s->cfg->loop_given ? "" : " (auto: no preset for this program)", w->n,
+	       w->f[0].path);
+	return 0;
+}
+
 /* Reads process @pid and resolves every --probe in it; nothing is attached yet. */
 static int resolve_proc(struct session *s, pid_t pid)
 {
@@ -211,6 +240,11 @@ static int resolve_proc(struct session *s, pid_t pid)
 		p->handlers[i] = s->handler_names[i];
 		s->n_probes++;
 	}
+	if (s->syscall_mode) {
+		ret = resolve_waits(s, p, &s->waits[s->n_procs]);
+		if (ret)
+			return ret;
+	}
 	s->n_procs++;
 	return 0;
 }
@@ -226,6 +260,14 @@ static int attach_proc(struct session *s, struct jw_proc *p)
 		if (s->probes[i].dp.pid != p->target.pid)
 			continue;
 		ret = jw_attach__dispatch(s->attach, &s->probes[i].dp);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; s->syscall_mode && (int)i < s->waits[p - s->procs].n; i++) {
+		const struct jw_wait_func *f = &s->waits[p - s->procs].f[i];
+
+		ret = jw_attach__wait(s->attach, p->target.pid, f->path, f->name, f->offset,
+				      s->cfg->n_probes);
 		if (ret)
 			return ret;
 	}
@@ -308,6 +350,9 @@ static int setup(struct session *s)
 	for (i = 0; i < cfg->n_probes; i++)
 		snprintf(s->handler_names[i], sizeof(s->handler_names[i]), "%s",
 			 cfg->probes[i].entry);
+	snprintf(s->handler_names[cfg->n_probes], sizeof(s->handler_names[0]), "syscall");
+	/* With no --probe, auto has only the syscall envelope to offer so far. */
+	s->syscall_mode = cfg->n_probes == 0 || (cfg->loop_given && cfg->loop == JW_LOOP_SYSCALL);
 	s->probes = calloc(cfg->n_pids * cfg->n_probes + 1, sizeof(*s->probes));
 	if (!s->probes)
 		return -ENOMEM;

@@ -30,6 +30,17 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	return n;
 }
 
+/*
+ * Whether the /proc/PID/stat content @stat is a zombie's (or a dead task's): its threads are
+ * gone, only its parent has not reaped it yet.
+ */
+static bool zombie(const char *stat)
+{
+	const char *close = strrchr(stat, ')');
+
+	return close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
+}
+
 int jw_proc_stat_parse(const char *stat, char *comm, size_t commlen, uint64_t *start_jiffies)
 {
 	const char *open = strchr(stat, '('), *close = strrchr(stat, ')');
@@ -173,10 +184,13 @@ int jw_target_open(pid_t pid, const char *thread, struct jw_target *t, char *err
 	n = readlink(path, t->exe, sizeof(t->exe) - 1);
 	if (n < 0) {
 		ret = -errno;
-		/* Kernel threads have no executable. */
-		snprintf(err, errlen, "pid %d (%s): no executable to watch: %s", pid, t->comm,
-			 strerror(errno));
-		return ret;
+		/* A zombie has lost its executable already; kernel threads never had one. */
+		if (zombie(buf))
+			snprintf(err, errlen, "pid %d (%s): has exited", pid, t->comm);
+		else
+			snprintf(err, errlen, "pid %d (%s): no executable to watch (a kernel "
+				 "thread?): %s", pid, t->comm, strerror(-ret));
+		return ret == -ENOENT ? -ESRCH : ret;
 	}
 	t->exe[n] = '\0';
 	ret = read_status(pid, &t->uid, &tgid);
@@ -197,7 +211,6 @@ int jw_target_open(pid_t pid, const char *thread, struct jw_target *t, char *err
 bool jw_target_alive(const struct jw_target *t)
 {
 	char path[64], buf[4096], comm[64];
-	const char *state;
 	uint64_t start;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", t->pid);
@@ -205,9 +218,7 @@ bool jw_target_alive(const struct jw_target *t)
 		return false;
 	if (jw_proc_stat_parse(buf, comm, sizeof(comm), &start) || start != t->start_jiffies)
 		return false;
-	/* A zombie's threads are gone; only its parent has not reaped it yet. */
-	state = strrchr(buf, ')') + 2;
-	return *state != 'Z' && *state != 'X';
+	return !zombie(buf);
 }
 
 #define DELETED_SUFFIX " (deleted)"

@@ -37,7 +37,7 @@ try:
     expect(["-p", str(target.pid), "--probe", probe, "--set", "no_such_key=1"], 2, "no_such_key")
     expect(["-p", "abc", "--probe", probe], 2, "abc")
     expect(["--probe", probe], 2, "-p")
-    expect(["-p", str(target.pid)], 2, "--probe")
+    expect(["-p", str(target.pid), "--loop", "bogus"], 2, "--loop bogus")
     expect(["-p", str(target.pid), "--probe", "nocolon"], 2, "nocolon")
     # Failures: exit 1.
     expect(["-p", "999999", "--probe", probe], 1, "999999")
