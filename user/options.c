@@ -529,11 +529,14 @@ void jw_config_free(struct jw_config *cfg)
 	free(cfg->config_file);
 	free(cfg->log_dir);
 	free(cfg->raw_file);
+	free(cfg->user);
 	/* Cleared so that a second free, or a free after a failed parse, is harmless. */
 	cfg->thread = NULL;
 	cfg->config_file = NULL;
 	cfg->log_dir = NULL;
 	cfg->raw_file = NULL;
+	cfg->user = NULL;
+	cfg->cmd = NULL;
 }
 
 enum {
@@ -550,6 +553,7 @@ enum {
 	OPT_STACK_BYTES,
 	OPT_RAW,
 	OPT_LOOP,
+	OPT_USER,
 };
 
 static const struct option long_opts[] = {
@@ -566,6 +570,7 @@ static const struct option long_opts[] = {
 	{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
 	{ "raw", required_argument, NULL, OPT_RAW },
 	{ "loop", required_argument, NULL, OPT_LOOP },
+	{ "user", required_argument, NULL, OPT_USER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -845,6 +850,8 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		return set_string(&cfg->raw_file, "--raw", optarg, err, errlen);
 	case OPT_LOOP:
 		return set_loop(cfg, optarg, err, errlen);
+	case OPT_USER:
+		return set_string(&cfg->user, "--user", optarg, err, errlen);
 	case OPT_STACK_BYTES:
 		/* The same parameter as --set stack_bytes=N, queued with the --set values. */
 		if (asprintf(&sets->owned[sets->n_owned], "stack_bytes=%s", optarg) < 0)
@@ -879,13 +886,27 @@ static int parse_argv(struct jw_config *cfg, struct pending_sets *sets, int argc
 		if (ret || cfg->help)
 			return ret;
 	}
+	/* "--" ends the options: what follows is a program to start and watch. */
+	if (optind < argc && optind > 0 && !strcmp(argv[optind - 1], "--")) {
+		cfg->cmd = &argv[optind];
+		optind = argc;
+	}
 	if (optind < argc) {
-		set_err(err, errlen, "unexpected argument '%s' (give processes with -p PID)",
-			argv[optind]);
+		set_err(err, errlen, "unexpected argument '%s' (give processes with -p PID, or "
+			"a program after --)", argv[optind]);
 		return -EINVAL;
 	}
-	if (!cfg->n_pids) {
-		set_err(err, errlen, "no target: give -p PID");
+	if (!cfg->n_pids && !cfg->cmd) {
+		set_err(err, errlen, "no target: give -p PID, or -- CMD [ARGS...]");
+		return -EINVAL;
+	}
+	if (cfg->n_pids && cfg->cmd) {
+		set_err(err, errlen, "give -p PID or -- CMD, not both");
+		return -EINVAL;
+	}
+	if (cfg->user && !cfg->cmd) {
+		set_err(err, errlen, "--user %s: only for a program started with -- CMD",
+			cfg->user);
 		return -EINVAL;
 	}
 	return 0;
@@ -962,6 +983,8 @@ void jw_options_usage(void *out)
 	int i;
 
 	fputs("Usage: jankwatch [OPTIONS] -p PID[,PID...]     watch running processes\n"
+	      "       jankwatch [OPTIONS] -- CMD [ARGS...]    start a program (as --user USER)\n"
+	      "                                              and watch it; exits with its status\n"
 	      "       jankwatch symbolize RAW [--debug-dir DIR] [--log-dir DIR]\n"
 	      "                                              re-symbolize a raw capture offline\n"
 	      "\n"
@@ -972,6 +995,7 @@ void jw_options_usage(void *out)
 	      "  --probe BIN:ENTRY[:EXIT]   hook any dispatch function (EXIT: a symbol whose\n"
 	      "                     entry ends the task; without it a return probe is used)\n"
 	      "  --thread TID|NAME  the loop thread, when it is not the main thread\n"
+	      "  --user USER        with -- CMD: run the program as USER (name or uid)\n"
 	      "  --set KEY=VALUE    a policy parameter (below); overrides --config\n"
 	      "  --config FILE      the same parameters, one KEY=VALUE a line, # comments\n"
 	      "  --all              lift the report budgets (every jank gets its files)\n"

@@ -67,6 +67,8 @@ struct jw_config {
 	char *config_file;
 	char *log_dir;		/* never NULL after parsing */
 	char *raw_file;		/* --raw FILE, or NULL */
+	char **cmd;		/* -- CMD [ARGS...]: points into argv, NULL-terminated; or NULL */
+	char *user;		/* --user USER for CMD, or NULL */
 	struct jw_params params;
 	enum jw_format format;
 	enum jw_unwind_choice unwind;

@@ -14,6 +14,7 @@
 #include "elfsym.h"
 #include "log.h"
 #include "policy.h"
+#include "launch.h"
 #include "presets.h"
 #include "report.h"
 #include "rawfile.h"
@@ -47,6 +48,11 @@ struct proc_waits {
 struct session {
 	const struct jw_config *cfg;
 	struct proc_waits waits[JW_MAX_PIDS];	/* by process index */
+	struct jw_child child;		/* -- CMD: the program started, procs[0] */
+	bool launched;
+	bool child_running;		/* released and exec'd */
+	int child_status;		/* once it exited: its status as a shell gives it */
+	bool child_done;
 	bool syscall_mode;		/* tasks bounded by the wait calls */
 	struct resolved_probe *probes;	/* n_pids * n_probes of them */
 	size_t n_probes;
@@ -161,9 +167,20 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* The file --probe BIN designates in process @pid, with what a uprobe needs. */
-static int resolve_probe(const struct jw_probe_spec *spec, pid_t pid, char *path, size_t len,
-			 uint64_t *entry, uint64_t *exit)
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * The file --probe BIN designates: a path; the executable @exe by its name; or a file process
+ * @pid maps by that name (for a program not started yet, jankwatch's own libraries stand for
+ * the system's).
+ */
+static int resolve_probe(const struct jw_probe_spec *spec, pid_t pid, const char *exe,
+			 char *path, size_t len, uint64_t *entry, uint64_t *exit)
 {
 	char err[1024];
 	uint64_t size;
@@ -175,6 +192,8 @@ static int resolve_probe(const struct jw_probe_spec *spec, pid_t pid, char *path
 			jw_log(JW_LOG_ERROR, "--probe %s: %s", spec->bin, strerror(errno));
 			return ret;
 		}
+	} else if (exe && !strcmp(spec->bin, basename_of(exe))) {
+		snprintf(path, len, "%s", exe);
 	} else if (jw_target_find_mapping(pid, spec->bin, path, len)) {
 		jw_log(JW_LOG_ERROR, "--probe %s: pid %d maps no file of that name", spec->bin, pid);
 		return -ENOENT;
@@ -189,14 +208,43 @@ static int resolve_probe(const struct jw_probe_spec *spec, pid_t pid, char *path
 	return ret;
 }
 
+/*
+ * The program -- CMD started, held before its exec: what it will be. Its start time is the
+ * fork's, which exec keeps; its name and executable are the program's.
+ */
+static int launched_target(struct session *s, struct jw_target *t)
+{
+	char path[64], buf[4096], comm[64];
+	FILE *f;
+	size_t n;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = t->tid = s->child.pid;
+	snprintf(path, sizeof(path), "/proc/%d/stat", t->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (jw_proc_stat_parse(buf, comm, sizeof(comm), &t->start_jiffies))
+		return -EINVAL;
+	snprintf(t->exe, sizeof(t->exe), "%s", s->child.exe);
+	/* The kernel keeps 15 characters of a program's name. */
+	snprintf(t->comm, 16, "%.15s", basename_of(s->child.exe));
+	t->uid = getuid();
+	return 0;
+}
+
 /* Syscall mode: finds the wait functions of @p, and says how its loop is hooked. */
 static int resolve_waits(struct session *s, struct jw_proc *p, struct proc_waits *w)
 {
 	uint32_t id = s->cfg->n_probes;
 	char err[512];
 
-	w->n = jw_find_wait_funcs(p->target.pid, p->target.exe, w->f, JW_MAX_WAIT_FUNCS, err,
-				  sizeof(err));
+	/* A program not started yet maps nothing: the system's C library is jankwatch's. */
+	w->n = jw_find_wait_funcs(s->launched ? getpid() : p->target.pid, p->target.exe, w->f,
+				  JW_MAX_WAIT_FUNCS, err, sizeof(err));
 	if (w->n < 0) {
 		jw_log(JW_LOG_ERROR, "%s", err);
 		return w->n;
@@ -218,18 +266,23 @@ static int resolve_proc(struct session *s, pid_t pid)
 	size_t i;
 	int ret;
 
-	ret = jw_target_open(pid, s->cfg->thread, &p->target, err, sizeof(err));
-	if (ret) {
-		jw_log(JW_LOG_ERROR, "%s", err);
-		return ret;
+	if (s->launched) {
+		ret = launched_target(s, &p->target);
+	} else {
+		ret = jw_target_open(pid, s->cfg->thread, &p->target, err, sizeof(err));
+		if (ret)
+			jw_log(JW_LOG_ERROR, "%s", err);
 	}
+	if (ret)
+		return ret;
 	p->start_boot_ns = p->target.start_jiffies * (1000000000ULL / (ticks > 0 ? ticks : 100));
 	for (i = 0; i < s->cfg->n_probes; i++) {
 		const struct jw_probe_spec *spec = &s->cfg->probes[i];
 		struct resolved_probe *rp = &s->probes[s->n_probes];
 
-		ret = resolve_probe(spec, pid, rp->path, sizeof(rp->path), &rp->dp.entry_offset,
-				    &rp->dp.exit_offset);
+		ret = resolve_probe(spec, s->launched ? getpid() : pid,
+				    s->launched ? p->target.exe : NULL, rp->path, sizeof(rp->path),
+				    &rp->dp.entry_offset, &rp->dp.exit_offset);
 		if (ret)
 			return ret;
 		rp->dp.pid = pid;
@@ -280,8 +333,9 @@ static int attach_proc(struct session *s, struct jw_proc *p)
 				 s->cfg->params.v[JW_P_SAMPLE_PERIOD_MS]);
 	if (ret)
 		return ret;
-	p->sym = jw_symbolizer__new(p->target.pid);
-	if (!p->sym) {
+	/* A program not started yet is named once it has exec'd. */
+	p->sym = s->launched ? NULL : jw_symbolizer__new(p->target.pid);
+	if (!p->sym && !s->launched) {
 		ret = -errno;
 		jw_log(JW_LOG_ERROR, "cannot read the mappings of pid %d: %s", p->target.pid,
 		       strerror(errno));
@@ -329,6 +383,42 @@ static int open_raw(struct session *s)
 }
 
 /*
+ * Everything is attached: let the program exec, then learn what it became (its name, its
+ * modules) once its executable is in place.
+ */
+static int start_child(struct session *s)
+{
+	struct jw_proc *p = &s->procs[0];
+	struct jw_target t;
+	char err[512];
+	int ret;
+
+	ret = jw_child_release(&s->child, err, sizeof(err));
+	if (ret) {
+		jw_log(JW_LOG_ERROR, "%s", err);
+		s->child_status = 127;
+		s->child_done = jw_child_exited(&s->child, 1000, &s->child_status);
+		return ret;
+	}
+	s->child_running = true;
+	/* The error pipe closes in exec after the new image is in place: read what it is. */
+	if (jw_target_open(p->target.pid, NULL, &t, err, sizeof(err)) == 0) {
+		memcpy(p->target.comm, t.comm, sizeof(t.comm));
+		memcpy(p->target.exe, t.exe, sizeof(t.exe));
+		p->target.uid = t.uid;
+	}
+	p->sym = jw_symbolizer__new(p->target.pid);
+	if (!p->sym) {
+		ret = -errno;
+		jw_log(JW_LOG_ERROR, "cannot read the mappings of pid %d: %s", p->target.pid,
+		       strerror(-ret));
+		return ret;
+	}
+	jw_log(JW_LOG_INFO, "started %s as pid %d", s->cfg->cmd[0], p->target.pid);
+	return 0;
+}
+
+/*
  * Resolves everything the command line names before touching the kernel or the log directory,
  * so that a bad target or symbol leaves nothing behind.
  */
@@ -353,9 +443,20 @@ static int setup(struct session *s)
 	snprintf(s->handler_names[cfg->n_probes], sizeof(s->handler_names[0]), "syscall");
 	/* With no --probe, auto has only the syscall envelope to offer so far. */
 	s->syscall_mode = cfg->n_probes == 0 || (cfg->loop_given && cfg->loop == JW_LOOP_SYSCALL);
-	s->probes = calloc(cfg->n_pids * cfg->n_probes + 1, sizeof(*s->probes));
+	s->probes = calloc((cfg->n_pids + 1) * cfg->n_probes + 1, sizeof(*s->probes));
 	if (!s->probes)
 		return -ENOMEM;
+	if (cfg->cmd) {
+		ret = jw_child_spawn(cfg->cmd, cfg->user, &s->child, err, sizeof(err));
+		if (ret) {
+			jw_log(JW_LOG_ERROR, "%s", err);
+			return ret;
+		}
+		s->launched = true;
+		ret = resolve_proc(s, s->child.pid);
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < cfg->n_pids; i++) {
 		ret = resolve_proc(s, cfg->pids[i]);
 		if (ret)
@@ -405,7 +506,7 @@ static int setup(struct session *s)
 		jw_log(JW_LOG_ERROR, "cannot open the ring buffer: %s", strerror(-ret));
 		return ret;
 	}
-	return 0;
+	return s->launched ? start_child(s) : 0;
 }
 
 /* Whether any target still runs; says which ones left. */
@@ -445,6 +546,12 @@ static int run_loop(struct session *s)
 		now = mono_ns();
 		if (limit && now - start >= limit)
 			break;
+		if (s->child_running &&
+		    (s->child_done = jw_child_exited(&s->child, 0, &s->child_status))) {
+			jw_log(JW_LOG_INFO, "%s (pid %d) exited with status %d", s->cfg->cmd[0],
+			       s->child.pid, s->child_status);
+			break;
+		}
 		if (now - last_check >= ALIVE_CHECK_NS) {
 			last_check = now;
 			if (!any_alive(s))
@@ -499,6 +606,24 @@ static void teardown(struct session *s)
 		jw_log(JW_LOG_WARN, "cannot finish --raw %s: %s", s->cfg->raw_file, strerror(errno));
 }
 
+/*
+ * With -- CMD, jankwatch exits with the program's status once it has started: a program still
+ * running when jankwatch stops (Ctrl-C reaches it too; --duration does not) is given a moment,
+ * then left running and jankwatch exits 0. A program that never started: 127, as a shell says.
+ */
+static int child_status(struct session *s)
+{
+	if (!s->child_running) {
+		if (!s->child_done)
+			jw_child_abort(&s->child);
+		return s->child_done ? s->child_status : 127;
+	}
+	if (!s->child_done)
+		s->child_done = jw_child_exited(&s->child, stop_requests ? 2000 : 0,
+						&s->child_status);
+	return s->child_done ? s->child_status : 0;
+}
+
 int jw_session_run(const struct jw_config *cfg)
 {
 	struct session *s = calloc(1, sizeof(*s));
@@ -516,6 +641,8 @@ int jw_session_run(const struct jw_config *cfg)
 		status = 0;
 	print_summary(s);
 out:
+	if (s->launched)
+		status = child_status(s);
 	teardown(s);
 	free(s);
 	return status;

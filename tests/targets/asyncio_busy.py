@@ -12,6 +12,7 @@ ap.add_argument("--ms", type=int, default=300)
 ap.add_argument("--every", type=int, default=700)
 ap.add_argument("--sleep", action="store_true")
 ap.add_argument("--count", type=int, default=0)
+ap.add_argument("--exit", type=int, default=0, help="exit status after --count tasks")
 args = ap.parse_args()
 n = 0
 
@@ -41,4 +42,4 @@ def on_timer(loop):
 loop = asyncio.new_event_loop()
 loop.call_later(args.every / 1000, on_timer, loop)
 loop.run_forever()
-sys.exit(0)
+sys.exit(args.exit)

@@ -760,7 +760,27 @@ static void test_parse_positional_refused(void **state)
 
 	parse_fails(fx, PARSE(fx, "-p", "1", "extra"), "unexpected argument 'extra'");
 	parse_fails(fx, PARSE(fx, "extra", "-p", "1"), "unexpected argument 'extra'");
-	parse_fails(fx, PARSE(fx, "-p", "1", "--", "sleep", "1"), "unexpected argument 'sleep'");
+	parse_fails(fx, PARSE(fx, "-p", "1", "--", "sleep", "1"), "give -p PID or -- CMD, not both");
+	parse_fails(fx, PARSE(fx, "-p", "1", "--user", "nobody"), "--user nobody: only for");
+}
+
+/* "--" ends the options: what follows is the program to start, kept as given. */
+static void test_parse_command(void **state)
+{
+	struct fixture *fx = *state;
+
+	assert_int_equal(PARSE(fx, "--set", "ignore_startup_time=3", "--user", "nobody", "--",
+			       "python3", "-u", "app.py", "--all"), 0);
+	assert_non_null(fx->cfg.cmd);
+	assert_string_equal(fx->cfg.cmd[0], "python3");
+	assert_string_equal(fx->cfg.cmd[1], "-u");
+	assert_string_equal(fx->cfg.cmd[2], "app.py");
+	/* An option after the command is the command's. */
+	assert_string_equal(fx->cfg.cmd[3], "--all");
+	assert_null(fx->cfg.cmd[4]);
+	assert_false(fx->cfg.all);
+	assert_string_equal(fx->cfg.user, "nobody");
+	assert_int_equal(fx->cfg.n_pids, 0);
 }
 
 static void test_parse_needs_target(void **state)
@@ -768,7 +788,7 @@ static void test_parse_needs_target(void **state)
 	struct fixture *fx = *state;
 
 	parse_fails(fx, PARSE(fx, "--all"), "no target: give -p PID");
-	assert_string_equal(fx->err, "no target: give -p PID");
+	assert_string_equal(fx->err, "no target: give -p PID, or -- CMD [ARGS...]");
 	parse_fails(fx, parse(fx, (const char *)NULL), "no target: give -p PID");
 }
 
@@ -945,6 +965,7 @@ int main(void)
 		T(test_parse_flags_and_strings),
 		T(test_parse_unknown_option),
 		T(test_parse_positional_refused),
+		T(test_parse_command),
 		T(test_parse_needs_target),
 		T(test_parse_set),
 		T(test_parse_runs_finish),

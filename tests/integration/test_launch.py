@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""`jankwatch -- CMD` starts the program held before exec, attaches, then lets it run: its janks
+are reported from its first task, and jankwatch exits with the program's status. --user runs it
+as another user with that user's groups only. A program that cannot run: one line, exit 1."""
+import subprocess
+
+from jwtest import *
+
+require_bpf()
+logs = LogDir()
+python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
+script = os.path.join(os.environ.get("JW_SRC", "."), "tests/targets/asyncio_busy.py")
+p = subprocess.run([JW_BIN, "--set", "ignore_startup_time=3", "--all", "--log-dir", logs.path,
+                    "--", python, script, "--ms", "300", "--every", "400", "--count", "12",
+                    "--exit", "3"], capture_output=True, text=True, timeout=120)
+check(p.returncode == 3, f"jankwatch exits with the program's status 3 ({p.returncode})")
+events = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+tasks = [TargetTask(l) for l in p.stdout.splitlines() if l.startswith("task ")]
+check(len(tasks) == 12, f"the program ran its 12 tasks ({len(tasks)})")
+late = [t for t in tasks if t.n >= 6]   # past the 3 s startup window (0.7 s per task)
+check(len(events) >= len(late) - 1, f"{len(events)} events for the {len(late)} late tasks")
+for ev in events:
+    mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
+    check(len(mine) == 1, "each event is a task of the program")
+    own_ms = mine[0].dur_ns / 1e6
+    check(abs(ev["wall_ms"] - own_ms) <= 0.05 * own_ms,
+          f"wall_ms {ev['wall_ms']} within 5% of the program's own {own_ms:.3f}")
+    check(ev["bundle_name"].startswith("python3"), f"named as the program ({ev['bundle_name']})")
+check(any("started" in l for l in p.stderr.splitlines()), "it says it started the program")
+
+p = subprocess.run([JW_BIN, "-q", "--user", "nobody", "--log-dir", logs.path, "--",
+                    "/usr/bin/id"], capture_output=True, text=True, timeout=60)
+check(p.returncode == 0 and "uid=65534(nobody)" in p.stdout and "groups=65534" in p.stdout
+      and "groups=0" not in p.stdout and ",0(" not in p.stdout,
+      f"--user nobody: the program runs as nobody, no root group ({p.stdout.strip()})")
+
+p = subprocess.run([JW_BIN, "--log-dir", logs.path, "--", "sh", "-c", "exit 7"],
+                   capture_output=True, text=True, timeout=60)
+check(p.returncode == 7, f"a program's status comes back ({p.returncode})")
+
+for argv, what in ((["/nonexistent/prog"], "No such file"),
+                   (["--user", "no_such_user_x", "--", "/usr/bin/id"], "no such user")):
+    full = [JW_BIN, "--log-dir", logs.path, *(argv if argv[0] == "--user" else ["--", *argv])]
+    p = subprocess.run(full, capture_output=True, text=True, timeout=60)
+    err = p.stderr.strip().splitlines()
+    check(p.returncode == 1 and len(err) == 1 and what in err[0], f"{argv}: {err}")
+logs.cleanup()
+print("PASS")
