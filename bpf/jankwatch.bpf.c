@@ -81,6 +81,14 @@ struct {
 	__type(value, struct jw_watch);
 } watched SEC(".maps");
 
+/* --exe: the executables whose new processes user space wants to hear of. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, struct jw_exe_key);
+	__type(value, __u32);
+} watched_exes SEC(".maps");
+
 /* Preallocated, sized by user space: no hash update on the hot path. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -647,5 +655,30 @@ int wait_enter(struct pt_regs *ctx)
 		return 0;
 	s->depth = 0;
 	finish_task(s, task->pid, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* --exe: tells user space of a process that exec'd a watched executable, so it attaches to it. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct inode *inode = bprm->file->f_inode;
+	struct jw_exe_key key = { .dev = inode->i_sb->s_dev, .ino = inode->i_ino };
+	struct jw_rec_hdr *rec;
+
+	if (!bpf_map_lookup_elem(&watched_exes, &key))
+		return 0;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		count_drop(JW_DROP_TASK);
+		return 0;
+	}
+	rec->type = JW_REC_EXEC;
+	rec->flags = 0;
+	rec->size = sizeof(*rec);
+	rec->pid = p->tgid;
+	rec->tid = p->pid;
+	rec->ts_ns = bpf_ktime_get_ns();
+	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }

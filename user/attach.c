@@ -26,11 +26,18 @@ _Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
 		       (int)JW_UNWIND_MODE_DWARF == (int)JW_UNWIND_DWARF,
 	       "--unwind choices are the ABI's modes");
 
+/* A link, and the process it was made for (0: the whole session's). */
+struct owned_link {
+	struct bpf_link *link;
+	pid_t pid;
+};
+
 struct jw_attach {
 	struct jankwatch_bpf *skel;
-	struct bpf_link **links;
+	struct owned_link *links;
 	size_t n_links;
 	size_t cap_links;
+	bool exec_hooked;
 };
 
 /* libbpf's messages (the verifier's log among them) are shown with -v, as libbpf writes them. */
@@ -42,11 +49,11 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int keep_link(struct jw_attach *a, struct bpf_link *link)
+static int keep_link(struct jw_attach *a, struct bpf_link *link, pid_t pid)
 {
 	if (a->n_links == a->cap_links) {
 		size_t cap = a->cap_links ? 2 * a->cap_links : 16;
-		struct bpf_link **links = realloc(a->links, cap * sizeof(*links));
+		struct owned_link *links = realloc(a->links, cap * sizeof(*links));
 
 		if (!links) {
 			bpf_link__destroy(link);
@@ -55,8 +62,23 @@ static int keep_link(struct jw_attach *a, struct bpf_link *link)
 		a->links = links;
 		a->cap_links = cap;
 	}
-	a->links[a->n_links++] = link;
+	a->links[a->n_links++] = (struct owned_link){ link, pid };
 	return 0;
+}
+
+void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid)
+{
+	__u32 key = tid;
+	size_t i, kept = 0;
+
+	for (i = 0; i < a->n_links; i++) {
+		if (a->links[i].pid == pid)
+			bpf_link__destroy(a->links[i].link);
+		else
+			a->links[kept++] = a->links[i];
+	}
+	a->n_links = kept;
+	bpf_map__delete_elem(a->skel->maps.watched, &key, sizeof(key), 0);
 }
 
 struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
@@ -130,7 +152,7 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
 	}
 	jw_log(JW_LOG_DEBUG, "attached %s to %s:%s at file offset 0x%llx (pid %d)",
 	       retprobe ? "return probe" : "uprobe", path, name, (unsigned long long)offset, pid);
-	return keep_link(a, link);
+	return keep_link(a, link, pid);
 }
 
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p)
@@ -162,7 +184,7 @@ static int attach_tracepoint(struct jw_attach *a, struct bpf_program *prog, cons
 		jw_log(JW_LOG_ERROR, "cannot attach to the %s tracepoint: %s", name, strerror(-err));
 		return err;
 	}
-	return keep_link(a, link);
+	return keep_link(a, link, 0);
 }
 
 int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char *name,
@@ -178,6 +200,22 @@ int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char
 			     name);
 }
 
+int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino)
+{
+	struct jw_exe_key key = { .dev = dev, .ino = ino };
+	__u32 one = 1;
+	int err;
+
+	if (bpf_map__update_elem(a->skel->maps.watched_exes, &key, sizeof(key), &one, sizeof(one),
+				 0))
+		return -errno;
+	if (a->exec_hooked)
+		return 0;
+	err = attach_tracepoint(a, a->skel->progs.on_exec, "sched_process_exec");
+	a->exec_hooked = !err;
+	return err;
+}
+
 int jw_attach__sched(struct jw_attach *a)
 {
 	int err = attach_tracepoint(a, a->skel->progs.on_sched_switch, "sched_switch");
@@ -185,7 +223,7 @@ int jw_attach__sched(struct jw_attach *a)
 	return err ? err : attach_tracepoint(a, a->skel->progs.on_sched_waking, "sched_waking");
 }
 
-int jw_attach__sampler(struct jw_attach *a, pid_t tid, unsigned int period_ms)
+int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int period_ms)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -212,7 +250,7 @@ int jw_attach__sampler(struct jw_attach *a, pid_t tid, unsigned int period_ms)
 		return err;
 	}
 	/* From here the link owns the perf event's fd and closes it. */
-	return keep_link(a, link);
+	return keep_link(a, link, pid);
 }
 
 int jw_attach__events_fd(const struct jw_attach *a)
@@ -232,7 +270,7 @@ void jw_attach__free(struct jw_attach *a)
 	if (!a)
 		return;
 	for (i = a->n_links; i > 0; i--)
-		bpf_link__destroy(a->links[i - 1]);
+		bpf_link__destroy(a->links[i - 1].link);
 	free(a->links);
 	jankwatch_bpf__destroy(a->skel);
 	free(a);

@@ -55,8 +55,17 @@ int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char
 /* Attaches the scheduler tracepoints: off-CPU time, blocked stacks, wakers. 0 or -errno. */
 int jw_attach__sched(struct jw_attach *a);
 
-/* Starts a cpu-clock sampler on thread @tid every @period_ms. 0 or -errno. */
-int jw_attach__sampler(struct jw_attach *a, pid_t tid, unsigned int period_ms);
+/* Starts a cpu-clock sampler on thread @tid of process @pid every @period_ms. 0 or -errno. */
+int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int period_ms);
+
+/*
+ * --exe: reports (JW_REC_EXEC) every process that execs the file with inode @ino on device
+ * @dev, from now on. 0 or -errno.
+ */
+int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino);
+
+/* Detaches everything made for process @pid and stops watching its thread @tid. */
+void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid);
 
 /* The ring buffer's map fd, for ring_buffer__new(). */
 int jw_attach__events_fd(const struct jw_attach *a);

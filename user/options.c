@@ -530,6 +530,11 @@ void jw_config_free(struct jw_config *cfg)
 	free(cfg->log_dir);
 	free(cfg->raw_file);
 	free(cfg->user);
+	for (i = 0; i < cfg->n_exes; i++) {
+		free(cfg->exes[i]);
+		cfg->exes[i] = NULL;
+	}
+	cfg->n_exes = 0;
 	/* Cleared so that a second free, or a free after a failed parse, is harmless. */
 	cfg->thread = NULL;
 	cfg->config_file = NULL;
@@ -554,6 +559,7 @@ enum {
 	OPT_RAW,
 	OPT_LOOP,
 	OPT_USER,
+	OPT_EXE,
 };
 
 static const struct option long_opts[] = {
@@ -571,6 +577,7 @@ static const struct option long_opts[] = {
 	{ "raw", required_argument, NULL, OPT_RAW },
 	{ "loop", required_argument, NULL, OPT_LOOP },
 	{ "user", required_argument, NULL, OPT_USER },
+	{ "exe", required_argument, NULL, OPT_EXE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -852,6 +859,16 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		return set_loop(cfg, optarg, err, errlen);
 	case OPT_USER:
 		return set_string(&cfg->user, "--user", optarg, err, errlen);
+	case OPT_EXE:
+		if (cfg->n_exes == JW_MAX_EXES) {
+			set_err(err, errlen, "--exe %s: at most %d executables", optarg, JW_MAX_EXES);
+			return -EINVAL;
+		}
+		cfg->exes[cfg->n_exes] = strdup(optarg);
+		if (!cfg->exes[cfg->n_exes])
+			return -ENOMEM;
+		cfg->n_exes++;
+		return 0;
 	case OPT_STACK_BYTES:
 		/* The same parameter as --set stack_bytes=N, queued with the --set values. */
 		if (asprintf(&sets->owned[sets->n_owned], "stack_bytes=%s", optarg) < 0)
@@ -896,8 +913,8 @@ static int parse_argv(struct jw_config *cfg, struct pending_sets *sets, int argc
 			"a program after --)", argv[optind]);
 		return -EINVAL;
 	}
-	if (!cfg->n_pids && !cfg->cmd) {
-		set_err(err, errlen, "no target: give -p PID, or -- CMD [ARGS...]");
+	if (!cfg->n_pids && !cfg->cmd && !cfg->n_exes) {
+		set_err(err, errlen, "no target: give -p PID, --exe PATH, or -- CMD [ARGS...]");
 		return -EINVAL;
 	}
 	if (cfg->n_pids && cfg->cmd) {
@@ -983,6 +1000,8 @@ void jw_options_usage(void *out)
 	int i;
 
 	fputs("Usage: jankwatch [OPTIONS] -p PID[,PID...]     watch running processes\n"
+	      "       jankwatch [OPTIONS] --exe PATH          watch every process of a binary, now\n"
+	      "                                              and later\n"
 	      "       jankwatch [OPTIONS] -- CMD [ARGS...]    start a program (as --user USER)\n"
 	      "                                              and watch it; exits with its status\n"
 	      "       jankwatch symbolize RAW [--debug-dir DIR] [--log-dir DIR]\n"

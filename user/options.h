@@ -10,6 +10,7 @@
 
 #define JW_MAX_PIDS 64
 #define JW_MAX_PROBE_SPECS 16
+#define JW_MAX_EXES 8
 
 /* The policy parameters, by the seed's names and jankwatch's own. */
 enum jw_param {
@@ -68,6 +69,8 @@ struct jw_config {
 	char *log_dir;		/* never NULL after parsing */
 	char *raw_file;		/* --raw FILE, or NULL */
 	char **cmd;		/* -- CMD [ARGS...]: points into argv, NULL-terminated; or NULL */
+	char *exes[JW_MAX_EXES];	/* --exe PATH: every process of these, now and later */
+	size_t n_exes;
 	char *user;		/* --user USER for CMD, or NULL */
 	struct jw_params params;
 	enum jw_format format;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -8,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "attach.h"
@@ -45,21 +48,35 @@ struct proc_waits {
 	int n;
 };
 
+/* What was resolved to hook one process. */
+struct proc_hooks {
+	struct resolved_probe probes[JW_MAX_PROBE_SPECS];
+	struct proc_waits waits;
+};
+
+/* An executable --exe watches. */
+struct watched_exe {
+	const char *path;
+	dev_t dev;
+	ino_t ino;
+};
+
 struct session {
 	const struct jw_config *cfg;
-	struct proc_waits waits[JW_MAX_PIDS];	/* by process index */
+	/* Slot i: procs[i], its hooks and its watched thread; a slot with pid 0 is free. */
+	struct jw_proc procs[JW_MAX_PIDS];
+	struct proc_hooks *hooks[JW_MAX_PIDS];
+	struct thread_slot threads[JW_MAX_PIDS];
+	size_t n_procs;			/* slots in use or used: the highest + 1 */
+	struct watched_exe exes[JW_MAX_EXES];
+	size_t n_exes;
 	struct jw_child child;		/* -- CMD: the program started, procs[0] */
 	bool launched;
 	bool child_running;		/* released and exec'd */
 	int child_status;		/* once it exited: its status as a shell gives it */
 	bool child_done;
 	bool syscall_mode;		/* tasks bounded by the wait calls */
-	struct resolved_probe *probes;	/* n_pids * n_probes of them */
-	size_t n_probes;
-	struct jw_proc procs[JW_MAX_PIDS];
-	size_t n_procs;
-	struct thread_slot threads[JW_MAX_PIDS];
-	size_t n_threads;
+	bool just_exec;			/* resolving a process caught at exec: nothing mapped yet */
 	char handler_names[JW_MAX_PROBE_SPECS + 1][256];	/* the last: "syscall" */
 	struct jw_attach *attach;
 	struct jw_policy *policy;
@@ -109,8 +126,8 @@ static struct thread_slot *find_thread(struct session *s, pid_t tid)
 {
 	size_t i;
 
-	for (i = 0; i < s->n_threads; i++)
-		if (s->threads[i].tid == tid)
+	for (i = 0; i < s->n_procs; i++)
+		if (s->procs[i].target.pid && s->threads[i].tid == tid)
 			return &s->threads[i];
 	return NULL;
 }
@@ -138,6 +155,9 @@ static int on_task(struct session *s, const struct jw_task_rec *t)
 	return 0;
 }
 
+static int add_proc(struct session *s, pid_t pid);
+static bool watching(const struct session *s, pid_t pid);
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	const struct jw_rec_hdr *h = data;
@@ -154,6 +174,15 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (h->size < sizeof(struct jw_task_rec))
 			break;
 		return on_task(s, data);
+	case JW_REC_EXEC:
+		/* --exe: a new process of a watched executable (a pid reused is a new one too). */
+		if (watching(s, h->pid))
+			return 0;
+		s->just_exec = true;
+		if (add_proc(s, h->pid) == 0)
+			jw_log(JW_LOG_INFO, "pid %d started: watching it", h->pid);
+		s->just_exec = false;
+		return 0;
 	case JW_REC_SAMPLE:
 		th = find_thread(s, h->tid);
 		if (!th || h->size < sizeof(struct jw_sample_rec))
@@ -242,9 +271,12 @@ static int resolve_waits(struct session *s, struct jw_proc *p, struct proc_waits
 	uint32_t id = s->cfg->n_probes;
 	char err[512];
 
-	/* A program not started yet maps nothing: the system's C library is jankwatch's. */
-	w->n = jw_find_wait_funcs(s->launched ? getpid() : p->target.pid, p->target.exe, w->f,
-				  JW_MAX_WAIT_FUNCS, err, sizeof(err));
+	/*
+	 * A program not started yet, or caught at its exec, maps no C library yet: the one its
+	 * loader will map is the system's, which is jankwatch's.
+	 */
+	w->n = jw_find_wait_funcs(s->launched || s->just_exec ? getpid() : p->target.pid,
+				  p->target.exe, w->f, JW_MAX_WAIT_FUNCS, err, sizeof(err));
 	if (w->n < 0) {
 		jw_log(JW_LOG_ERROR, "%s", err);
 		return w->n;
@@ -257,15 +289,19 @@ static int resolve_waits(struct session *s, struct jw_proc *p, struct proc_waits
 	return 0;
 }
 
-/* Reads process @pid and resolves every --probe in it; nothing is attached yet. */
-static int resolve_proc(struct session *s, pid_t pid)
+/* Reads process @pid into slot @i and resolves every --probe in it; nothing is attached yet. */
+static int resolve_proc(struct session *s, pid_t pid, size_t i)
 {
-	struct jw_proc *p = &s->procs[s->n_procs];
+	struct jw_proc *p = &s->procs[i];
 	long ticks = sysconf(_SC_CLK_TCK);
+	struct proc_hooks *h;
 	char err[512];
-	size_t i;
+	size_t k;
 	int ret;
 
+	h = s->hooks[i] = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
 	if (s->launched) {
 		ret = launched_target(s, &p->target);
 	} else {
@@ -276,60 +312,53 @@ static int resolve_proc(struct session *s, pid_t pid)
 	if (ret)
 		return ret;
 	p->start_boot_ns = p->target.start_jiffies * (1000000000ULL / (ticks > 0 ? ticks : 100));
-	for (i = 0; i < s->cfg->n_probes; i++) {
-		const struct jw_probe_spec *spec = &s->cfg->probes[i];
-		struct resolved_probe *rp = &s->probes[s->n_probes];
+	for (k = 0; k < s->cfg->n_probes; k++) {
+		const struct jw_probe_spec *spec = &s->cfg->probes[k];
+		struct resolved_probe *rp = &h->probes[k];
 
-		ret = resolve_probe(spec, s->launched ? getpid() : pid,
-				    s->launched ? p->target.exe : NULL, rp->path, sizeof(rp->path),
-				    &rp->dp.entry_offset, &rp->dp.exit_offset);
+		ret = resolve_probe(spec, s->launched || s->just_exec ? getpid() : pid,
+				    s->launched || s->n_exes ? p->target.exe : NULL, rp->path,
+				    sizeof(rp->path), &rp->dp.entry_offset, &rp->dp.exit_offset);
 		if (ret)
 			return ret;
 		rp->dp.pid = pid;
 		rp->dp.path = rp->path;
 		rp->dp.entry_name = spec->entry;
 		rp->dp.exit_name = spec->exit;
-		rp->dp.probe_id = i;
-		p->handlers[i] = s->handler_names[i];
-		s->n_probes++;
+		rp->dp.probe_id = k;
+		p->handlers[k] = s->handler_names[k];
 	}
-	if (s->syscall_mode) {
-		ret = resolve_waits(s, p, &s->waits[s->n_procs]);
-		if (ret)
-			return ret;
-	}
-	s->n_procs++;
-	return 0;
+	return s->syscall_mode ? resolve_waits(s, p, &h->waits) : 0;
 }
 
-/* Attaches the probes and the sampler of one resolved process, and starts naming its code. */
-static int attach_proc(struct session *s, struct jw_proc *p)
+/* Attaches the probes and the sampler of the process in slot @i, and starts naming its code. */
+static int attach_proc(struct session *s, size_t i)
 {
-	struct thread_slot *th = &s->threads[s->n_threads];
-	size_t i;
+	struct jw_proc *p = &s->procs[i];
+	struct thread_slot *th = &s->threads[i];
+	struct proc_hooks *h = s->hooks[i];
+	size_t k;
 	int ret;
 
-	for (i = 0; i < s->n_probes; i++) {
-		if (s->probes[i].dp.pid != p->target.pid)
-			continue;
-		ret = jw_attach__dispatch(s->attach, &s->probes[i].dp);
+	for (k = 0; k < s->cfg->n_probes; k++) {
+		ret = jw_attach__dispatch(s->attach, &h->probes[k].dp);
 		if (ret)
 			return ret;
 	}
-	for (i = 0; s->syscall_mode && (int)i < s->waits[p - s->procs].n; i++) {
-		const struct jw_wait_func *f = &s->waits[p - s->procs].f[i];
+	for (k = 0; s->syscall_mode && (int)k < h->waits.n; k++) {
+		const struct jw_wait_func *f = &h->waits.f[k];
 
 		ret = jw_attach__wait(s->attach, p->target.pid, f->path, f->name, f->offset,
 				      s->cfg->n_probes);
 		if (ret)
 			return ret;
 	}
-	ret = jw_attach__watch_thread(s->attach, p->target.pid, p->target.tid, s->n_threads);
+	ret = jw_attach__watch_thread(s->attach, p->target.pid, p->target.tid, i);
 	if (ret) {
 		jw_log(JW_LOG_ERROR, "cannot watch thread %d: %s", p->target.tid, strerror(-ret));
 		return ret;
 	}
-	ret = jw_attach__sampler(s->attach, p->target.tid,
+	ret = jw_attach__sampler(s->attach, p->target.pid, p->target.tid,
 				 s->cfg->params.v[JW_P_SAMPLE_PERIOD_MS]);
 	if (ret)
 		return ret;
@@ -346,10 +375,60 @@ static int attach_proc(struct session *s, struct jw_proc *p)
 	ret = jw_samplebuf_init(&th->samples, SAMPLES_HELD);
 	if (ret)
 		return ret;
-	s->n_threads++;
 	jw_log(JW_LOG_INFO, "watching pid %d (%s), thread %d", p->target.pid, p->target.comm,
 	       p->target.tid);
 	return 0;
+}
+
+/* Detaches and forgets the process in slot @i: it exited, or could not be watched. */
+static void drop_proc(struct session *s, size_t i)
+{
+	struct jw_proc *p = &s->procs[i];
+
+	if (s->attach && p->target.pid)
+		jw_attach__forget(s->attach, p->target.pid, p->target.tid);
+	jw_symbolizer__free(p->sym);
+	jw_samplebuf_free(&s->threads[i].samples);
+	free(s->hooks[i]);
+	s->hooks[i] = NULL;
+	memset(p, 0, sizeof(*p));
+	memset(&s->threads[i], 0, sizeof(s->threads[i]));
+}
+
+/* Whether process @pid, as it is now, is watched already. */
+static bool watching(const struct session *s, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_procs; i++)
+		if (s->procs[i].target.pid == pid && jw_target_alive(&s->procs[i].target))
+			return true;
+	return false;
+}
+
+/*
+ * Watches process @pid in a free slot: resolve, then attach. A process that cannot be watched
+ * is forgotten again. Returns 0 or -errno.
+ */
+static int add_proc(struct session *s, pid_t pid)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < s->n_procs && s->procs[i].target.pid; i++)
+		;
+	if (i == JW_MAX_PIDS) {
+		jw_log(JW_LOG_WARN, "pid %d: already watching %d processes", pid, JW_MAX_PIDS);
+		return -ENOSPC;
+	}
+	if (i == s->n_procs)
+		s->n_procs++;
+	ret = resolve_proc(s, pid, i);
+	if (!ret && s->attach)
+		ret = attach_proc(s, i);
+	if (ret)
+		drop_proc(s, i);
+	return ret;
 }
 
 /* Creates the --raw capture (never through a link) and writes its header. */
@@ -380,6 +459,84 @@ static int open_raw(struct session *s)
 	if (ret)
 		jw_log(JW_LOG_ERROR, "cannot write --raw %s: %s", cfg->raw_file, strerror(-ret));
 	return ret;
+}
+
+/* --exe: the files' identities, checked before anything is attached. */
+static int resolve_exes(struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->cfg->n_exes; i++) {
+		const char *path = s->cfg->exes[i];
+		struct stat st;
+
+		if (stat(path, &st)) {
+			jw_log(JW_LOG_ERROR, "--exe %s: %s", path, strerror(errno));
+			return -errno;
+		}
+		if (!S_ISREG(st.st_mode) || access(path, X_OK)) {
+			jw_log(JW_LOG_ERROR, "--exe %s: not an executable file", path);
+			return -EINVAL;
+		}
+		s->exes[s->n_exes++] = (struct watched_exe){ path, st.st_dev, st.st_ino };
+	}
+	return 0;
+}
+
+/* Whether process @pid runs one of the --exe files. */
+static bool runs_watched_exe(const struct session *s, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	if (stat(path, &st))
+		return false;
+	for (i = 0; i < s->n_exes; i++)
+		if (s->exes[i].dev == st.st_dev && s->exes[i].ino == st.st_ino)
+			return true;
+	return false;
+}
+
+/*
+ * --exe: from now on the kernel reports every exec of the files; the processes already running
+ * them are found in /proc. One that cannot be watched is said so; the others are watched.
+ */
+static int watch_exes(struct session *s)
+{
+	struct dirent *de;
+	size_t i;
+	DIR *dir;
+	int ret;
+
+	for (i = 0; i < s->n_exes; i++) {
+		/* The kernel's dev_t packs major and minor its own way. */
+		uint64_t kdev = ((uint64_t)major(s->exes[i].dev) << 20) | minor(s->exes[i].dev);
+
+		ret = jw_attach__exe(s->attach, kdev, s->exes[i].ino);
+		if (ret) {
+			jw_log(JW_LOG_ERROR, "--exe %s: cannot hook exec: %s", s->exes[i].path,
+			       strerror(-ret));
+			return ret;
+		}
+	}
+	if (!s->n_exes)
+		return 0;
+	dir = opendir("/proc");
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		pid_t pid = atoi(de->d_name);
+
+		if (pid > 0 && pid != getpid() && runs_watched_exe(s, pid) && !watching(s, pid))
+			add_proc(s, pid);
+	}
+	closedir(dir);
+	for (i = 0; i < s->n_exes; i++)
+		jw_log(JW_LOG_INFO, "--exe %s: watching its processes, now and later",
+		       s->exes[i].path);
+	return 0;
 }
 
 /*
@@ -429,7 +586,8 @@ static int setup(struct session *s)
 		.report_min_ns = jw_policy__min_threshold_ns(&cfg->params),
 		.unwind_mode = (enum jw_unwind_mode)cfg->unwind,
 		.stack_bytes = cfg->params.v[JW_P_STACK_BYTES],
-		.max_threads = cfg->n_pids,
+		/* With --exe, room for as many processes as jankwatch watches. */
+		.max_threads = cfg->n_exes ? JW_MAX_PIDS : cfg->n_pids + (cfg->cmd != NULL),
 		.sample_period_ns = cfg->params.v[JW_P_SAMPLE_PERIOD_MS] * 1000000ULL,
 	};
 	struct jw_reporter_opts ropts = { .cfg = cfg, .out = stdout };
@@ -443,9 +601,9 @@ static int setup(struct session *s)
 	snprintf(s->handler_names[cfg->n_probes], sizeof(s->handler_names[0]), "syscall");
 	/* With no --probe, auto has only the syscall envelope to offer so far. */
 	s->syscall_mode = cfg->n_probes == 0 || (cfg->loop_given && cfg->loop == JW_LOOP_SYSCALL);
-	s->probes = calloc((cfg->n_pids + 1) * cfg->n_probes + 1, sizeof(*s->probes));
-	if (!s->probes)
-		return -ENOMEM;
+	ret = resolve_exes(s);
+	if (ret)
+		return ret;
 	if (cfg->cmd) {
 		ret = jw_child_spawn(cfg->cmd, cfg->user, &s->child, err, sizeof(err));
 		if (ret) {
@@ -453,15 +611,14 @@ static int setup(struct session *s)
 			return ret;
 		}
 		s->launched = true;
-		ret = resolve_proc(s, s->child.pid);
-		if (ret)
-			return ret;
 	}
-	for (i = 0; i < cfg->n_pids; i++) {
-		ret = resolve_proc(s, cfg->pids[i]);
-		if (ret)
-			return ret;
-	}
+	/* -p PIDs and the program started: every one must resolve, or nothing is attached. */
+	if (s->launched)
+		ret = resolve_proc(s, s->child.pid, s->n_procs++);
+	for (i = 0; !ret && i < cfg->n_pids; i++)
+		ret = resolve_proc(s, cfg->pids[i], s->n_procs++);
+	if (ret)
+		return ret;
 	s->policy = jw_policy__new(&cfg->params, cfg->all, cfg->dev);
 	if (!s->policy)
 		return -ENOMEM;
@@ -476,10 +633,13 @@ static int setup(struct session *s)
 	if (ret)
 		return ret;
 	for (i = 0; i < s->n_procs; i++) {
-		ret = attach_proc(s, &s->procs[i]);
+		ret = attach_proc(s, i);
 		if (ret)
 			return ret;
 	}
+	ret = watch_exes(s);
+	if (ret)
+		return ret;
 	s->logdir = jw_logdir__open(cfg->log_dir, cfg->params.v[JW_P_LOG_QUOTA_BYTES], err,
 				    sizeof(err));
 	if (!s->logdir) {
@@ -525,9 +685,10 @@ static bool any_alive(struct session *s)
 			continue;
 		}
 		jw_log(JW_LOG_INFO, "pid %d (%s) exited", p->target.pid, p->target.comm);
-		p->target.pid = 0;
+		drop_proc(s, i);
 	}
-	return alive;
+	/* With --exe, processes started later are awaited. */
+	return alive || s->n_exes;
 }
 
 static int run_loop(struct session *s)
@@ -594,14 +755,14 @@ static void teardown(struct session *s)
 	ring_buffer__free(s->rb);
 	jw_attach__free(s->attach);
 	jw_reporter__free(s->reporter);
-	for (i = 0; i < s->n_threads; i++)
-		jw_samplebuf_free(&s->threads[i].samples);
-	for (i = 0; i < s->n_procs; i++)
+	for (i = 0; i < s->n_procs; i++) {
 		jw_symbolizer__free(s->procs[i].sym);
+		jw_samplebuf_free(&s->threads[i].samples);
+		free(s->hooks[i]);
+	}
 	jw_ksyms__free(s->ksyms);
 	jw_logdir__free(s->logdir);
 	jw_policy__free(s->policy);
-	free(s->probes);
 	if (s->raw && fclose(s->raw))
 		jw_log(JW_LOG_WARN, "cannot finish --raw %s: %s", s->cfg->raw_file, strerror(errno));
 }

@@ -26,6 +26,7 @@
 enum jw_rec_type {
 	JW_REC_TASK = 1,	/* a task over the lowest threshold ended */
 	JW_REC_SAMPLE = 2,	/* a stack sample taken inside a task */
+	JW_REC_EXEC = 3,	/* a process exec'd a watched executable (--exe); a bare header */
 };
 
 /* Flags of a TASK record. */
@@ -134,6 +135,12 @@ struct jw_stats_val {
 	__u64 total_cpu_ns;
 	__u64 max_cpu_ns;
 	__u64 no_exit;		/* tasks closed without their exit */
+};
+
+/* An executable --exe watches, by its file's identity. */
+struct jw_exe_key {
+	__u64 dev;		/* the kernel's dev_t of the file's filesystem */
+	__u64 ino;
 };
 
 /* A thread user space asked to watch. */

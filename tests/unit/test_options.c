@@ -788,7 +788,7 @@ static void test_parse_needs_target(void **state)
 	struct fixture *fx = *state;
 
 	parse_fails(fx, PARSE(fx, "--all"), "no target: give -p PID");
-	assert_string_equal(fx->err, "no target: give -p PID, or -- CMD [ARGS...]");
+	assert_string_equal(fx->err, "no target: give -p PID, --exe PATH, or -- CMD [ARGS...]");
 	parse_fails(fx, parse(fx, (const char *)NULL), "no target: give -p PID");
 }
 
