@@ -62,6 +62,9 @@ struct task_state {
 	__u64 longest_ns;	/* the longest block so far, its blocking function and waker */
 	__u64 longest_wchan;
 	struct waker longest_waker;
+	__u64 handler_addr;	/* named by the task's first naming dispatch */
+	__u32 inner_probe;	/* first dispatch inside a wait-bounded task: its probe id + 1 */
+	__u32 pad3;
 };
 
 enum { OFF_RUNQ = 0, OFF_BLOCKED, OFF_IO };
@@ -80,6 +83,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct jw_watch);
 } watched SEC(".maps");
+
+/* By probe id: how a naming dispatch's argument leads to its handler. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, JW_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, struct jw_arg_chain);
+} arg_chains SEC(".maps");
 
 /* --exe: the executables whose new processes user space wants to hear of. */
 struct {
@@ -138,6 +149,15 @@ static __always_inline __u64 ctx_sp(struct pt_regs *ctx)
 
 	barrier_var(sp);
 	return sp;
+}
+
+/* The first argument at a function's entry; read early for the same reason as ctx_sp(). */
+static __always_inline __u64 ctx_arg0(struct pt_regs *ctx)
+{
+	__u64 arg = PT_REGS_PARM1(ctx);
+
+	barrier_var(arg);
+	return arg;
 }
 
 static __always_inline void count_drop(enum jw_drop what)
@@ -225,6 +245,8 @@ static void finish_task(struct task_state *s, __u32 tid, __u64 now)
 	rec->waker_pid = s->longest_waker.pid;
 	rec->waker_tid = s->longest_waker.tid;
 	rec->waker_flags = s->longest_waker.flags;
+	rec->handler_addr = s->handler_addr;
+	rec->inner_probe = s->inner_probe;
 	rec->n_waker_ips = s->longest_waker.n_ips;
 	__builtin_memcpy(rec->waker_comm, s->longest_waker.comm, sizeof(rec->waker_comm));
 	__builtin_memcpy(rec->waker_ips, s->longest_waker.ips, sizeof(rec->waker_ips));
@@ -273,12 +295,34 @@ static void begin_task(struct task_state *s, __u64 now, __u64 cookie)
 	s->longest_waker.pid = 0;
 	s->longest_waker.tid = 0;
 	s->longest_waker.comm[0] = 0;
+	s->handler_addr = 0;
+	s->inner_probe = 0;
+}
+
+/*
+ * The first dispatch of a task whose probe names handlers: follow its first argument to the
+ * handler's code address (redis: c->cmd->proc). Two user reads, once per task.
+ */
+static __always_inline void name_handler(struct task_state *s, __u64 cookie, __u64 arg)
+{
+	__u32 id = (__u32)cookie & (JW_MAX_PROBES - 1);
+	__u64 p = 0;
+	struct jw_arg_chain *c;
+
+	if (!(cookie & JW_COOKIE_NAME_ARG))
+		return;
+	c = bpf_map_lookup_elem(&arg_chains, &id);
+	if (!c || bpf_probe_read_user(&p, sizeof(p), (void *)(arg + c->first)) || !p)
+		return;
+	if (bpf_probe_read_user(&p, sizeof(p), (void *)(p + c->second)))
+		return;
+	s->handler_addr = p;
 }
 
 SEC("uprobe")
 int dispatch_enter(struct pt_regs *ctx)
 {
-	__u64 sp = ctx_sp(ctx), now;
+	__u64 sp = ctx_sp(ctx), arg0 = ctx_arg0(ctx), now, cookie;
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct task_state *s = watched_state(task, true);
 	__u32 tid, depth;
@@ -295,8 +339,13 @@ int dispatch_enter(struct pt_regs *ctx)
 		s->flags |= JW_TASK_NO_EXIT;
 		finish_task(s, tid, now);
 	}
+	cookie = bpf_get_attach_cookie(ctx);
 	if (s->depth == 0)
-		begin_task(s, now, bpf_get_attach_cookie(ctx));
+		begin_task(s, now, cookie);
+	else if (!s->inner_probe)
+		s->inner_probe = ((__u32)cookie & (JW_MAX_PROBES - 1)) + 1;
+	if (!s->handler_addr)
+		name_handler(s, cookie, arg0);
 	depth = s->depth;
 	if (depth >= JW_MAX_NEST) {
 		s->flags |= JW_TASK_NEST_OVERFLOW;

@@ -17,7 +17,7 @@
 
 /* The records' layout is a contract with the BPF object: catch any drift at compile time. */
 _Static_assert(sizeof(struct jw_rec_hdr) == 24, "jw_rec_hdr layout");
-_Static_assert(sizeof(struct jw_task_rec) == 264, "jw_task_rec layout");
+_Static_assert(sizeof(struct jw_task_rec) == 280, "jw_task_rec layout");
 _Static_assert(sizeof(struct jw_sample_rec) == 1984, "jw_sample_rec layout");
 _Static_assert(sizeof(struct jw_stats_val) == 48, "jw_stats_val layout");
 _Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
@@ -170,8 +170,16 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p)
 				    p->entry_name);
 	if (err)
 		return err;
+	if (p->name_chain) {
+		__u32 key = p->probe_id;
+
+		if (bpf_map__update_elem(a->skel->maps.arg_chains, &key, sizeof(key),
+					 p->name_chain, sizeof(*p->name_chain), 0))
+			return -errno;
+	}
 	return attach_uprobe(a, a->skel->progs.dispatch_enter, p->pid, p->path, p->entry_offset,
-			     false, p->probe_id, p->entry_name);
+			     false, p->probe_id | (p->name_chain ? JW_COOKIE_NAME_ARG : 0),
+			     p->entry_name);
 }
 
 static int attach_tracepoint(struct jw_attach *a, struct bpf_program *prog, const char *name)

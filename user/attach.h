@@ -31,6 +31,7 @@ struct jw_dispatch_probe {
 	uint64_t entry_offset;
 	uint64_t exit_offset;
 	uint32_t probe_id;		/* < JW_MAX_PROBES */
+	const struct jw_arg_chain *name_chain;	/* the entry names the handler this way; or NULL */
 };
 
 /*

@@ -133,6 +133,7 @@ static void recorded_proc(const struct jw_raw_report *r, struct jw_proc *p)
 	snprintf(p->target.comm, sizeof(p->target.comm), "%s", r->comm ? r->comm : "");
 	snprintf(p->target.exe, sizeof(p->target.exe), "%s", r->exe ? r->exe : "");
 	p->start_boot_ns = r->start_boot_ns;
+	p->loop = r->loop;
 	for (i = 0; i < r->n_handlers && i < JW_MAX_PROBES; i++)
 		p->handlers[i] = r->handlers[i];
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,4 +54,108 @@ int jw_find_wait_funcs(pid_t pid, const char *exe, struct jw_wait_func *out, siz
 		return -ENOENT;
 	}
 	return n;
+}
+
+/* x86-64: the callee-saved registers a function keeps its argument in, as ModRM reg numbers. */
+static int saved_reg_of_rdi(const uint8_t *c)
+{
+	/* mov %rdi,%REG: 48/49 89 (11 111 rrr) */
+	if ((c[0] == 0x48 || c[0] == 0x49) && c[1] == 0x89 && (c[2] & 0xf8) == 0xf8)
+		return (c[2] & 7) | (c[0] == 0x49 ? 8 : 0);
+	return -1;
+}
+
+int jw_derive_call_chain(const uint8_t *code, size_t len, struct jw_arg_chain *chain)
+{
+	size_t i, j;
+	int reg = -1;
+
+	for (i = 0; i + 3 <= len && i < 96 && reg < 0; i++)
+		reg = saved_reg_of_rdi(code + i);
+	if (reg < 0 || (reg & 7) == 4)	/* rsp/r12 need a SIB byte: not this pattern */
+		return -ENOENT;
+	for (j = i; j + 4 <= len; j++) {
+		const uint8_t *c = code + j;
+		size_t k;
+
+		/* mov D1(%REG),%rax: 48/49 8b (01 000 rrr) D1 */
+		if (c[0] != (reg & 8 ? 0x49 : 0x48) || c[1] != 0x8b || c[2] != (0x40 | (reg & 7)))
+			continue;
+		/* then, within a few instructions, call *D2(%rax): ff 50 D2 */
+		for (k = j + 4; k + 3 <= len && k < j + 4 + 32; k++) {
+			if (code[k] == 0xff && code[k + 1] == 0x50) {
+				chain->first = c[3];
+				chain->second = code[k + 2];
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+/* Reads @len bytes of @path at file offset @off. */
+static int read_code(const char *path, uint64_t off, uint8_t *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, len, off);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/* Whether @path has every function of @names. */
+static bool has_functions(const char *path, const char *const *names)
+{
+	uint64_t off, size;
+	char err[512];
+
+	for (; *names; names++)
+		if (jw_elf_func_offset(path, *names, &off, &size, err, sizeof(err)))
+			return false;
+	return true;
+}
+
+/*
+ * redis: call(c) runs each command; the wait calls bound the iteration, so time spent in
+ * serverCron or beforeSleep is caught too, and the command's function names the handler.
+ */
+static bool detect_redis(const char *exe, struct jw_preset *out)
+{
+	static const char *const names[] = { "aeMain", "processCommand", "call", NULL };
+	struct jw_preset_probe *p = &out->probes[0];
+	uint8_t code[512];
+	uint64_t size;
+	char err[512];
+
+	if (!has_functions(exe, names))
+		return false;
+	out->name = "redis";
+	snprintf(p->path, sizeof(p->path), "%s", exe);
+	p->entry = "call";
+	if (jw_elf_func_offset(exe, "call", &p->offset, &size, err, sizeof(err)))
+		return false;
+	p->name_arg = read_code(exe, p->offset, code, sizeof(code)) == 0 &&
+		      jw_derive_call_chain(code, sizeof(code), &p->chain) == 0;
+	out->n_probes = 1;
+	return true;
+}
+
+int jw_preset_detect(pid_t pid, const char *exe, enum jw_loop loop, struct jw_preset *out,
+		     char *why, size_t len)
+{
+	(void)pid;
+	memset(out, 0, sizeof(*out));
+	out->name = "syscall";
+	if (loop == JW_LOOP_AUTO && detect_redis(exe, out)) {
+		snprintf(why, len, "auto: %s exports aeMain, processCommand and call%s", exe,
+			 out->probes[0].name_arg ? "; handlers named from c->cmd->proc" :
+						   "; call's code not understood: handler 'call'");
+		return 0;
+	}
+	snprintf(why, len, "%s", loop == JW_LOOP_AUTO ? "auto: no preset for this program" :
+							 "as asked");
+	return 0;
 }

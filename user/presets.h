@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "jankwatch/abi.h"
 #include "options.h"
 
 #define JW_MAX_WAIT_FUNCS 8
@@ -23,6 +24,37 @@ struct jw_wait_func {
 	const char *name;
 	uint64_t offset;
 };
+
+#define JW_MAX_PRESET_PROBES 2
+
+/* A dispatch function a preset hooks inside the wait-to-wait envelope, to name the handler. */
+struct jw_preset_probe {
+	char path[PATH_MAX];
+	const char *entry;
+	uint64_t offset;
+	bool name_arg;			/* its first argument leads to the handler: */
+	struct jw_arg_chain chain;
+};
+
+struct jw_preset {
+	const char *name;		/* "redis"; "syscall" when none matched */
+	struct jw_preset_probe probes[JW_MAX_PRESET_PROBES];
+	size_t n_probes;
+};
+
+/*
+ * Picks how process @pid (executable @exe) is hooked: under --loop auto the most specific preset
+ * whose symbols resolve, else syscall; @why says which and why. Returns 0.
+ */
+int jw_preset_detect(pid_t pid, const char *exe, enum jw_loop loop, struct jw_preset *out,
+		     char *why, size_t len);
+
+/*
+ * Derives how redis's call(client *c) reaches the command's function, from its code:
+ * "mov %rdi,%REG ... mov D1(%REG),%rax ... call *D2(%rax)" gives c->cmd at D1, cmd->proc at D2.
+ * @code is the start of the function. Returns 0, or -ENOENT when the pattern is not there.
+ */
+int jw_derive_call_chain(const uint8_t *code, size_t len, struct jw_arg_chain *chain);
 
 /*
  * Finds the wait functions of process @pid: in the C library it maps, else in its executable

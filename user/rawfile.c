@@ -21,6 +21,8 @@
  *   u32 n_samples, blob sample[n_samples],
  *   u32 n_ksyms, { u64 addr, str name }[n_ksyms],
  *   u32 n_jits, { u64 start, u64 size, str name }[n_jits]
+ * A report chunk of type 2 ends with one more field, str loop (how the loop was hooked); a
+ * type 1 chunk, written before that field existed, is read with loop NULL.
  * where a str is a u32 length and its bytes without a NUL (length 0xffffffff: NULL), and a blob
  * is a u32 length and its bytes. A report fills its chunk exactly: a report that grows gets a
  * new chunk type, which older readers skip rather than misread.
@@ -34,6 +36,7 @@
 #include "rawfile.h"
 
 #define CHUNK_REPORT	   1
+#define CHUNK_REPORT_LOOP  2		/* a report with the loop field */
 #define CHUNK_HDR_SIZE	   8
 #define PREAMBLE_SIZE	   16	       /* magic, version, header_size */
 #define HEADER_FIELDS_SIZE 28	       /* the version 1 fields after header_size */
@@ -199,6 +202,7 @@ static void put_symbols(struct wbuf *b, const struct jw_raw_report *r)
 		wb_u64(b, r->jits[i].size);
 		wb_str(b, r->jits[i].name);
 	}
+	wb_str(b, r->loop);
 }
 
 /* One fwrite and a flush, so a report reaches the file whole or the caller hears why not. */
@@ -233,7 +237,7 @@ int jw_raw_write_header(FILE *f, const struct jw_raw_header *h)
 
 int jw_raw_write_report(FILE *f, const struct jw_raw_report *r)
 {
-	uint32_t hdr[2] = {CHUNK_REPORT, 0};
+	uint32_t hdr[2] = {CHUNK_REPORT_LOOP, 0};
 	struct wbuf b = {};
 	int err;
 
@@ -523,7 +527,7 @@ static void get_symbols(struct cursor *c, struct jw_raw_report *r)
 }
 
 /* Decodes the report in rd->buf (@size bytes, from file offset @at). 1 or -errno. */
-static int decode_report(struct jw_raw_reader *rd, size_t size, uint64_t at,
+static int decode_report(struct jw_raw_reader *rd, uint32_t type, size_t size, uint64_t at,
 			 struct jw_raw_report *r, char *err, size_t errlen)
 {
 	struct cursor c = {rd->buf, rd->buf, size, &rd->arena, 0, 0};
@@ -532,6 +536,8 @@ static int decode_report(struct jw_raw_reader *rd, size_t size, uint64_t at,
 	get_modules(&c, r);
 	get_records(&c, r);
 	get_symbols(&c, r);
+	if (type == CHUNK_REPORT_LOOP)
+		r->loop = get_str(&c);
 	if (!c.err && c.left)
 		fail(&c, -EPROTO);
 	if (!c.err)
@@ -655,9 +661,9 @@ int jw_raw_next(struct jw_raw_reader *rd, struct jw_raw_report *r, char *err, si
 	}
 	do
 		ret = read_chunk(rd, &type, &size, &at, err, errlen);
-	while (ret == 1 && type != CHUNK_REPORT);
+	while (ret == 1 && type != CHUNK_REPORT && type != CHUNK_REPORT_LOOP);
 	if (ret == 1)
-		ret = decode_report(rd, size, at, r, err, errlen);
+		ret = decode_report(rd, type, size, at, r, err, errlen);
 	if (ret < 0)
 		rd->err = ret;
 	return ret;

@@ -72,6 +72,7 @@ struct jw_raw_report {
 	size_t n_ksyms;
 	const struct jw_raw_jit *jits;
 	size_t n_jits;
+	const char *loop;		/* how the loop was hooked ("redis", "syscall", ...), or NULL */
 };
 
 /* Writes the file header. 0 or -errno. */

@@ -417,6 +417,18 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 	ev->end_time_ms = epoch_ms(r, t->end_ns);
 	ev->app_start_jiffies_time = proc->target.start_jiffies;
 	ev->handler = t->probe_id < JW_MAX_PROBES ? proc->handlers[t->probe_id] : NULL;
+	/* Inside the waits, the first dispatch a preset hooks is the task's handler. */
+	if (t->inner_probe && t->inner_probe <= JW_MAX_PROBES && proc->handlers[t->inner_probe - 1])
+		ev->handler = proc->handlers[t->inner_probe - 1];
+	ev->loop = proc->loop;
+	/* A preset that names handlers recorded the code the task ran: its function's name. */
+	if (t->handler_addr && proc->sym) {
+		struct jw_frame fr;
+
+		jw_symbolizer__frame(proc->sym, t->handler_addr, false, &fr);
+		if (fr.symbol)
+			ev->handler = fr.symbol;
+	}
 	ev->wall_ms = (double)wall / NS_PER_MS;
 	ev->cpu_ms = (double)(wall > off ? wall - off : 0) / NS_PER_MS;
 	ev->runq_ms = (double)t->runq_ns / NS_PER_MS;
@@ -537,6 +549,7 @@ static void capture(struct jw_reporter *r, struct jw_proc *proc, const struct jw
 		.n_handlers = JW_MAX_PROBES,
 		.task = t,
 		.task_size = sizeof(*t),
+		.loop = proc->loop,
 	};
 	struct jw_raw_module *mods = NULL;
 	const void **kept = calloc(n + 1, sizeof(*kept));

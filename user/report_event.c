@@ -69,6 +69,8 @@ void jw_event_format(const struct jw_event *e, struct jw_buf *b)
 	u64_field(b, "app_start_jiffies_time", e->app_start_jiffies_time);
 	str_field(b, "heaviest_stack", e->heaviest_stack);
 	str_field(b, "handler", e->handler);
+	if (e->loop)
+		str_field(b, "loop", e->loop);
 	ms_field(b, "wall_ms", e->wall_ms, true);
 	ms_field(b, "cpu_ms", e->cpu_ms, e->has_offcpu);
 	ms_field(b, "runq_ms", e->runq_ms, e->has_offcpu);

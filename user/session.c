@@ -52,6 +52,8 @@ struct proc_waits {
 struct proc_hooks {
 	struct resolved_probe probes[JW_MAX_PROBE_SPECS];
 	struct proc_waits waits;
+	struct jw_preset preset;	/* syscall mode: what names the handlers inside the waits */
+	struct resolved_probe preset_probes[JW_MAX_PRESET_PROBES];
 };
 
 /* An executable --exe watches. */
@@ -282,11 +284,39 @@ static int resolve_waits(struct session *s, struct jw_proc *p, struct proc_waits
 		return w->n;
 	}
 	p->handlers[id] = s->handler_names[id];
-	jw_log(JW_LOG_INFO, "pid %d (%s): loop syscall%s: a task is the time between the "
-	       "thread's waits (%d wait functions in %s)", p->target.pid, p->target.comm,
-	       s->cfg->loop_given ? "" : " (auto: no preset for this program)", w->n,
-	       w->f[0].path);
 	return 0;
+}
+
+/*
+ * Syscall mode: the preset for @p (auto), whose probes inside the wait envelope name the
+ * handlers. Says which loop is used and why.
+ */
+static void resolve_preset(struct session *s, struct jw_proc *p, struct proc_hooks *h)
+{
+	uint32_t base = s->cfg->n_probes + 1;
+	char why[512];
+	size_t k;
+
+	jw_preset_detect(p->target.pid, p->target.exe, s->cfg->loop, &h->preset, why, sizeof(why));
+	p->loop = h->preset.name;
+	for (k = 0; k < h->preset.n_probes; k++) {
+		struct jw_preset_probe *pp = &h->preset.probes[k];
+		struct resolved_probe *rp = &h->preset_probes[k];
+
+		snprintf(rp->path, sizeof(rp->path), "%s", pp->path);
+		rp->dp = (struct jw_dispatch_probe){
+			.pid = p->target.pid,
+			.path = rp->path,
+			.entry_name = pp->entry,
+			.entry_offset = pp->offset,
+			.probe_id = base + k,
+			.name_chain = pp->name_arg ? &pp->chain : NULL,
+		};
+		p->handlers[base + k] = pp->entry;
+	}
+	jw_log(JW_LOG_INFO, "pid %d (%s): loop %s (%s): a task is the time between the "
+	       "thread's waits (%d wait functions in %s)", p->target.pid, p->target.comm,
+	       p->loop, why, h->waits.n, h->waits.f[0].path);
 }
 
 /* Reads process @pid into slot @i and resolves every --probe in it; nothing is attached yet. */
@@ -328,7 +358,14 @@ static int resolve_proc(struct session *s, pid_t pid, size_t i)
 		rp->dp.probe_id = k;
 		p->handlers[k] = s->handler_names[k];
 	}
-	return s->syscall_mode ? resolve_waits(s, p, &h->waits) : 0;
+	if (!s->syscall_mode) {
+		p->loop = "probe";
+		return 0;
+	}
+	ret = resolve_waits(s, p, &h->waits);
+	if (!ret)
+		resolve_preset(s, p, h);
+	return ret;
 }
 
 /* Attaches the probes and the sampler of the process in slot @i, and starts naming its code. */
@@ -342,6 +379,11 @@ static int attach_proc(struct session *s, size_t i)
 
 	for (k = 0; k < s->cfg->n_probes; k++) {
 		ret = jw_attach__dispatch(s->attach, &h->probes[k].dp);
+		if (ret)
+			return ret;
+	}
+	for (k = 0; s->syscall_mode && k < h->preset.n_probes; k++) {
+		ret = jw_attach__dispatch(s->attach, &h->preset_probes[k].dp);
 		if (ret)
 			return ret;
 	}

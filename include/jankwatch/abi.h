@@ -22,6 +22,7 @@
 /* Attach cookie of a dispatch probe: the probe id in the low bits, its role above. */
 #define JW_COOKIE_EXIT (1ULL << 32)	/* the probe ends a task (return probe or exit symbol) */
 #define JW_COOKIE_RETPROBE (1ULL << 33)	/* the exit is a return probe: sp is one slot higher */
+#define JW_COOKIE_NAME_ARG (1ULL << 34)	/* the entry names the task's handler: see jw_arg_chain */
 
 enum jw_rec_type {
 	JW_REC_TASK = 1,	/* a task over the lowest threshold ended */
@@ -92,6 +93,9 @@ struct jw_task_rec {
 	__u32 n_waker_ips;
 	char waker_comm[JW_COMM_LEN];
 	__u64 waker_ips[JW_MAX_WAKER_FRAMES];	/* kernel stack of the waking context, leaf first */
+	__u64 handler_addr;	/* the handler the first naming dispatch ran, or 0 */
+	__u32 inner_probe;	/* probe id of the first dispatch inside a wait-bounded task + 1 */
+	__u32 pad;
 };
 
 struct jw_sample_rec {
@@ -135,6 +139,15 @@ struct jw_stats_val {
 	__u64 total_cpu_ns;
 	__u64 max_cpu_ns;
 	__u64 no_exit;		/* tasks closed without their exit */
+};
+
+/*
+ * How a dispatch function's first argument leads to the handler it runs: the code address at
+ * *(*(arg0 + first) + second), e.g. redis's call(c): c->cmd->proc.
+ */
+struct jw_arg_chain {
+	__u32 first;
+	__u32 second;
 };
 
 /* An executable --exe watches, by its file's identity. */

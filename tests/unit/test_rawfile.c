@@ -421,8 +421,47 @@ static void test_header_bytes(void **state)
 	assert_memory_equal(fx->bytes, magic, sizeof(magic));
 	assert_int_equal(u32_at(fx->bytes + 8), JW_RAW_VERSION);
 	assert_int_equal(u32_at(fx->bytes + 12), HEADER_SIZE - 16);
-	assert_int_equal(u32_at(fx->bytes + HEADER_SIZE), 1);
+	/* Chunk type 2: a report with the loop field. */
+	assert_int_equal(u32_at(fx->bytes + HEADER_SIZE), 2);
 	assert_int_equal(fx->size, HEADER_SIZE + CHUNK_HDR + u32_at(fx->bytes + HEADER_SIZE + 4));
+}
+
+/*
+ * The loop a report was hooked by comes back; a report written before that field (chunk type
+ * 1, without it) still reads, with loop NULL.
+ */
+static void test_loop_field_and_older_chunks(void **state)
+{
+	static const struct jw_raw_report with_loop = {.comm = "redis-server", .loop = "redis"};
+	struct fixture *fx = *state;
+	struct jw_raw_report r;
+	unsigned char *old;
+	size_t n;
+
+	assert_int_equal(jw_raw_write_header(fx->f, &header), 0);
+	assert_int_equal(jw_raw_write_report(fx->f, &with_loop), 0);
+	slurp(fx);
+	write_copy(fx, fx->bytes, fx->size);
+	reopen(fx, fx->copy);
+	assert_non_null(fx->rd);
+	assert_int_equal(jw_raw_next(fx->rd, &r, fx->err, sizeof(fx->err)), 1);
+	assert_string_equal(r.loop, "redis");
+	assert_string_equal(r.comm, "redis-server");
+	/* The same report as a type 1 chunk: no loop string (4 + 5 bytes) at the end. */
+	n = fx->size - 9;
+	old = malloc(n);
+	assert_non_null(old);
+	memcpy(old, fx->bytes, n);
+	put_u32(old + HEADER_SIZE, 1);
+	put_u32(old + HEADER_SIZE + 4, u32_at(fx->bytes + HEADER_SIZE + 4) - 9);
+	write_copy(fx, old, n);
+	free(old);
+	reopen(fx, fx->copy);
+	assert_non_null(fx->rd);
+	assert_int_equal(jw_raw_next(fx->rd, &r, fx->err, sizeof(fx->err)), 1);
+	assert_null(r.loop);
+	assert_string_equal(r.comm, "redis-server");
+	assert_int_equal(jw_raw_next(fx->rd, &r, fx->err, sizeof(fx->err)), 0);
 }
 
 static void test_unknown_chunks_skipped(void **state)
@@ -586,11 +625,11 @@ static void test_random_flips(void **state)
 /*
  * A report with no arrays, comm "x" and exe "y": its counts sit at fixed payload offsets.
  * verdict..start_boot_ns take 40 bytes, then comm 5, exe 5, n_handlers, n_modules, task blob
- * length, n_samples, n_ksyms, n_jits.
+ * length, n_samples, n_ksyms, n_jits, and the loop string (NULL: 4 bytes).
  */
 static const struct jw_raw_report report_counts = {.comm = "x", .exe = "y"};
 static const size_t count_offsets[] = {50, 54, 62, 66, 70};
-#define COUNTS_PAYLOAD 74
+#define COUNTS_PAYLOAD 78
 #define PAYLOAD_AT     (HEADER_SIZE + CHUNK_HDR)
 
 static void write_counts_file(struct fixture *fx)
@@ -831,6 +870,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_round_trip),
 		T(test_header_bytes),
+		T(test_loop_field_and_older_chunks),
 		T(test_unknown_chunks_skipped),
 		T(test_longer_header_skipped),
 		T(test_truncated_at_every_byte),
