@@ -29,3 +29,14 @@ void jw_log(enum jw_log_level level, const char *fmt, ...)
 	/* One write per message, so lines from jankwatch never interleave mid-line. */
 	fprintf(stderr, "jankwatch: %s\n", line);
 }
+
+void jw_set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}

@@ -3,6 +3,8 @@
 #ifndef JW_LOG_H
 #define JW_LOG_H
 
+#include <stddef.h>
+
 enum jw_log_level {
 	JW_LOG_ERROR = 0,	/* always shown, even with -q */
 	JW_LOG_WARN = 1,	/* hidden by -q */
@@ -16,5 +18,9 @@ enum jw_log_level jw_log_level(void);
 
 /* Prints "jankwatch: <message>\n" on stderr when @level is shown. */
 void jw_log(enum jw_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Writes a one-line message into a caller's @err buffer; a NULL or empty buffer is ignored. */
+void jw_set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -7,11 +7,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "options.h"
 
 #define JW_DEFAULT_LOG_DIR "/var/log/jankwatch"
@@ -94,18 +94,6 @@ static const struct burst_part burst_parts[3] = {
 #define BURST_HELP "N janks (2..1000), each over T ms (1..3600000), within W s (1..86400)"
 #define BURST_RANGE "off or N/T/W: " BURST_HELP
 
-/* Writes one message line into @err; a NULL or empty buffer is allowed and ignored. */
-static void __attribute__((format(printf, 3, 4)))
-set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 const char *jw_param_name(enum jw_param p)
 {
@@ -179,21 +167,21 @@ static int set_number(struct jw_params *params, const struct param_def *d, const
 
 	format_range(d, range, sizeof(range));
 	if (!*value) {
-		set_err(err, errlen, "%s=: empty value, allowed %s", d->name, range);
+		jw_set_err(err, errlen, "%s=: empty value, allowed %s", d->name, range);
 		return -EINVAL;
 	}
 	ret = parse_int64(value, &v);
 	if (ret == -EINVAL) {
-		set_err(err, errlen, "%s=%s: not a decimal integer, allowed %s", d->name, value,
+		jw_set_err(err, errlen, "%s=%s: not a decimal integer, allowed %s", d->name, value,
 			range);
 		return -EINVAL;
 	}
 	if (ret == -ERANGE || v < d->min || v > d->max) {
-		set_err(err, errlen, "%s=%s: out of range, allowed %s", d->name, value, range);
+		jw_set_err(err, errlen, "%s=%s: out of range, allowed %s", d->name, value, range);
 		return -EINVAL;
 	}
 	if (d->step > 1 && v % d->step) {
-		set_err(err, errlen, "%s=%s: not a multiple of %lld, allowed %s", d->name, value,
+		jw_set_err(err, errlen, "%s=%s: not a multiple of %lld, allowed %s", d->name, value,
 			(long long)d->step, range);
 		return -EINVAL;
 	}
@@ -234,7 +222,7 @@ static int set_burst(struct jw_params *params, const char *value, char *err, siz
 		if (!part)
 			goto err_syntax;
 		if (!burst_part_ok(&burst_parts[i], part, dst[i])) {
-			set_err(err, errlen, "burst=%s: bad %s, allowed %s", value,
+			jw_set_err(err, errlen, "burst=%s: bad %s, allowed %s", value,
 				burst_parts[i].what, BURST_RANGE);
 			return -EINVAL;
 		}
@@ -245,7 +233,7 @@ static int set_burst(struct jw_params *params, const char *value, char *err, siz
 	return 0;
 
 err_syntax:
-	set_err(err, errlen, "burst=%s: not off or N/T/W, allowed %s", value, BURST_RANGE);
+	jw_set_err(err, errlen, "burst=%s: not off or N/T/W, allowed %s", value, BURST_RANGE);
 	return -EINVAL;
 }
 
@@ -315,13 +303,13 @@ static void unknown_param(const char *key, const char *value, char *err, size_t 
 	int i;
 
 	if (guess) {
-		set_err(err, errlen, "%s=%s: unknown parameter, did you mean %s?", key, value,
+		jw_set_err(err, errlen, "%s=%s: unknown parameter, did you mean %s?", key, value,
 			guess);
 		return;
 	}
 	for (i = 0; i < JW_P_COUNT && off < sizeof(list); i++)
 		off += snprintf(list + off, sizeof(list) - off, "%s, ", params_table[i].name);
-	set_err(err, errlen, "%s=%s: unknown parameter, valid: %sburst", key, value, list);
+	jw_set_err(err, errlen, "%s=%s: unknown parameter, valid: %sburst", key, value, list);
 }
 
 /* Sets @key to @value, both already split and trimmed. */
@@ -331,7 +319,7 @@ static int set_kv(struct jw_params *params, const char *key, const char *value, 
 	const struct param_def *d;
 
 	if (!*key) {
-		set_err(err, errlen, "=%s: missing parameter name, expected KEY=VALUE", value);
+		jw_set_err(err, errlen, "=%s: missing parameter name, expected KEY=VALUE", value);
 		return -EINVAL;
 	}
 	if (!strcmp(key, "burst"))
@@ -351,13 +339,13 @@ int jw_params_set(struct jw_params *params, const char *key_value, char *err, si
 	size_t klen;
 
 	if (!eq) {
-		set_err(err, errlen, "%s: missing '=', expected KEY=VALUE",
+		jw_set_err(err, errlen, "%s: missing '=', expected KEY=VALUE",
 			key_value ? key_value : "(null)");
 		return -EINVAL;
 	}
 	klen = eq - key_value;
 	if (klen >= sizeof(key)) {
-		set_err(err, errlen, "%.*s...: unknown parameter", 32, key_value);
+		jw_set_err(err, errlen, "%.*s...: unknown parameter", 32, key_value);
 		return -EINVAL;
 	}
 	memcpy(key, key_value, klen);
@@ -386,7 +374,7 @@ static int check_seed_four(const struct jw_params *params, char *err, size_t err
 					off ? ", " : "", jw_param_name(four[i]));
 	if (!off)
 		return 0;
-	set_err(err, errlen, "log_type=1 needs sample_interval, ignore_startup_time, sample_count "
+	jw_set_err(err, errlen, "log_type=1 needs sample_interval, ignore_startup_time, sample_count "
 		"and report_times_per_app all given; missing: %s", missing);
 	return -EINVAL;
 }
@@ -404,7 +392,7 @@ static int check_sample_count(struct jw_params *params, char *err, size_t errlen
 	}
 	if (count >= 1 && count <= max)
 		return 0;
-	set_err(err, errlen, "sample_count=%lld: out of range, allowed 1..%lld "
+	jw_set_err(err, errlen, "sample_count=%lld: out of range, allowed 1..%lld "
 		"(%d/sample_interval - 4, depends on sample_interval=%lld)", (long long)count,
 		(long long)max, JW_SAMPLE_BUDGET_MS, (long long)interval);
 	return -EINVAL;
@@ -425,7 +413,7 @@ int jw_params_finish(struct jw_params *params, char *err, size_t errlen)
 		return ret;
 	/* Under log_type 0 stack reports cover threshold..trace threshold: it must not be empty. */
 	if (type == 0 && params->v[JW_P_THRESHOLD_MS] >= params->v[JW_P_TRACE_THRESHOLD_MS]) {
-		set_err(err, errlen, "threshold_ms=%lld: must be below trace_threshold_ms=%lld "
+		jw_set_err(err, errlen, "threshold_ms=%lld: must be below trace_threshold_ms=%lld "
 			"under log_type 0", (long long)params->v[JW_P_THRESHOLD_MS],
 			(long long)params->v[JW_P_TRACE_THRESHOLD_MS]);
 		return -EINVAL;
@@ -469,7 +457,7 @@ static int load_line(struct jw_params *params, char *line, char *err, size_t err
 		return 0;
 	eq = strchr(line, '=');
 	if (!eq) {
-		set_err(err, errlen, "%s: missing '=', expected KEY=VALUE", line);
+		jw_set_err(err, errlen, "%s: missing '=', expected KEY=VALUE", line);
 		return -EINVAL;
 	}
 	*eq = '\0';
@@ -487,7 +475,7 @@ int jw_params_load_file(struct jw_params *params, const char *path, char *err, s
 	f = fopen(path, "re");
 	if (!f) {
 		ret = -errno;
-		set_err(err, errlen, "cannot open config file %s: %s", path, strerror(-ret));
+		jw_set_err(err, errlen, "cannot open config file %s: %s", path, strerror(-ret));
 		return ret;
 	}
 	for (;;) {
@@ -497,14 +485,14 @@ int jw_params_load_file(struct jw_params *params, const char *path, char *err, s
 		lineno++;
 		ret = load_line(params, line, msg, sizeof(msg));
 		if (ret) {
-			set_err(err, errlen, "%s:%u: %s", path, lineno, msg);
+			jw_set_err(err, errlen, "%s:%u: %s", path, lineno, msg);
 			goto out;
 		}
 	}
 	/* getline() says -1 both at the end and on errors such as EISDIR. */
 	if (ferror(f)) {
 		ret = errno ? -errno : -EIO;
-		set_err(err, errlen, "cannot read config file %s: %s", path, strerror(-ret));
+		jw_set_err(err, errlen, "cannot read config file %s: %s", path, strerror(-ret));
 	}
 out:
 	free(line);
@@ -618,12 +606,12 @@ static int add_pids(struct jw_config *cfg, const char *arg, char *err, size_t er
 		v = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : 0;
 		if (!isdigit((unsigned char)*p) || errno || v < 1 || v > JW_PID_MAX ||
 		    (*end && *end != ',')) {
-			set_err(err, errlen, "-p %s: bad PID '%.*s', allowed 1..%d", arg,
+			jw_set_err(err, errlen, "-p %s: bad PID '%.*s', allowed 1..%d", arg,
 				(int)strcspn(p, ","), p, JW_PID_MAX);
 			return -EINVAL;
 		}
 		if (add_pid(cfg, (pid_t)v)) {
-			set_err(err, errlen, "-p %s: too many PIDs, at most %d", arg, JW_MAX_PIDS);
+			jw_set_err(err, errlen, "-p %s: too many PIDs, at most %d", arg, JW_MAX_PIDS);
 			return -EINVAL;
 		}
 		if (!*end)
@@ -640,12 +628,12 @@ static int add_probe(struct jw_config *cfg, const char *arg, char *err, size_t e
 	struct jw_probe_spec *ps;
 
 	if (!c1 || c1 == arg || !c1[1] || c2 == c1 + 1 || (c2 && (!c2[1] || strchr(c2 + 1, ':')))) {
-		set_err(err, errlen, "--probe %s: expected BIN:ENTRY[:EXIT] with no empty part",
+		jw_set_err(err, errlen, "--probe %s: expected BIN:ENTRY[:EXIT] with no empty part",
 			arg);
 		return -EINVAL;
 	}
 	if (cfg->n_probes == JW_MAX_PROBE_SPECS) {
-		set_err(err, errlen, "--probe %s: too many probes, at most %d", arg,
+		jw_set_err(err, errlen, "--probe %s: too many probes, at most %d", arg,
 			JW_MAX_PROBE_SPECS);
 		return -EINVAL;
 	}
@@ -663,7 +651,7 @@ err_free:
 	free(ps->entry);
 	free(ps->exit);
 	memset(ps, 0, sizeof(*ps));
-	set_err(err, errlen, "--probe %s: out of memory", arg);
+	jw_set_err(err, errlen, "--probe %s: out of memory", arg);
 	return -ENOMEM;
 }
 
@@ -673,12 +661,12 @@ static int set_string(char **dst, const char *opt, const char *val, char *err, s
 	char *copy;
 
 	if (!*val) {
-		set_err(err, errlen, "%s '': empty value", opt);
+		jw_set_err(err, errlen, "%s '': empty value", opt);
 		return -EINVAL;
 	}
 	copy = strdup(val);
 	if (!copy) {
-		set_err(err, errlen, "%s %s: out of memory", opt, val);
+		jw_set_err(err, errlen, "%s %s: out of memory", opt, val);
 		return -ENOMEM;
 	}
 	free(*dst);
@@ -693,7 +681,7 @@ static int set_format(struct jw_config *cfg, const char *arg, char *err, size_t 
 	} else if (!strcmp(arg, "folded")) {
 		cfg->format = JW_FORMAT_FOLDED;
 	} else {
-		set_err(err, errlen, "--format %s: unknown format, allowed tree or folded", arg);
+		jw_set_err(err, errlen, "--format %s: unknown format, allowed tree or folded", arg);
 		return -EINVAL;
 	}
 	return 0;
@@ -706,7 +694,7 @@ static int set_loop(struct jw_config *cfg, const char *arg, char *err, size_t er
 	} else if (!strcmp(arg, "syscall")) {
 		cfg->loop = JW_LOOP_SYSCALL;
 	} else {
-		set_err(err, errlen, "--loop %s: unknown loop, allowed auto or syscall", arg);
+		jw_set_err(err, errlen, "--loop %s: unknown loop, allowed auto or syscall", arg);
 		return -EINVAL;
 	}
 	cfg->loop_given = true;
@@ -728,7 +716,7 @@ static int set_unwind(struct jw_config *cfg, const char *arg, char *err, size_t 
 			return 0;
 		}
 	}
-	set_err(err, errlen, "--unwind %s: unknown mode, allowed auto, fp or dwarf", arg);
+	jw_set_err(err, errlen, "--unwind %s: unknown mode, allowed auto, fp or dwarf", arg);
 	return -EINVAL;
 }
 
@@ -765,13 +753,13 @@ static int set_duration(struct jw_config *cfg, const char *arg, char *err, size_
 	double v = parse_decimal(arg);
 
 	if (v < 0) {
-		set_err(err, errlen,
+		jw_set_err(err, errlen,
 			"--duration %s: not a number of seconds, allowed > 0 up to %.0f", arg,
 			JW_MAX_DURATION_S);
 		return -EINVAL;
 	}
 	if (v == 0 || v > JW_MAX_DURATION_S) {
-		set_err(err, errlen, "--duration %s: out of range, allowed > 0 up to %.0f", arg,
+		jw_set_err(err, errlen, "--duration %s: out of range, allowed > 0 up to %.0f", arg,
 			JW_MAX_DURATION_S);
 		return -EINVAL;
 	}
@@ -788,7 +776,7 @@ static int set_thread(struct jw_config *cfg, const char *arg, char *err, size_t 
 		errno = 0;
 		tid = strtol(arg, NULL, 10);
 		if (errno || tid < 1 || tid > JW_PID_MAX) {
-			set_err(err, errlen, "--thread %s: bad TID, allowed 1..%d or a thread name",
+			jw_set_err(err, errlen, "--thread %s: bad TID, allowed 1..%d or a thread name",
 				arg, JW_PID_MAX);
 			return -EINVAL;
 		}
@@ -812,15 +800,15 @@ static int bad_option(int c, char **argv, char *err, size_t errlen)
 	const char *arg = argv[optind - 1];
 
 	if (c == ':' && optopt > 0 && optopt < 256)
-		set_err(err, errlen, "option -%c needs an argument", optopt);
+		jw_set_err(err, errlen, "option -%c needs an argument", optopt);
 	else if (c == ':')
-		set_err(err, errlen, "option --%s needs an argument", long_name(optopt));
+		jw_set_err(err, errlen, "option --%s needs an argument", long_name(optopt));
 	else if (optopt && !strncmp(arg, "--", 2))
-		set_err(err, errlen, "option %.*s takes no argument", (int)strcspn(arg, "="), arg);
+		jw_set_err(err, errlen, "option %.*s takes no argument", (int)strcspn(arg, "="), arg);
 	else if (optopt > 0)
-		set_err(err, errlen, "unknown option -%c", optopt);
+		jw_set_err(err, errlen, "unknown option -%c", optopt);
 	else
-		set_err(err, errlen, "unknown or ambiguous option %s", arg);
+		jw_set_err(err, errlen, "unknown or ambiguous option %s", arg);
 	return -EINVAL;
 }
 
@@ -861,7 +849,7 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		return set_string(&cfg->user, "--user", optarg, err, errlen);
 	case OPT_EXE:
 		if (cfg->n_exes == JW_MAX_EXES) {
-			set_err(err, errlen, "--exe %s: at most %d executables", optarg, JW_MAX_EXES);
+			jw_set_err(err, errlen, "--exe %s: at most %d executables", optarg, JW_MAX_EXES);
 			return -EINVAL;
 		}
 		cfg->exes[cfg->n_exes] = strdup(optarg);
@@ -909,20 +897,20 @@ static int parse_argv(struct jw_config *cfg, struct pending_sets *sets, int argc
 		optind = argc;
 	}
 	if (optind < argc) {
-		set_err(err, errlen, "unexpected argument '%s' (give processes with -p PID, or "
+		jw_set_err(err, errlen, "unexpected argument '%s' (give processes with -p PID, or "
 			"a program after --)", argv[optind]);
 		return -EINVAL;
 	}
 	if (!cfg->n_pids && !cfg->cmd && !cfg->n_exes) {
-		set_err(err, errlen, "no target: give -p PID, --exe PATH, or -- CMD [ARGS...]");
+		jw_set_err(err, errlen, "no target: give -p PID, --exe PATH, or -- CMD [ARGS...]");
 		return -EINVAL;
 	}
 	if (cfg->n_pids && cfg->cmd) {
-		set_err(err, errlen, "give -p PID or -- CMD, not both");
+		jw_set_err(err, errlen, "give -p PID or -- CMD, not both");
 		return -EINVAL;
 	}
 	if (cfg->user && !cfg->cmd) {
-		set_err(err, errlen, "--user %s: only for a program started with -- CMD",
+		jw_set_err(err, errlen, "--user %s: only for a program started with -- CMD",
 			cfg->user);
 		return -EINVAL;
 	}
@@ -945,7 +933,7 @@ static int apply_params(struct jw_config *cfg, const struct pending_sets *sets, 
 	for (i = 0; i < sets->n; i++) {
 		ret = jw_params_set(&cfg->params, sets->kv[i], msg, sizeof(msg));
 		if (ret) {
-			set_err(err, errlen, "--set %s", msg);
+			jw_set_err(err, errlen, "--set %s", msg);
 			return ret;
 		}
 	}
@@ -964,7 +952,7 @@ int jw_options_parse(struct jw_config *cfg, int argc, char **argv, char *err, si
 	sets.kv = calloc(argc > 0 ? argc : 1, sizeof(*sets.kv));
 	sets.owned = calloc(argc > 0 ? argc : 1, sizeof(*sets.owned));
 	if (!cfg->log_dir || !sets.kv || !sets.owned) {
-		set_err(err, errlen, "out of memory");
+		jw_set_err(err, errlen, "out of memory");
 		ret = -ENOMEM;
 		goto out;
 	}

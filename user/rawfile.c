@@ -29,10 +29,10 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "rawfile.h"
 
 #define CHUNK_REPORT	   1
@@ -50,19 +50,6 @@
 
 static const unsigned char raw_magic[8] = {0x89, 'J', 'W', 'R', 'A', 'W', '\r', '\n'};
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- Writing ---- */
 
@@ -544,11 +531,11 @@ static int decode_report(struct jw_raw_reader *rd, uint32_t type, size_t size, u
 		return 1;
 	memset(r, 0, sizeof(*r));
 	if (c.err == -EPROTO)
-		set_err(err, errlen,
+		jw_set_err(err, errlen,
 			"%s: corrupt report in the chunk at byte %" PRIu64 ", at byte %" PRIu64,
 			rd->path, at, at + CHUNK_HDR_SIZE + c.bad);
 	else
-		set_err(err, errlen, "%s: %s", rd->path, strerror(-c.err));
+		jw_set_err(err, errlen, "%s: %s", rd->path, strerror(-c.err));
 	return c.err;
 }
 
@@ -608,11 +595,11 @@ static int read_failed(struct jw_raw_reader *rd, int ret, const char *what, uint
 		       size_t errlen)
 {
 	if (ret == -EPROTO)
-		set_err(err, errlen,
+		jw_set_err(err, errlen,
 			"%s: truncated %s at byte %" PRIu64 ": the file ends at byte %" PRIu64,
 			rd->path, what, at, rd->off);
 	else
-		set_err(err, errlen, "%s: cannot read the %s at byte %" PRIu64 ": %s", rd->path,
+		jw_set_err(err, errlen, "%s: cannot read the %s at byte %" PRIu64 ": %s", rd->path,
 			what, at, strerror(-ret));
 	return ret;
 }
@@ -636,7 +623,7 @@ static int read_chunk(struct jw_raw_reader *rd, uint32_t *type, uint32_t *size, 
 	memcpy(type, hdr, sizeof(*type));
 	memcpy(size, hdr + sizeof(*type), sizeof(*size));
 	if (*size > MAX_PAYLOAD) {
-		set_err(err, errlen,
+		jw_set_err(err, errlen,
 			"%s: corrupt chunk at byte %" PRIu64 ": %" PRIu32 " bytes long", rd->path,
 			*at, *size);
 		return -EPROTO;
@@ -656,7 +643,7 @@ int jw_raw_next(struct jw_raw_reader *rd, struct jw_raw_report *r, char *err, si
 	memset(r, 0, sizeof(*r));
 	arena_free(&rd->arena);
 	if (rd->err) {
-		set_err(err, errlen, "%s: no reports past the damage reported before", rd->path);
+		jw_set_err(err, errlen, "%s: no reports past the damage reported before", rd->path);
 		return rd->err;
 	}
 	do
@@ -682,7 +669,7 @@ static int read_header(struct jw_raw_reader *rd, struct jw_raw_header *h, char *
 	if (ret)
 		return read_failed(rd, ret, "header", 0, err, errlen);
 	if (memcmp(pre, raw_magic, got < sizeof(raw_magic) ? got : sizeof(raw_magic))) {
-		set_err(err, errlen, "%s: not a jankwatch raw capture", rd->path);
+		jw_set_err(err, errlen, "%s: not a jankwatch raw capture", rd->path);
 		return -EPROTO;
 	}
 	if (got < sizeof(pre))
@@ -690,17 +677,17 @@ static int read_header(struct jw_raw_reader *rd, struct jw_raw_header *h, char *
 	memcpy(&version, pre + 8, sizeof(version));
 	memcpy(&fields, pre + 12, sizeof(fields));
 	if (version > JW_RAW_VERSION && __builtin_bswap32(version) <= JW_RAW_VERSION) {
-		set_err(err, errlen, "%s: raw capture of the other byte order", rd->path);
+		jw_set_err(err, errlen, "%s: raw capture of the other byte order", rd->path);
 		return -EPROTO;
 	}
 	if (version > JW_RAW_VERSION) {
-		set_err(err, errlen,
+		jw_set_err(err, errlen,
 			"%s: raw capture version %" PRIu32 ", this jankwatch reads up to %d",
 			rd->path, version, JW_RAW_VERSION);
 		return -EPROTONOSUPPORT;
 	}
 	if (!version || fields < HEADER_FIELDS_SIZE || fields > MAX_HEADER_FIELDS) {
-		set_err(err, errlen,
+		jw_set_err(err, errlen,
 			"%s: corrupt raw capture header (version %" PRIu32 ", %" PRIu32 " bytes)",
 			rd->path, version, fields);
 		return -EPROTO;
@@ -727,13 +714,13 @@ struct jw_raw_reader *jw_raw_open(const char *path, struct jw_raw_header *h, cha
 	rd = calloc(1, sizeof(*rd));
 	if (!rd || !(rd->path = strdup(path))) {
 		ret = -ENOMEM;
-		set_err(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		jw_set_err(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		goto err_close;
 	}
 	rd->f = fopen(path, "rb");
 	if (!rd->f) {
 		ret = -errno;
-		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		jw_set_err(err, errlen, "%s: %s", path, strerror(errno));
 		goto err_close;
 	}
 	ret = read_header(rd, h, err, errlen);

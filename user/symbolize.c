@@ -189,19 +189,30 @@ static void find_exe_build_id(struct jw_symbolizer *s)
 		s->exe_build_id = jw_strpool__intern(s->strings, path);
 }
 
-struct jw_symbolizer *jw_symbolizer__new(pid_t pid)
+/* A symbolizer for @pid with its string pool, and no Dwfl yet. NULL with errno set. */
+static struct jw_symbolizer *symbolizer_alloc(pid_t pid)
 {
 	struct jw_symbolizer *s = calloc(1, sizeof(*s));
-	int err;
 
 	if (!s)
 		return NULL;
 	s->pid = pid;
 	s->strings = jw_strpool__new();
 	if (!s->strings) {
-		err = ENOMEM;
-		goto err_free;
+		free(s);
+		errno = ENOMEM;
+		return NULL;
 	}
+	return s;
+}
+
+struct jw_symbolizer *jw_symbolizer__new(pid_t pid)
+{
+	struct jw_symbolizer *s = symbolizer_alloc(pid);
+	int err;
+
+	if (!s)
+		return NULL;
 	s->dwfl = report_process(pid);
 	if (!s->dwfl) {
 		err = errno;
@@ -605,19 +616,13 @@ struct jw_symbolizer *jw_symbolizer__new_offline(pid_t pid, const struct jw_raw_
 						 size_t n, const char *exe,
 						 const char *debug_dir)
 {
-	struct jw_symbolizer *s = calloc(1, sizeof(*s));
+	struct jw_symbolizer *s = symbolizer_alloc(pid);
 	size_t i;
 	int err;
 
 	if (!s)
 		return NULL;
-	s->pid = pid;
 	s->offline = true;
-	s->strings = jw_strpool__new();
-	if (!s->strings) {
-		err = ENOMEM;
-		goto err_free;
-	}
 	/* Where libdwfl looks for files by build-id: the given directory, then the system's. */
 	free(offline_debuginfo_path);
 	if (asprintf(&offline_debuginfo_path, ":.debug:%s%s/usr/lib/debug",
