@@ -248,6 +248,31 @@ void jw_hex(const uint8_t *id, size_t n, char *hex, size_t len)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
 }
 
+bool jw_elf_is_go(const char *path)
+{
+	struct elf_file ef;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool go = false;
+
+	if (elf_file_open(path, &ef))
+		return false;
+	if (elf_getshdrstrndx(ef.elf, &shstrndx) == 0) {
+		while (!go && (scn = elf_nextscn(ef.elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			name = elf_strptr(ef.elf, shstrndx, sh.sh_name);
+			go = name && (!strcmp(name, ".go.buildinfo") ||
+				      !strcmp(name, ".note.go.buildid"));
+		}
+	}
+	elf_file_close(&ef);
+	return go;
+}
+
 int jw_elf_build_id(const char *path, char *hex, size_t len)
 {
 	struct elf_file ef;

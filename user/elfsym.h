@@ -3,6 +3,7 @@
 #ifndef JW_ELFSYM_H
 #define JW_ELFSYM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,12 @@
  */
 int jw_elf_func_offset(const char *path, const char *name, uint64_t *offset, uint64_t *size,
 		       char *err, size_t errlen);
+
+/*
+ * Whether @path is a Go program (it has a .go.buildinfo or .note.go.buildid section): return
+ * probes break the goroutine stacks Go switches between, so jankwatch does not hook Go.
+ */
+bool jw_elf_is_go(const char *path);
 
 /* Writes the GNU build-id of @path in lowercase hex into @hex. 0, or -ENOENT when it has none. */
 int jw_elf_build_id(const char *path, char *hex, size_t len);

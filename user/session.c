@@ -341,6 +341,12 @@ static int resolve_proc(struct session *s, pid_t pid, size_t i)
 	}
 	if (ret)
 		return ret;
+	if (jw_elf_is_go(p->target.exe)) {
+		jw_log(JW_LOG_ERROR, "pid %d (%s) is a Go program: jankwatch does not watch Go "
+		       "(return probes break the stacks goroutines switch between)", pid,
+		       p->target.comm);
+		return -ENOTSUP;
+	}
 	p->start_boot_ns = p->target.start_jiffies * (1000000000ULL / (ticks > 0 ? ticks : 100));
 	for (k = 0; k < s->cfg->n_probes; k++) {
 		const struct jw_probe_spec *spec = &s->cfg->probes[k];

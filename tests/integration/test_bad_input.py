@@ -48,6 +48,11 @@ try:
     expect(["-p", str(target.pid), "--probe", "libnothere.so:f"], 1, "libnothere.so")
     expect(["-p", str(target.pid), "--probe", probe, "--thread", "999999"], 1, "999999")
     expect(["-p", str(target.pid), "--probe", probe], 1, "root", user="65534")
+    go = Proc([os.path.join(TARGETS, "jw_fakego")])
+    try:
+        expect(["-p", str(go.pid)], 1, "is a Go program")
+    finally:
+        go.kill()
     # Help: exit 0, usage on stdout.
     p = subprocess.run([JW_BIN, "--help"], capture_output=True, text=True, timeout=10)
     check(p.returncode == 0 and "--probe" in p.stdout and p.stderr == "", "--help prints usage")
