@@ -13,6 +13,7 @@ packages=(
 	python3
 	procps
 	redis-server redis-tools nodejs
+	libglib2.0-dev
 )
 
 missing=()

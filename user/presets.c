@@ -143,10 +143,42 @@ static bool detect_redis(const char *exe, struct jw_preset *out)
 	return true;
 }
 
+const char *jw_preset_handler_below(const char *loop)
+{
+	return loop && !strcmp(loop, "glib") ? "g_main_context_dispatch" : NULL;
+}
+
+/*
+ * GLib (and Qt's default dispatcher, GTK): g_main_context_dispatch runs the sources that are
+ * ready; the callback it reaches in the program's own code names the task.
+ */
+static bool detect_glib(pid_t pid, struct jw_preset *out)
+{
+	struct jw_preset_probe *p = &out->probes[0];
+	uint64_t size;
+	char err[512];
+
+	if (jw_target_find_mapping(pid, "libglib-2.0.so", p->path, sizeof(p->path)) ||
+	    jw_elf_func_offset(p->path, "g_main_context_dispatch", &p->offset, &size, err,
+			       sizeof(err)))
+		return false;
+	out->name = "glib";
+	p->entry = "g_main_context_dispatch";
+	out->handler_below = jw_preset_handler_below(out->name);
+	out->n_probes = 1;
+	return true;
+}
+
 int jw_preset_detect(pid_t pid, const char *exe, enum jw_loop loop, struct jw_preset *out,
 		     char *why, size_t len)
 {
-	(void)pid;
+	memset(out, 0, sizeof(*out));
+	out->name = "syscall";
+	if (loop == JW_LOOP_AUTO && detect_glib(pid, out)) {
+		snprintf(why, len, "auto: it maps %s, which has g_main_context_dispatch; the "
+			 "handler is the callback it runs", out->probes[0].path);
+		return 0;
+	}
 	memset(out, 0, sizeof(*out));
 	out->name = "syscall";
 	if (loop == JW_LOOP_AUTO && detect_redis(exe, out)) {

@@ -38,6 +38,11 @@ struct jw_preset_probe {
 
 struct jw_preset {
 	const char *name;		/* "redis"; "syscall" when none matched */
+	/*
+	 * The handler of a task is the first function of another module that this dispatch
+	 * function calls, read from the task's stacks (GLib: the source's callback); or NULL.
+	 */
+	const char *handler_below;
 	struct jw_preset_probe probes[JW_MAX_PRESET_PROBES];
 	size_t n_probes;
 };
@@ -48,6 +53,9 @@ struct jw_preset {
  */
 int jw_preset_detect(pid_t pid, const char *exe, enum jw_loop loop, struct jw_preset *out,
 		     char *why, size_t len);
+
+/* The handler_below of the preset named @loop (as a raw capture records it), or NULL. */
+const char *jw_preset_handler_below(const char *loop);
 
 /*
  * Derives how redis's call(client *c) reaches the command's function, from its code:

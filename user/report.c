@@ -29,12 +29,22 @@ struct ksym_list {
 	size_t n;
 };
 
+#define MAX_HANDLERS 16
+
+/* Functions seen as a task's handler in its samples, and how many periods each. */
+struct handler_tally {
+	const char *name[MAX_HANDLERS];
+	uint64_t count[MAX_HANDLERS];
+	size_t n;
+};
+
 struct jw_reporter {
 	struct jw_reporter_opts opts;
 	struct jw_clocks clocks;
 	struct jw_buf line;
 	struct jw_buf waker_stack;	/* the current report's waker stack */
 	uint32_t unwound;		/* samples unwound for the current report */
+	struct handler_tally handlers;	/* the current report's handlers, from its stacks */
 	struct ksym_list ksyms_used;	/* the current report's kernel symbols, for --raw */
 	bool raw_failed;		/* a raw capture write failed (said once) */
 	struct jw_report_counts counts;
@@ -232,6 +242,48 @@ static size_t sample_frames(struct jw_reporter *r, struct jw_proc *proc,
 }
 
 /*
+ * In one stack (outermost first), the first named function of another module that @dispatch
+ * called: the handler it ran (GLib's internal dispatch steps between are skipped).
+ */
+static void tally_handler(struct handler_tally *t, const char *dispatch,
+			  const struct jw_frame *frames, size_t n, uint32_t count)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++)
+		if (frames[i].symbol && !strcmp(frames[i].symbol, dispatch))
+			break;
+	for (j = i + 1; j < n; j++) {
+		if (frames[j].kind == JW_FRAME_KERNEL)
+			return;
+		if (frames[j].symbol && frames[j].module != frames[i].module)
+			break;
+	}
+	if (j >= n)
+		return;
+	for (k = 0; k < t->n && t->name[k] != frames[j].symbol; k++)
+		;
+	if (k == t->n) {
+		if (t->n == MAX_HANDLERS)
+			return;
+		t->name[t->n] = frames[j].symbol;
+		t->count[t->n++] = 0;
+	}
+	t->count[k] += count;
+}
+
+/* The handler seen in the most periods, or NULL. */
+static const char *likeliest_handler(const struct handler_tally *t)
+{
+	size_t k, best = 0;
+
+	for (k = 1; k < t->n; k++)
+		if (t->count[k] > t->count[best])
+			best = k;
+	return t->n ? t->name[best] : NULL;
+}
+
+/*
  * Merges the samples into @tree: sample_count sampling periods evenly spaced over the task, a
  * blocked sample standing for the periods it slept. @counts (n entries) receives the periods
  * kept of each sample; @kept their sum.
@@ -267,6 +319,8 @@ static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *
 		nf = sample_frames(r, proc, samples[i], frames);
 		complete = nf && frames[0].kind != JW_FRAME_KERNEL &&
 			   jw_symbol_is_thread_root(frames[0].symbol);
+		if (proc->handler_below)
+			tally_handler(&r->handlers, proc->handler_below, frames, nf, counts[i]);
 		ret = jw_stacktree__add(tree, frames, nf, complete, counts[i]);
 	}
 out:
@@ -421,6 +475,9 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 	if (t->inner_probe && t->inner_probe <= JW_MAX_PROBES && proc->handlers[t->inner_probe - 1])
 		ev->handler = proc->handlers[t->inner_probe - 1];
 	ev->loop = proc->loop;
+	/* A preset that reads the handler from the stacks: the callback its dispatch ran. */
+	if (proc->handler_below && likeliest_handler(&r->handlers))
+		ev->handler = likeliest_handler(&r->handlers);
 	/* A preset that names handlers recorded the code the task ran: its function's name. */
 	if (t->handler_addr && proc->sym) {
 		struct jw_frame fr;
@@ -604,6 +661,7 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 		goto out;
 	}
 	r->unwound = 0;
+	r->handlers.n = 0;
 	ret = build_tree(r, proc, samples, n, tree, counts, &ev.samples);
 	jw_log(JW_LOG_DEBUG, "pid %u: %zu samples held, %u unwound and named in %lld us", t->hdr.pid,
 	       n, r->unwound, (long long)(clock_ns(CLOCK_MONOTONIC) - t0) / 1000);

@@ -299,6 +299,7 @@ static void resolve_preset(struct session *s, struct jw_proc *p, struct proc_hoo
 
 	jw_preset_detect(p->target.pid, p->target.exe, s->cfg->loop, &h->preset, why, sizeof(why));
 	p->loop = h->preset.name;
+	p->handler_below = h->preset.handler_below;
 	for (k = 0; k < h->preset.n_probes; k++) {
 		struct jw_preset_probe *pp = &h->preset.probes[k];
 		struct resolved_probe *rp = &h->preset_probes[k];
