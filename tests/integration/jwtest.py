@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import signal
 import subprocess
 import sys
@@ -278,3 +279,27 @@ def stop_jankwatch(proc, timeout=30):
     if rc != 0 or os.environ.get("JW_TEST_VERBOSE"):
         print("\n".join(proc.err), file=sys.stderr)
     return rc
+
+
+class Redis:
+    """Debian's redis-server on a free loopback port, with DEBUG allowed, answering PING."""
+
+    def __init__(self):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        self.proc = Proc(["/usr/bin/redis-server", "--port", str(self.port), "--bind",
+                          "127.0.0.1", "--save", "", "--appendonly", "no",
+                          "--enable-debug-command", "local"])
+        self.pid = self.proc.pid
+        wait_for(lambda: self.cli("PING") == "PONG" or self.proc.p.poll() is not None, 10,
+                 "redis to answer")
+        if self.proc.p.poll() is not None:
+            fail("redis-server exited: " + "\n".join(self.proc.err))
+
+    def cli(self, *args, timeout=60):
+        return subprocess.run(["/usr/bin/redis-cli", "-p", str(self.port), *args],
+                              capture_output=True, text=True, timeout=timeout).stdout.strip()
+
+    def kill(self):
+        self.proc.kill()

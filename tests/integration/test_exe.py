@@ -4,7 +4,6 @@ afterwards, each with its own start time: here two jw_targets (one before, one a
 Debian's redis-server started after `--exe /usr/bin/redis-check-rdb` (the file behind the
 redis-server symlink). A process that exits is forgotten; the others keep being watched. A path
 that is not an executable: one line, exit 1."""
-import socket
 import subprocess
 
 from jwtest import *
@@ -16,18 +15,11 @@ wait_for(lambda: process_age_s(early.pid) >= 3, 10, "the first target to be 3 s 
 jw = start_jankwatch(["--exe", TARGET, "--exe", "/usr/bin/redis-check-rdb", "--set",
                       "ignore_startup_time=3", "--all", "--log-dir", logs.path])
 late = start_target("--busy", "--ms", "300", "--every", "700", "--count", "9")
-with socket.socket() as sock:
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-redis = Proc(["/usr/bin/redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-              "--appendonly", "no", "--enable-debug-command", "local"])
+redis = Redis()
 try:
-    cli = ["/usr/bin/redis-cli", "-p", str(port)]
-    wait_for(lambda: subprocess.run([*cli, "PING"], capture_output=True, text=True).stdout
-             .strip() == "PONG", 10, "redis to answer")
     wait_for(lambda: process_age_s(redis.pid) >= 3.2, 10, "redis to be 3 s old")
     before = time.time() * 1000
-    subprocess.run([*cli, "DEBUG", "SLEEP", "0.3"], capture_output=True, timeout=30)
+    redis.cli("DEBUG", "SLEEP", "0.3")
     after = time.time() * 1000
     late.wait(30)   # the late target runs its 9 tasks and exits
     wait_for(lambda: any(f"pid {late.pid} (jw_target) exited" in l for l in jw.err), 10,

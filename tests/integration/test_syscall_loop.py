@@ -5,8 +5,6 @@ loop (epoll_wait) have no preset: loop and handler "syscall", each jank within 5
 program measured itself. Debian's redis-server is recognized: loop "redis", and the handler of
 a task is the command's function, read from call(c) as c->cmd->proc (debugCommand, evalCommand),
 whether the command sleeps or runs on the CPU."""
-import socket
-import subprocess
 import sys
 
 from jwtest import *
@@ -66,21 +64,14 @@ finally:
     py.kill()
 
 # redis-server: DEBUG SLEEP 0.3 happens between two epoll_waits.
-with socket.socket() as sock:
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-redis = Proc(["/usr/bin/redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-              "--appendonly", "no", "--enable-debug-command", "local"])
+redis = Redis()
 try:
-    cli = ["/usr/bin/redis-cli", "-p", str(port)]
-    wait_for(lambda: subprocess.run([*cli, "PING"], capture_output=True, text=True).stdout
-             .strip() == "PONG", 10, "redis to answer")
     jw, logs = watch(redis, 0)
     marks = []
     for cmd in (["DEBUG", "SLEEP", "0.3"],
                 ["EVAL", "local i=0 while i<40000000 do i=i+1 end return i", "0"]):
         before = time.time() * 1000
-        subprocess.run([*cli, *cmd], capture_output=True, timeout=60)
+        redis.cli(*cmd)
         marks.append((before, time.time() * 1000))
     events = finish(jw, 0.5)
     # A command's task begins after the client sent it and ends before the reply came back.
