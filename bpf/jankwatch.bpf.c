@@ -731,3 +731,20 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
+
+/*
+ * A watched thread that exits inside a task (the process crashed or was killed mid-jank): the
+ * task ends there and is reported like any other. One task storage lookup per thread exit.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	struct task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
+
+	if (!s || !s->depth)
+		return 0;
+	s->depth = 0;
+	s->flags |= JW_TASK_EXITED;
+	finish_task(s, p->pid, bpf_ktime_get_ns());
+	return 0;
+}

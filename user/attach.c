@@ -228,7 +228,9 @@ int jw_attach__sched(struct jw_attach *a)
 {
 	int err = attach_tracepoint(a, a->skel->progs.on_sched_switch, "sched_switch");
 
-	return err ? err : attach_tracepoint(a, a->skel->progs.on_sched_waking, "sched_waking");
+	if (!err)
+		err = attach_tracepoint(a, a->skel->progs.on_sched_waking, "sched_waking");
+	return err ? err : attach_tracepoint(a, a->skel->progs.on_exit, "sched_process_exit");
 }
 
 int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int period_ms)

@@ -149,6 +149,9 @@ static int on_task(struct session *s, const struct jw_task_rec *t)
 		items = th->samples.items;
 		n = th->samples.n;
 	}
+	if (t->hdr.flags & JW_TASK_EXITED)
+		jw_log(JW_LOG_INFO, "pid %d exited %.0f ms into a task", t->hdr.pid,
+		       (t->end_ns - t->start_ns) / 1e6);
 	ret = jw_reporter__task(s->reporter, th->proc, t, items, n);
 	jw_samplebuf_clear(&th->samples);
 	if (ret)
@@ -733,6 +736,8 @@ static bool any_alive(struct session *s)
 			alive = true;
 			continue;
 		}
+		/* Its last task, ended by the exit, may still be in the ring buffer. */
+		ring_buffer__consume(s->rb);
 		jw_log(JW_LOG_INFO, "pid %d (%s) exited", p->target.pid, p->target.comm);
 		drop_proc(s, i);
 	}

@@ -34,6 +34,7 @@ enum jw_rec_type {
 enum jw_task_flags {
 	JW_TASK_NO_EXIT = 1 << 0,	/* closed because a later entry showed its frame was gone */
 	JW_TASK_NEST_OVERFLOW = 1 << 1,	/* nesting went deeper than JW_MAX_NEST */
+	JW_TASK_EXITED = 1 << 2,	/* the thread exited inside the task: it ends there */
 };
 
 /* What a sample carries; user space unwinds the copy with DWARF CFI. */

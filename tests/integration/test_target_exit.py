@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""When the watched process exits, jankwatch says so, keeps what it already wrote, and exits 0."""
+"""When the watched process exits, jankwatch says so, keeps what it already wrote, and exits 0; a
+process killed in the middle of a jank still gets that jank reported, ended at the exit."""
 from jwtest import *
 
 require_bpf()
@@ -18,5 +19,25 @@ check(len(logs.read("events.jsonl").splitlines()) == len(events), "events.jsonl 
 stacks = logs.files("stack-")
 check(len(stacks) == len(events), "a stack log per event")
 check(not logs.files("."), "no temporary file left behind")
+logs.cleanup()
+
+# Killed in the middle of a jank: the task ends at the exit and is reported, stacks and all.
+logs = LogDir()
+target = start_target("--busy", "--ms", "8000", "--every", "3500", "--fast", "5")
+wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all",
+                      "--log-dir", logs.path])
+wait_for(lambda: process_age_s(target.pid) >= 5, 10, "the slow task to be 1.5 s in")
+killed_at = time.time() * 1000
+target.kill()
+rc = jw.wait(30)
+check(rc == 0, f"jankwatch exits 0 after its target was killed ({rc})")
+events = [json.loads(l) for l in jw.out if l.startswith("{")]
+check(len(events) == 1, f"the task cut short by the kill is reported ({len(events)})")
+ev = events[0]
+check(1000 <= ev["wall_ms"] and abs(ev["end_time"] - killed_at) < 100,
+      f"it ends at the kill: wall_ms {ev['wall_ms']}, end {ev['end_time'] - killed_at:.0f} ms off")
+check(any("exited" in l and "into a task" in l for l in jw.err), "stderr says so")
+check("(busy_work+" in open(ev["external_log"][0]).read(), "its stacks name busy_work")
 logs.cleanup()
 print("PASS")
