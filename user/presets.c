@@ -145,7 +145,11 @@ static bool detect_redis(const char *exe, struct jw_preset *out)
 
 const char *jw_preset_handler_below(const char *loop)
 {
-	return loop && !strcmp(loop, "glib") ? "g_main_context_dispatch" : NULL;
+	if (loop && !strcmp(loop, "glib"))
+		return "g_main_context_dispatch";
+	if (loop && !strcmp(loop, "node"))
+		return "uv_run";
+	return NULL;
 }
 
 /*
@@ -154,18 +158,33 @@ const char *jw_preset_handler_below(const char *loop)
  */
 static bool detect_glib(pid_t pid, struct jw_preset *out)
 {
-	struct jw_preset_probe *p = &out->probes[0];
-	uint64_t size;
+	uint64_t off, size;
 	char err[512];
 
-	if (jw_target_find_mapping(pid, "libglib-2.0.so", p->path, sizeof(p->path)) ||
-	    jw_elf_func_offset(p->path, "g_main_context_dispatch", &p->offset, &size, err,
+	/* The handler comes from the stacks: no probe needed, nothing added per iteration. */
+	if (jw_target_find_mapping(pid, "libglib-2.0.so", out->where, sizeof(out->where)) ||
+	    jw_elf_func_offset(out->where, "g_main_context_dispatch", &off, &size, err,
 			       sizeof(err)))
 		return false;
 	out->name = "glib";
-	p->entry = "g_main_context_dispatch";
 	out->handler_below = jw_preset_handler_below(out->name);
-	out->n_probes = 1;
+	return true;
+}
+
+/*
+ * node: libuv linked in; uv_run calls the timers, I/O and check callbacks, which run JS. The
+ * handler is the first JS function below uv_run that is the program's, not node's own
+ * ("node:internal/..." sources). JS is named when node writes a perf map (--perf-basic-prof).
+ */
+static bool detect_node(const char *exe, struct jw_preset *out)
+{
+	static const char *const names[] = { "uv_run", "uv__run_timers", "uv__io_poll", NULL };
+
+	if (!has_functions(exe, names))
+		return false;
+	snprintf(out->where, sizeof(out->where), "%s", exe);
+	out->name = "node";
+	out->handler_below = jw_preset_handler_below(out->name);
 	return true;
 }
 
@@ -176,7 +195,14 @@ int jw_preset_detect(pid_t pid, const char *exe, enum jw_loop loop, struct jw_pr
 	out->name = "syscall";
 	if (loop == JW_LOOP_AUTO && detect_glib(pid, out)) {
 		snprintf(why, len, "auto: it maps %s, which has g_main_context_dispatch; the "
-			 "handler is the callback it runs", out->probes[0].path);
+			 "handler is the callback it runs", out->where);
+		return 0;
+	}
+	memset(out, 0, sizeof(*out));
+	out->name = "syscall";
+	if (loop == JW_LOOP_AUTO && detect_node(exe, out)) {
+		snprintf(why, len, "auto: %s has libuv's uv_run, uv__run_timers and uv__io_poll; "
+			 "the handler is the first JS function of the program below uv_run", exe);
 		return 0;
 	}
 	memset(out, 0, sizeof(*out));

@@ -43,6 +43,7 @@ struct jw_preset {
 	 * function calls, read from the task's stacks (GLib: the source's callback); or NULL.
 	 */
 	const char *handler_below;
+	char where[PATH_MAX];		/* the file that made it recognizable */
 	struct jw_preset_probe probes[JW_MAX_PRESET_PROBES];
 	size_t n_probes;
 };

@@ -256,6 +256,10 @@ static void tally_handler(struct handler_tally *t, const char *dispatch,
 	for (j = i + 1; j < n; j++) {
 		if (frames[j].kind == JW_FRAME_KERNEL)
 			return;
+		/* node's own JS (its timers, its streams) is not the program's handler. */
+		if (frames[j].kind == JW_FRAME_JIT && frames[j].src &&
+		    !strncmp(frames[j].src, "node:", 5))
+			continue;
 		if (frames[j].symbol && frames[j].module != frames[i].module)
 			break;
 	}

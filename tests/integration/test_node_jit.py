@@ -4,7 +4,9 @@ stack logs name busyWork as a JIT frame (from node's perf map) with its source p
 
 node links libuv statically, with local symbols: uv__run_timers, entered once per loop iteration
 that has due timers, is the task. node's JIT code has no CFI; node keeps frame pointers in its C++
-and JIT code, which elfutils' x86-64 unwinder falls back to and --unwind auto continues with."""
+and JIT code, which elfutils' x86-64 unwinder falls back to and --unwind auto continues with.
+With no --probe, the node preset is picked: the handler is the program's own JS callback (onTick),
+the first JS function below uv_run that is not node's internal JS."""
 import os
 import re
 import shutil
@@ -64,6 +66,10 @@ try:
     rc, events, err = run_jankwatch(
         ["-p", str(target.pid), "--probe", f"{os.path.realpath(NODE)}:uv__run_timers", "--set",
          "ignore_startup_time=3", "--all", "--duration", "5", "--log-dir", logs.path], 60)
+    # With no --probe: the node preset, the handler the program's own JS callback.
+    auto_rc, auto_events, auto_err = run_jankwatch(
+        ["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all", "--duration", "3",
+         "--log-dir", logs.path], 60)
 finally:
     target.kill()
     if os.path.exists(perf_map):
@@ -82,6 +88,13 @@ for ev in slow:
     busy = busy_samples(stack_tree(text))
     check(samples > 0 and 2 * busy >= samples,
           f"busyWork is a JIT frame in {busy} of {samples} samples (at least half)")
+
+check(auto_rc == 0, f"auto: jankwatch exits 0 (got {auto_rc})")
+check(len(auto_events) >= 2, f"auto: at least 2 events in 3 s ({len(auto_events)})")
+for ev in auto_events:
+    check(ev["loop"] == "node" and ev["handler"] == "onTick" and ev["wall_ms"] >= 280,
+          f"auto: loop node, handler onTick, wall_ms {ev['wall_ms']} "
+          f"({ev['loop']}, {ev['handler']})")
 
 logs.cleanup()
 print("PASS")
