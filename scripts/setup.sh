@@ -13,7 +13,7 @@ packages=(
 	python3
 	procps
 	redis-server redis-tools nodejs
-	libglib2.0-dev
+	libglib2.0-dev libuv1-dev libevent-dev
 )
 
 missing=()

@@ -1001,7 +1001,7 @@ void jw_options_usage(void *out)
 	      "                     (epoll_wait, poll, select, ...) returning and its next wait;\n"
 	      "                     needs no symbols, fits any loop. auto (default): the same,\n"
 	      "                     with a preset naming the handlers when one recognizes the\n"
-	      "                     program (glib, node, redis)\n"
+	      "                     program (glib, node, libuv, libevent, redis)\n"
 	      "  --probe BIN:ENTRY[:EXIT]   hook any dispatch function (EXIT: a symbol whose\n"
 	      "                     entry ends the task; without it a return probe is used)\n"
 	      "  --thread TID|NAME  the loop thread, when it is not the main thread\n"

@@ -143,67 +143,67 @@ static bool detect_redis(const char *exe, struct jw_preset *out)
 	return true;
 }
 
+/*
+ * The presets that name a task's handler from its stacks: the loop's dispatch function, and
+ * the library that has it (NULL: the executable). The handler is the first function of another
+ * module below the dispatch function: the program's callback, past the library's own steps.
+ */
+static const struct stack_preset {
+	const char *name;
+	const char *library;
+	const char *dispatch;
+	const char *const *also;	/* more functions the file must have to be this loop */
+} stack_presets[] = {
+	/* GTK, and Qt's default dispatcher. */
+	{ "glib", "libglib-2.0.so", "g_main_context_dispatch", NULL },
+	/* node links libuv in; its handlers are JS (named from its perf map). */
+	{ "node", NULL, "uv_run", (const char *const[]){ "uv__run_timers", "uv__io_poll", NULL } },
+	{ "libuv", "libuv.so", "uv_run", NULL },
+	{ "libevent", "libevent-2.1.so", "event_base_loop", NULL },
+};
+
 const char *jw_preset_handler_below(const char *loop)
 {
-	if (loop && !strcmp(loop, "glib"))
-		return "g_main_context_dispatch";
-	if (loop && !strcmp(loop, "node"))
-		return "uv_run";
+	size_t i;
+
+	for (i = 0; loop && i < sizeof(stack_presets) / sizeof(stack_presets[0]); i++)
+		if (!strcmp(loop, stack_presets[i].name))
+			return stack_presets[i].dispatch;
 	return NULL;
 }
 
-/*
- * GLib (and Qt's default dispatcher, GTK): g_main_context_dispatch runs the sources that are
- * ready; the callback it reaches in the program's own code names the task.
- */
-static bool detect_glib(pid_t pid, struct jw_preset *out)
+/* Whether process @pid runs loop @sp: the file that should have its functions has them. */
+static bool detect_stack_preset(pid_t pid, const char *exe, const struct stack_preset *sp,
+				struct jw_preset *out)
 {
-	uint64_t off, size;
-	char err[512];
+	const char *need[2] = { sp->dispatch, NULL };
 
-	/* The handler comes from the stacks: no probe needed, nothing added per iteration. */
-	if (jw_target_find_mapping(pid, "libglib-2.0.so", out->where, sizeof(out->where)) ||
-	    jw_elf_func_offset(out->where, "g_main_context_dispatch", &off, &size, err,
-			       sizeof(err)))
+	if (sp->library) {
+		if (jw_target_find_mapping(pid, sp->library, out->where, sizeof(out->where)))
+			return false;
+	} else {
+		snprintf(out->where, sizeof(out->where), "%s", exe);
+	}
+	if (!has_functions(out->where, need) || (sp->also && !has_functions(out->where, sp->also)))
 		return false;
-	out->name = "glib";
-	out->handler_below = jw_preset_handler_below(out->name);
-	return true;
-}
-
-/*
- * node: libuv linked in; uv_run calls the timers, I/O and check callbacks, which run JS. The
- * handler is the first JS function below uv_run that is the program's, not node's own
- * ("node:internal/..." sources). JS is named when node writes a perf map (--perf-basic-prof).
- */
-static bool detect_node(const char *exe, struct jw_preset *out)
-{
-	static const char *const names[] = { "uv_run", "uv__run_timers", "uv__io_poll", NULL };
-
-	if (!has_functions(exe, names))
-		return false;
-	snprintf(out->where, sizeof(out->where), "%s", exe);
-	out->name = "node";
-	out->handler_below = jw_preset_handler_below(out->name);
+	out->name = sp->name;
+	out->handler_below = sp->dispatch;
 	return true;
 }
 
 int jw_preset_detect(pid_t pid, const char *exe, enum jw_loop loop, struct jw_preset *out,
 		     char *why, size_t len)
 {
-	memset(out, 0, sizeof(*out));
-	out->name = "syscall";
-	if (loop == JW_LOOP_AUTO && detect_glib(pid, out)) {
-		snprintf(why, len, "auto: it maps %s, which has g_main_context_dispatch; the "
-			 "handler is the callback it runs", out->where);
-		return 0;
-	}
-	memset(out, 0, sizeof(*out));
-	out->name = "syscall";
-	if (loop == JW_LOOP_AUTO && detect_node(exe, out)) {
-		snprintf(why, len, "auto: %s has libuv's uv_run, uv__run_timers and uv__io_poll; "
-			 "the handler is the first JS function of the program below uv_run", exe);
-		return 0;
+	size_t i;
+
+	for (i = 0; loop == JW_LOOP_AUTO && i < sizeof(stack_presets) / sizeof(stack_presets[0]);
+	     i++) {
+		memset(out, 0, sizeof(*out));
+		if (detect_stack_preset(pid, exe, &stack_presets[i], out)) {
+			snprintf(why, len, "auto: %s has %s; the handler is the program's function it "
+				 "calls", out->where, out->handler_below);
+			return 0;
+		}
 	}
 	memset(out, 0, sizeof(*out));
 	out->name = "syscall";

@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""GLib, libuv (shared) and libevent loops are recognized with no --probe: the task bounded by the
+loop's waits, loop "glib", "libuv" or "libevent", and the handler the program's timer callback
+(on_tick, on_timer) read from the task's stacks below the library's dispatch function; wall_ms
+within 5% of what the program measured itself."""
+from jwtest import *
+
+require_bpf()
+
+
+def check_preset(binary, loop, dispatch, handler):
+    logs = LogDir()
+    target = Proc([os.path.join(TARGETS, binary), "--ms", "300", "--every", "600"])
+    try:
+        wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+        rc, events, err = run_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3",
+                                         "--all", "--duration", "3", "--log-dir", logs.path], 60)
+    finally:
+        target.kill()
+    check(rc == 0, f"{loop}: jankwatch exits 0 ({rc})")
+    check(any(f"loop {loop} (auto: " in l and dispatch in l for l in err),
+          f"{loop}: it says it chose {loop} and why")
+    tasks = target_tasks(target)
+    check(len(events) >= 3, f"{loop}: at least 3 events ({len(events)})")
+    for ev in events:
+        check(ev["loop"] == loop and ev["handler"] == handler,
+              f"{loop}: handler {handler} ({ev['loop']}, {ev['handler']})")
+        mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
+        check(len(mine) == 1, f"{loop}: the event matches one task of the program")
+        own_ms = mine[0].dur_ns / 1e6
+        check(abs(ev["wall_ms"] - own_ms) <= 0.05 * own_ms,
+              f"{loop}: wall_ms {ev['wall_ms']} within 5% of the program's own {own_ms:.3f}")
+    logs.cleanup()
+
+
+check_preset("jw_glib", "glib", "g_main_context_dispatch", "on_tick")
+check_preset("jw_uv", "libuv", "uv_run", "on_timer")
+check_preset("jw_event", "libevent", "event_base_loop", "on_timer")
+print("PASS")

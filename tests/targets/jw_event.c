@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A libevent loop for the integration tests: every --every ms a timer callback, on_timer(),
+ * spins in busy_work() for --ms. It prints what it measured itself, like jw_target:
+ * "task <n> busy <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
+ */
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static unsigned int ms = 300;
+static unsigned int n;
+static volatile unsigned long sink;
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+__attribute__((noinline)) void busy_work(unsigned int how_long)
+{
+	unsigned long long end = now_ns() + how_long * 1000000ULL;
+
+	while (now_ns() < end)
+		sink++;
+}
+
+__attribute__((noinline)) void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	unsigned long long begin = now_ns();
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	busy_work(ms);
+	printf("task %u busy %llu %llu\n", ++n, begin, now_ns() - begin);
+}
+
+int main(int argc, char **argv)
+{
+	struct timeval every = { 0, 700000 };
+	struct event_base *base;
+	struct event *timer;
+	int i;
+
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--ms")) {
+			ms = atoi(argv[i + 1]);
+		} else if (!strcmp(argv[i], "--every")) {
+			every.tv_sec = atoi(argv[i + 1]) / 1000;
+			every.tv_usec = atoi(argv[i + 1]) % 1000 * 1000;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	base = event_base_new();
+	timer = event_new(base, -1, EV_PERSIST, on_timer, NULL);
+	event_add(timer, &every);
+	event_base_dispatch(base);
+	event_free(timer);
+	event_base_free(base);
+	return 0;
+}

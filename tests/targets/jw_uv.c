@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A libuv loop (the shared libuv.so.1) for the integration tests: every --every ms a timer
+ * callback, on_timer(), spins in busy_work() for --ms. It prints what it measured itself, like
+ * jw_target: "task <n> busy <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <uv.h>
+
+static unsigned int ms = 300;
+static unsigned int n;
+static volatile unsigned long sink;
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+__attribute__((noinline)) void busy_work(unsigned int how_long)
+{
+	unsigned long long end = now_ns() + how_long * 1000000ULL;
+
+	while (now_ns() < end)
+		sink++;
+}
+
+__attribute__((noinline)) void on_timer(uv_timer_t *timer)
+{
+	unsigned long long begin = now_ns();
+
+	(void)timer;
+	busy_work(ms);
+	printf("task %u busy %llu %llu\n", ++n, begin, now_ns() - begin);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int every = 700;
+	uv_timer_t timer;
+	int i;
+
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--ms"))
+			ms = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--every"))
+			every = atoi(argv[i + 1]);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	uv_timer_init(uv_default_loop(), &timer);
+	uv_timer_start(&timer, on_timer, every, every);
+	return uv_run(uv_default_loop(), UV_RUN_DEFAULT);
+}
