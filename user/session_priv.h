@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The session's state, shared by session.c (the loop: records, signals, the program started,
+ * the summary) and session_procs.c (the watched processes: resolving, attaching, forgetting).
+ * Private to those two files.
+ */
+#ifndef JW_SESSION_PRIV_H
+#define JW_SESSION_PRIV_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "attach.h"
+#include "launch.h"
+#include "presets.h"
+#include "report.h"
+#include "samplebuf.h"
+
+/* Samples held per thread for the task in flight: evenly thinned beyond this. */
+#define SAMPLES_HELD 512
+
+/* A watched thread and the samples of its task in flight. */
+struct thread_slot {
+	pid_t tid;
+	struct jw_proc *proc;
+	struct jw_samplebuf samples;
+};
+
+/* A --probe resolved in one process. */
+struct resolved_probe {
+	struct jw_dispatch_probe dp;
+	char path[PATH_MAX];
+};
+
+/* The wait functions hooked in one process (syscall mode). */
+struct proc_waits {
+	struct jw_wait_func f[JW_MAX_WAIT_FUNCS];
+	int n;
+};
+
+/* What was resolved to hook one process. */
+struct proc_hooks {
+	struct resolved_probe probes[JW_MAX_PROBE_SPECS];
+	struct proc_waits waits;
+	struct jw_preset preset;	/* syscall mode: what names the handlers inside the waits */
+	struct resolved_probe preset_probes[JW_MAX_PRESET_PROBES];
+};
+
+/* An executable --exe watches. */
+struct watched_exe {
+	const char *path;
+	dev_t dev;
+	ino_t ino;
+};
+
+struct session {
+	const struct jw_config *cfg;
+	/* Slot i: procs[i], its hooks and its watched thread; a slot with pid 0 is free. */
+	struct jw_proc procs[JW_MAX_PIDS];
+	struct proc_hooks *hooks[JW_MAX_PIDS];
+	struct thread_slot threads[JW_MAX_PIDS];
+	size_t n_procs;			/* slots in use or used: the highest + 1 */
+	struct watched_exe exes[JW_MAX_EXES];
+	size_t n_exes;
+	struct jw_child child;		/* -- CMD: the program started, procs[0] */
+	bool launched;
+	bool child_running;		/* released and exec'd */
+	int child_status;		/* once it exited: its status as a shell gives it */
+	bool child_done;
+	bool syscall_mode;		/* tasks bounded by the wait calls */
+	bool just_exec;			/* resolving a process caught at exec: nothing mapped yet */
+	char handler_names[JW_MAX_PROBE_SPECS + 1][256];	/* the last: "syscall" */
+	struct jw_attach *attach;
+	struct jw_policy *policy;
+	struct jw_logdir *logdir;
+	struct jw_ksyms *ksyms;
+	struct jw_reporter *reporter;
+	struct jw_clocks clocks;
+	FILE *raw;		/* --raw capture, or NULL */
+	struct ring_buffer *rb;
+	uint64_t records;
+	uint64_t lost_samples;	/* samples user space could not keep (out of memory) */
+	uint64_t unknown;	/* records of a thread or type this session does not know */
+	int failed;
+};
+
+/* Reads process @pid into slot @i and resolves its hooks; nothing is attached yet. */
+int session_resolve_proc(struct session *s, pid_t pid, size_t i);
+
+/* Attaches the hooks and the sampler of the process in slot @i, and starts naming its code. */
+int session_attach_proc(struct session *s, size_t i);
+
+/* Detaches and forgets the process in slot @i. */
+void session_drop_proc(struct session *s, size_t i);
+
+/* Whether process @pid, as it is now, is watched already. */
+bool session_watching(const struct session *s, pid_t pid);
+
+/* Watches process @pid in a free slot (resolve, then attach). 0 or -errno. */
+int session_add_proc(struct session *s, pid_t pid);
+
+/* --exe: checks the files before anything is attached. 0 or -errno. */
+int session_resolve_exes(struct session *s);
+
+/* --exe: hooks their execs and watches the processes already running them. 0 or -errno. */
+int session_watch_exes(struct session *s);
+
+#endif

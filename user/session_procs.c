@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The processes a session watches: each in a slot, resolved (target, probes, waits, preset),
+ * attached, and forgotten when it exits; --exe's executables and their processes.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "elfsym.h"
+#include "log.h"
+#include "session_priv.h"
+#include "symbolize.h"
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * The file --probe BIN designates: a path; the executable @exe by its name; or a file process
+ * @pid maps by that name (for a program not started yet, jankwatch's own libraries stand for
+ * the system's).
+ */
+static int resolve_probe(const struct jw_probe_spec *spec, pid_t pid, const char *exe,
+			 char *path, size_t len, uint64_t *entry, uint64_t *exit)
+{
+	char err[1024];
+	uint64_t size;
+	int ret;
+
+	if (strchr(spec->bin, '/')) {
+		if (!realpath(spec->bin, path)) {
+			ret = -errno;
+			jw_log(JW_LOG_ERROR, "--probe %s: %s", spec->bin, strerror(errno));
+			return ret;
+		}
+	} else if (exe && !strcmp(spec->bin, basename_of(exe))) {
+		snprintf(path, len, "%s", exe);
+	} else if (jw_target_find_mapping(pid, spec->bin, path, len)) {
+		jw_log(JW_LOG_ERROR, "--probe %s: pid %d maps no file of that name", spec->bin, pid);
+		return -ENOENT;
+	}
+	ret = jw_elf_func_offset(path, spec->entry, entry, &size, err, sizeof(err));
+	if (!ret && spec->exit)
+		ret = jw_elf_func_offset(path, spec->exit, exit, &size, err, sizeof(err));
+	else
+		*exit = 0;
+	if (ret)
+		jw_log(JW_LOG_ERROR, "%s", err);
+	return ret;
+}
+
+/*
+ * The program -- CMD started, held before its exec: what it will be. Its start time is the
+ * fork's, which exec keeps; its name and executable are the program's.
+ */
+static int launched_target(struct session *s, struct jw_target *t)
+{
+	char path[64], buf[4096], comm[64];
+	FILE *f;
+	size_t n;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = t->tid = s->child.pid;
+	snprintf(path, sizeof(path), "/proc/%d/stat", t->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (jw_proc_stat_parse(buf, comm, sizeof(comm), &t->start_jiffies))
+		return -EINVAL;
+	snprintf(t->exe, sizeof(t->exe), "%s", s->child.exe);
+	/* The kernel keeps 15 characters of a program's name. */
+	snprintf(t->comm, 16, "%.15s", basename_of(s->child.exe));
+	t->uid = getuid();
+	return 0;
+}
+
+/* Syscall mode: finds the wait functions of @p, and says how its loop is hooked. */
+static int resolve_waits(struct session *s, struct jw_proc *p, struct proc_waits *w)
+{
+	uint32_t id = s->cfg->n_probes;
+	char err[512];
+
+	/*
+	 * A program not started yet, or caught at its exec, maps no C library yet: the one its
+	 * loader will map is the system's, which is jankwatch's.
+	 */
+	w->n = jw_find_wait_funcs(s->launched || s->just_exec ? getpid() : p->target.pid,
+				  p->target.exe, w->f, JW_MAX_WAIT_FUNCS, err, sizeof(err));
+	if (w->n < 0) {
+		jw_log(JW_LOG_ERROR, "%s", err);
+		return w->n;
+	}
+	p->handlers[id] = s->handler_names[id];
+	return 0;
+}
+
+/*
+ * Syscall mode: the preset for @p (auto), whose probes inside the wait envelope name the
+ * handlers. Says which loop is used and why.
+ */
+static void resolve_preset(struct session *s, struct jw_proc *p, struct proc_hooks *h)
+{
+	uint32_t base = s->cfg->n_probes + 1;
+	char why[512];
+	size_t k;
+
+	jw_preset_detect(p->target.pid, p->target.exe, s->cfg->loop, &h->preset, why, sizeof(why));
+	p->loop = h->preset.name;
+	p->handler_below = h->preset.handler_below;
+	for (k = 0; k < h->preset.n_probes; k++) {
+		struct jw_preset_probe *pp = &h->preset.probes[k];
+		struct resolved_probe *rp = &h->preset_probes[k];
+
+		snprintf(rp->path, sizeof(rp->path), "%s", pp->path);
+		rp->dp = (struct jw_dispatch_probe){
+			.pid = p->target.pid,
+			.path = rp->path,
+			.entry_name = pp->entry,
+			.entry_offset = pp->offset,
+			.probe_id = base + k,
+			.name_chain = pp->name_arg ? &pp->chain : NULL,
+		};
+		p->handlers[base + k] = pp->entry;
+	}
+	jw_log(JW_LOG_INFO, "pid %d (%s): loop %s (%s): a task is the time between the "
+	       "thread's waits (%d wait functions in %s)", p->target.pid, p->target.comm,
+	       p->loop, why, h->waits.n, h->waits.f[0].path);
+}
+
+/* Reads process @pid into slot @i and resolves every --probe in it; nothing is attached yet. */
+int session_resolve_proc(struct session *s, pid_t pid, size_t i)
+{
+	struct jw_proc *p = &s->procs[i];
+	long ticks = sysconf(_SC_CLK_TCK);
+	struct proc_hooks *h;
+	char err[512];
+	size_t k;
+	int ret;
+
+	h = s->hooks[i] = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	if (s->launched) {
+		ret = launched_target(s, &p->target);
+	} else {
+		ret = jw_target_open(pid, s->cfg->thread, &p->target, err, sizeof(err));
+		if (ret)
+			jw_log(JW_LOG_ERROR, "%s", err);
+	}
+	if (ret)
+		return ret;
+	if (jw_elf_is_go(p->target.exe)) {
+		jw_log(JW_LOG_ERROR, "pid %d (%s) is a Go program: jankwatch does not watch Go "
+		       "(return probes break the stacks goroutines switch between)", pid,
+		       p->target.comm);
+		return -ENOTSUP;
+	}
+	p->start_boot_ns = p->target.start_jiffies * (1000000000ULL / (ticks > 0 ? ticks : 100));
+	for (k = 0; k < s->cfg->n_probes; k++) {
+		const struct jw_probe_spec *spec = &s->cfg->probes[k];
+		struct resolved_probe *rp = &h->probes[k];
+
+		ret = resolve_probe(spec, s->launched || s->just_exec ? getpid() : pid,
+				    s->launched || s->n_exes ? p->target.exe : NULL, rp->path,
+				    sizeof(rp->path), &rp->dp.entry_offset, &rp->dp.exit_offset);
+		if (ret)
+			return ret;
+		rp->dp.pid = pid;
+		rp->dp.path = rp->path;
+		rp->dp.entry_name = spec->entry;
+		rp->dp.exit_name = spec->exit;
+		rp->dp.probe_id = k;
+		p->handlers[k] = s->handler_names[k];
+	}
+	if (!s->syscall_mode) {
+		p->loop = "probe";
+		return 0;
+	}
+	ret = resolve_waits(s, p, &h->waits);
+	if (!ret)
+		resolve_preset(s, p, h);
+	return ret;
+}
+
+/* Attaches the probes and the sampler of the process in slot @i, and starts naming its code. */
+int session_attach_proc(struct session *s, size_t i)
+{
+	struct jw_proc *p = &s->procs[i];
+	struct thread_slot *th = &s->threads[i];
+	struct proc_hooks *h = s->hooks[i];
+	size_t k;
+	int ret;
+
+	for (k = 0; k < s->cfg->n_probes; k++) {
+		ret = jw_attach__dispatch(s->attach, &h->probes[k].dp);
+		if (ret)
+			return ret;
+	}
+	for (k = 0; s->syscall_mode && k < h->preset.n_probes; k++) {
+		ret = jw_attach__dispatch(s->attach, &h->preset_probes[k].dp);
+		if (ret)
+			return ret;
+	}
+	for (k = 0; s->syscall_mode && (int)k < h->waits.n; k++) {
+		const struct jw_wait_func *f = &h->waits.f[k];
+
+		ret = jw_attach__wait(s->attach, p->target.pid, f->path, f->name, f->offset,
+				      s->cfg->n_probes);
+		if (ret)
+			return ret;
+	}
+	ret = jw_attach__watch_thread(s->attach, p->target.pid, p->target.tid, i);
+	if (ret) {
+		jw_log(JW_LOG_ERROR, "cannot watch thread %d: %s", p->target.tid, strerror(-ret));
+		return ret;
+	}
+	ret = jw_attach__sampler(s->attach, p->target.pid, p->target.tid,
+				 s->cfg->params.v[JW_P_SAMPLE_PERIOD_MS]);
+	if (ret)
+		return ret;
+	/* A program not started yet is named once it has exec'd. */
+	p->sym = s->launched ? NULL : jw_symbolizer__new(p->target.pid);
+	if (!p->sym && !s->launched) {
+		ret = -errno;
+		jw_log(JW_LOG_ERROR, "cannot read the mappings of pid %d: %s", p->target.pid,
+		       strerror(errno));
+		return ret;
+	}
+	th->tid = p->target.tid;
+	th->proc = p;
+	ret = jw_samplebuf_init(&th->samples, SAMPLES_HELD);
+	if (ret)
+		return ret;
+	jw_log(JW_LOG_INFO, "watching pid %d (%s), thread %d", p->target.pid, p->target.comm,
+	       p->target.tid);
+	return 0;
+}
+
+/* Detaches and forgets the process in slot @i: it exited, or could not be watched. */
+void session_drop_proc(struct session *s, size_t i)
+{
+	struct jw_proc *p = &s->procs[i];
+
+	if (s->attach && p->target.pid)
+		jw_attach__forget(s->attach, p->target.pid, p->target.tid);
+	jw_symbolizer__free(p->sym);
+	jw_samplebuf_free(&s->threads[i].samples);
+	free(s->hooks[i]);
+	s->hooks[i] = NULL;
+	memset(p, 0, sizeof(*p));
+	memset(&s->threads[i], 0, sizeof(s->threads[i]));
+}
+
+/* Whether process @pid, as it is now, is watched already. */
+bool session_watching(const struct session *s, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_procs; i++)
+		if (s->procs[i].target.pid == pid && jw_target_alive(&s->procs[i].target))
+			return true;
+	return false;
+}
+
+/*
+ * Watches process @pid in a free slot: resolve, then attach. A process that cannot be watched
+ * is forgotten again. Returns 0 or -errno.
+ */
+int session_add_proc(struct session *s, pid_t pid)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < s->n_procs && s->procs[i].target.pid; i++)
+		;
+	if (i == JW_MAX_PIDS) {
+		jw_log(JW_LOG_WARN, "pid %d: already watching %d processes", pid, JW_MAX_PIDS);
+		return -ENOSPC;
+	}
+	if (i == s->n_procs)
+		s->n_procs++;
+	ret = session_resolve_proc(s, pid, i);
+	if (!ret && s->attach)
+		ret = session_attach_proc(s, i);
+	if (ret)
+		session_drop_proc(s, i);
+	return ret;
+}
+
+/* --exe: the files' identities, checked before anything is attached. */
+int session_resolve_exes(struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->cfg->n_exes; i++) {
+		const char *path = s->cfg->exes[i];
+		struct stat st;
+
+		if (stat(path, &st)) {
+			jw_log(JW_LOG_ERROR, "--exe %s: %s", path, strerror(errno));
+			return -errno;
+		}
+		if (!S_ISREG(st.st_mode) || access(path, X_OK)) {
+			jw_log(JW_LOG_ERROR, "--exe %s: not an executable file", path);
+			return -EINVAL;
+		}
+		s->exes[s->n_exes++] = (struct watched_exe){ path, st.st_dev, st.st_ino };
+	}
+	return 0;
+}
+
+/* Whether process @pid runs one of the --exe files. */
+static bool runs_watched_exe(const struct session *s, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	if (stat(path, &st))
+		return false;
+	for (i = 0; i < s->n_exes; i++)
+		if (s->exes[i].dev == st.st_dev && s->exes[i].ino == st.st_ino)
+			return true;
+	return false;
+}
+
+/*
+ * --exe: from now on the kernel reports every exec of the files; the processes already running
+ * them are found in /proc. One that cannot be watched is said so; the others are watched.
+ */
+int session_watch_exes(struct session *s)
+{
+	struct dirent *de;
+	size_t i;
+	DIR *dir;
+	int ret;
+
+	for (i = 0; i < s->n_exes; i++) {
+		/* The kernel's dev_t packs major and minor its own way. */
+		uint64_t kdev = ((uint64_t)major(s->exes[i].dev) << 20) | minor(s->exes[i].dev);
+
+		ret = jw_attach__exe(s->attach, kdev, s->exes[i].ino);
+		if (ret) {
+			jw_log(JW_LOG_ERROR, "--exe %s: cannot hook exec: %s", s->exes[i].path,
+			       strerror(-ret));
+			return ret;
+		}
+	}
+	if (!s->n_exes)
+		return 0;
+	dir = opendir("/proc");
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		pid_t pid = atoi(de->d_name);
+
+		if (pid > 0 && pid != getpid() && runs_watched_exe(s, pid) && !session_watching(s, pid))
+			session_add_proc(s, pid);
+	}
+	closedir(dir);
+	for (i = 0; i < s->n_exes; i++)
+		jw_log(JW_LOG_INFO, "--exe %s: watching its processes, now and later",
+		       s->exes[i].path);
+	return 0;
+}
+
