@@ -58,6 +58,27 @@ static struct thread_slot *find_thread(struct session *s, pid_t tid)
 	return NULL;
 }
 
+/*
+ * A process caught at its exec (or started by us) mapped no library when it was resolved: once
+ * it runs, a preset that names handlers from the stacks alone (glib, libuv, libevent) can still
+ * be recognized. Presets that need probes of their own are not added late.
+ */
+static void redetect_preset(struct session *s, struct thread_slot *th)
+{
+	struct jw_proc *p = th->proc;
+	struct jw_preset preset;
+	char why[512];
+
+	th->redetect = false;
+	jw_preset_detect(p->target.pid, p->target.exe, s->cfg->loop, &preset, why, sizeof(why));
+	if (!preset.handler_below || preset.n_probes)
+		return;
+	p->loop = preset.name;
+	p->handler_below = preset.handler_below;
+	jw_log(JW_LOG_INFO, "pid %d (%s): loop %s (%s)", p->target.pid, p->target.comm, p->loop,
+	       why);
+}
+
 static int on_task(struct session *s, const struct jw_task_rec *t)
 {
 	struct thread_slot *th = find_thread(s, t->hdr.tid);
@@ -69,6 +90,8 @@ static int on_task(struct session *s, const struct jw_task_rec *t)
 		s->unknown++;
 		return 0;
 	}
+	if (th->redetect)
+		redetect_preset(s, th);
 	if (th->samples.seq == t->seq) {
 		items = th->samples.items;
 		n = th->samples.n;

@@ -23,6 +23,7 @@
 /* A watched thread and the samples of its task in flight. */
 struct thread_slot {
 	pid_t tid;
+	bool redetect;		/* caught at exec or started by us: look for a preset once it runs */
 	struct jw_proc *proc;
 	struct jw_samplebuf samples;
 };

@@ -118,6 +118,10 @@ static void resolve_preset(struct session *s, struct jw_proc *p, struct proc_hoo
 	size_t k;
 
 	jw_preset_detect(p->target.pid, p->target.exe, s->cfg->loop, &h->preset, why, sizeof(why));
+	if ((s->launched || s->just_exec) && !strcmp(h->preset.name, "syscall") &&
+	    s->cfg->loop == JW_LOOP_AUTO)
+		snprintf(why, sizeof(why), "auto: no libraries mapped yet; looked at again once it "
+			 "runs");
 	p->loop = h->preset.name;
 	p->handler_below = h->preset.handler_below;
 	for (k = 0; k < h->preset.n_probes; k++) {
@@ -241,6 +245,9 @@ int session_attach_proc(struct session *s, size_t i)
 	}
 	th->tid = p->target.tid;
 	th->proc = p;
+	/* Its libraries were not mapped when it was resolved: the presets that need none yet. */
+	th->redetect = s->syscall_mode && (s->launched || s->just_exec) &&
+		       !strcmp(p->loop, "syscall");
 	ret = jw_samplebuf_init(&th->samples, SAMPLES_HELD);
 	if (ret)
 		return ret;

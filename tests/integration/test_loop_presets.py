@@ -3,6 +3,8 @@
 loop's waits, loop "glib", "libuv" or "libevent", and the handler the program's timer callback
 (on_tick, on_timer) read from the task's stacks below the library's dispatch function; wall_ms
 within 5% of what the program measured itself."""
+import subprocess
+
 from jwtest import *
 
 require_bpf()
@@ -34,6 +36,18 @@ def check_preset(binary, loop, dispatch, handler):
 
 
 check_preset("jw_glib", "glib", "g_main_context_dispatch", "on_tick")
+
+# Started by jankwatch, before its libraries are mapped: the preset is found once it runs.
+logs = LogDir()
+p = subprocess.run([JW_BIN, "--set", "ignore_startup_time=3", "--all", "--log-dir", logs.path,
+                    "--", os.path.join(TARGETS, "jw_glib"), "--ms", "300", "--every", "600",
+                    "--count", "7"], capture_output=True, text=True, timeout=60)
+check(p.returncode == 0, f"-- jw_glib: jankwatch exits with the program's status 0 ({p.returncode})")
+events = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+check(len(events) >= 2 and all(e["loop"] == "glib" and e["handler"] == "on_tick"
+                               for e in events),
+      f"-- jw_glib: loop glib, handler on_tick ({[(e['loop'], e['handler']) for e in events]})")
+logs.cleanup()
 check_preset("jw_uv", "libuv", "uv_run", "on_timer")
 check_preset("jw_event", "libevent", "event_base_loop", "on_timer")
 print("PASS")

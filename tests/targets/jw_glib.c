@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A GLib main loop for the integration tests: every --every ms a timeout callback, on_tick(),
- * spins in busy_work() for --ms. It prints what it measured itself, like jw_target:
- * "task <n> busy <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
+ * spins in busy_work() for --ms; it quits after --count ticks when given. It prints what it
+ * measured itself, like jw_target: "task <n> busy <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
  */
 #include <glib.h>
 #include <stdio.h>
@@ -11,7 +11,9 @@
 #include <time.h>
 
 static unsigned int ms = 300;
+static unsigned int count;	/* --count: quit after this many ticks (0: never) */
 static unsigned int n;
+static GMainLoop *loop;
 static volatile unsigned long sink;
 
 static unsigned long long now_ns(void)
@@ -37,13 +39,14 @@ __attribute__((noinline)) gboolean on_tick(gpointer data)
 	(void)data;
 	busy_work(ms);
 	printf("task %u busy %llu %llu\n", ++n, begin, now_ns() - begin);
+	if (count && n >= count)
+		g_main_loop_quit(loop);
 	return G_SOURCE_CONTINUE;
 }
 
 int main(int argc, char **argv)
 {
 	unsigned int every = 700;
-	GMainLoop *loop;
 	int i;
 
 	for (i = 1; i + 1 < argc; i += 2) {
@@ -51,6 +54,8 @@ int main(int argc, char **argv)
 			ms = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--every"))
 			every = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--count"))
+			count = atoi(argv[i + 1]);
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	loop = g_main_loop_new(NULL, FALSE);
