@@ -16,17 +16,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "busy.h"
+
 #define CHAIN_FN __attribute__((noinline, noclone))
 
-static volatile unsigned long sink;
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 CHAIN_FN void level5(unsigned int ms)
 {

@@ -10,25 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "busy.h"
+
 static unsigned int ms = 300;
 static unsigned int n;
-static volatile unsigned long sink;
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-__attribute__((noinline)) void busy_work(unsigned int how_long)
-{
-	unsigned long long end = now_ns() + how_long * 1000000ULL;
-
-	while (now_ns() < end)
-		sink++;
-}
 
 __attribute__((noinline)) void on_timer(evutil_socket_t fd, short what, void *arg)
 {

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "busy.h"
+
 enum kind { FAST, BUSY, SLEEP, PIPE };
 
 static const char *const kind_names[] = { "fast", "busy", "sleep", "pipe" };
@@ -26,25 +28,8 @@ static const char *const kind_names[] = { "fast", "busy", "sleep", "pipe" };
 /* --pipe: the task waits on a pipe that the "jw-waker" thread writes --ms later. */
 static int go_pipe[2], done_pipe[2];
 
-static volatile unsigned long sink;
 static jmp_buf escape;
 static int use_longjmp;
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-__attribute__((noinline)) void busy_work(unsigned int ms)
-{
-	unsigned long long end = now_ns() + ms * 1000000ULL;
-
-	while (now_ns() < end)
-		sink++;
-}
 
 __attribute__((noinline)) void sleep_work(unsigned int ms)
 {
