@@ -157,7 +157,7 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
 
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p)
 {
-	uint64_t cookie = p->probe_id | JW_COOKIE_EXIT;
+	uint64_t cookie = p->probe_id;
 	int err;
 
 	/* The exit first: an entry seen without its exit would leave a task open. */

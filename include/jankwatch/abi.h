@@ -20,7 +20,6 @@
 #define JW_COMM_LEN 16
 
 /* Attach cookie of a dispatch probe: the probe id in the low bits, its role above. */
-#define JW_COOKIE_EXIT (1ULL << 32)	/* the probe ends a task (return probe or exit symbol) */
 #define JW_COOKIE_RETPROBE (1ULL << 33)	/* the exit is a return probe: sp is one slot higher */
 #define JW_COOKIE_NAME_ARG (1ULL << 34)	/* the entry names the task's handler: see jw_arg_chain */
 
