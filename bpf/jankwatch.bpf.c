@@ -62,12 +62,22 @@ struct task_state {
 	__u64 longest_ns;	/* the longest block so far, its blocking function and waker */
 	__u64 longest_wchan;
 	struct waker longest_waker;
-	__u64 handler_addr;	/* named by the task's first naming dispatch */
-	__u32 inner_probe;	/* first dispatch inside a wait-bounded task: its probe id + 1 */
-	__u32 pad3;
+	/*
+	 * Inside a wait-bounded task, the dispatches directly under the waits: the longest so far
+	 * (its probe id + 1, time, handler) and the one running (cur_probe 0: none).
+	 */
+	__u64 handler_addr;
+	__u64 inner_ns;
+	__u32 inner_probe;
+	__u32 cur_probe;
+	__u64 cur_start;
+	__u64 cur_handler;
 };
 
 enum { OFF_RUNQ = 0, OFF_BLOCKED, OFF_IO };
+
+/* The frame a wait's return opens in syscall mode: above every other, so dispatches nest in it. */
+#define WAIT_FRAME_SP (~0ULL)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -151,10 +161,10 @@ static __always_inline __u64 ctx_sp(struct pt_regs *ctx)
 	return sp;
 }
 
-/* The first argument at a function's entry; read early for the same reason as ctx_sp(). */
-static __always_inline __u64 ctx_arg0(struct pt_regs *ctx)
+/* The first arguments at a function's entry; read early for the same reason as ctx_sp(). */
+static __always_inline __u64 ctx_arg(struct pt_regs *ctx, int i)
 {
-	__u64 arg = PT_REGS_PARM1(ctx);
+	__u64 arg = i == 0 ? PT_REGS_PARM1(ctx) : i == 1 ? PT_REGS_PARM2(ctx) : PT_REGS_PARM3(ctx);
 
 	barrier_var(arg);
 	return arg;
@@ -208,6 +218,64 @@ static void update_stats(struct task_state *s, __u64 wall, __u64 cpu)
 		v->no_exit++;
 }
 
+/* Reads CPython str @str into @dst: a compact one's characters, else its UTF-8 copy. */
+static void read_py_str(const struct jw_arg_chain *c, __u64 str, char *dst, __u32 len)
+{
+	__u32 state = 0;
+	__u64 utf8 = 0;
+
+	if (!str || bpf_probe_read_user(&state, sizeof(state), (void *)(str + c->py_str_state)))
+		return;
+	/* state: interned:2, kind:3, compact:1, ascii:1, ready:1 */
+	if (!(state & (1 << 5)))
+		return;
+	if (state & (1 << 6)) {
+		bpf_probe_read_user_str(dst, len, (void *)(str + c->py_str_ascii_data));
+		return;
+	}
+	if (!bpf_probe_read_user(&utf8, sizeof(utf8), (void *)(str + c->py_str_utf8)) && utf8)
+		bpf_probe_read_user_str(dst, len, (void *)utf8);
+}
+
+/*
+ * A reported task whose handler is a CPython code object: its qualified name, file and first
+ * line, read now while the object surely lives. A few reads, only for tasks that are reported.
+ */
+static void name_py_code(const struct task_state *s, struct jw_task_rec *rec)
+{
+	__u32 id = s->inner_probe - 1;
+	struct jw_arg_chain *c;
+	__u64 code = s->handler_addr, str = 0;
+
+	if (!s->inner_probe || !code)
+		return;
+	c = bpf_map_lookup_elem(&arg_chains, &id);
+	if (!c || c->kind != JW_HANDLER_PY_CODE)
+		return;
+	if (!bpf_probe_read_user(&str, sizeof(str), (void *)(code + c->py_qualname)))
+		read_py_str(c, str, rec->handler_name, sizeof(rec->handler_name));
+	str = 0;
+	if (!bpf_probe_read_user(&str, sizeof(str), (void *)(code + c->py_filename)))
+		read_py_str(c, str, rec->handler_file, sizeof(rec->handler_file));
+	bpf_probe_read_user(&rec->handler_line, sizeof(rec->handler_line),
+			    (void *)(code + c->py_firstlineno));
+}
+
+/* The dispatch directly under the waits ended at @now: it names the task if the longest. */
+static __always_inline void close_inner(struct task_state *s, __u64 now)
+{
+	__u64 ran = now - s->cur_start;
+
+	if (!s->cur_probe)
+		return;
+	if (ran >= s->inner_ns) {
+		s->inner_ns = ran;
+		s->inner_probe = s->cur_probe;
+		s->handler_addr = s->cur_handler;
+	}
+	s->cur_probe = 0;
+}
+
 /* The outermost dispatch ended at @now: account it, and report it when it may be a jank. */
 static void finish_task(struct task_state *s, __u32 tid, __u64 now)
 {
@@ -216,6 +284,7 @@ static void finish_task(struct task_state *s, __u32 tid, __u64 now)
 	__u64 cpu = wall > off ? wall - off : 0;
 	struct jw_task_rec *rec;
 
+	close_inner(s, now);
 	update_stats(s, wall, cpu);
 	if (wall < report_min_ns)
 		return;
@@ -246,7 +315,12 @@ static void finish_task(struct task_state *s, __u32 tid, __u64 now)
 	rec->waker_tid = s->longest_waker.tid;
 	rec->waker_flags = s->longest_waker.flags;
 	rec->handler_addr = s->handler_addr;
+	rec->inner_ns = s->inner_ns;
 	rec->inner_probe = s->inner_probe;
+	rec->handler_line = 0;
+	rec->handler_name[0] = 0;
+	rec->handler_file[0] = 0;
+	name_py_code(s, rec);
 	rec->n_waker_ips = s->longest_waker.n_ips;
 	__builtin_memcpy(rec->waker_comm, s->longest_waker.comm, sizeof(rec->waker_comm));
 	__builtin_memcpy(rec->waker_ips, s->longest_waker.ips, sizeof(rec->waker_ips));
@@ -296,38 +370,55 @@ static void begin_task(struct task_state *s, __u64 now, __u64 cookie)
 	s->longest_waker.tid = 0;
 	s->longest_waker.comm[0] = 0;
 	s->handler_addr = 0;
+	s->inner_ns = 0;
 	s->inner_probe = 0;
+	s->cur_probe = 0;
 }
 
 /*
- * The first dispatch of a task whose probe names handlers: follow its first argument to the
- * handler's code address (redis: c->cmd->proc). Two user reads, once per task.
+ * A dispatch directly under the waits begins at @now: note it, and the handler its argument
+ * leads to when its probe names handlers (redis: c->cmd->proc; CPython: frame->f_code).
  */
-static __always_inline void name_handler(struct task_state *s, __u64 cookie, __u64 arg)
+static __always_inline void open_inner(struct task_state *s, __u64 cookie, __u64 now,
+				       const __u64 *args)
 {
 	__u32 id = (__u32)cookie & (JW_MAX_PROBES - 1);
-	__u64 p = 0;
 	struct jw_arg_chain *c;
+	__u64 p;
 
+	s->cur_probe = id + 1;
+	s->cur_start = now;
+	s->cur_handler = 0;
 	if (!(cookie & JW_COOKIE_NAME_ARG))
 		return;
 	c = bpf_map_lookup_elem(&arg_chains, &id);
-	if (!c || bpf_probe_read_user(&p, sizeof(p), (void *)(arg + c->first)) || !p)
+	if (!c || c->arg > 2)
 		return;
-	if (bpf_probe_read_user(&p, sizeof(p), (void *)(p + c->second)))
+	p = args[c->arg & 3];
+	if (bpf_probe_read_user(&p, sizeof(p), (void *)(p + c->offsets[0])) || !p)
 		return;
-	s->handler_addr = p;
+	if (c->n_offsets > 1 && bpf_probe_read_user(&p, sizeof(p), (void *)(p + c->offsets[1])))
+		return;
+	s->cur_handler = p;
 }
 
 SEC("uprobe")
 int dispatch_enter(struct pt_regs *ctx)
 {
-	__u64 sp = ctx_sp(ctx), arg0 = ctx_arg0(ctx), now, cookie;
+	__u64 sp = ctx_sp(ctx), now, cookie;
+	__u64 args[4] = { ctx_arg(ctx, 0), ctx_arg(ctx, 1), ctx_arg(ctx, 2) };
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct task_state *s = watched_state(task, true);
 	__u32 tid, depth;
 
 	if (!s)
+		return 0;
+	cookie = bpf_get_attach_cookie(ctx);
+	/*
+	 * A preset's dispatch only names and splits the work between two waits; outside them (the
+	 * loop's wait was already under way when the probes were attached) it is not a task.
+	 */
+	if ((cookie & JW_COOKIE_INNER) && s->depth == 0)
 		return 0;
 	now = bpf_ktime_get_ns();
 	tid = task->pid;
@@ -335,17 +426,18 @@ int dispatch_enter(struct pt_regs *ctx)
 	 * An open dispatch whose entry sp is at or below this one's cannot still be running: its
 	 * exit was lost (longjmp, exception). Close it so it cannot wedge the thread.
 	 */
-	if (s->depth && close_frames(s, sp) && s->depth == 0) {
-		s->flags |= JW_TASK_NO_EXIT;
-		finish_task(s, tid, now);
+	if (s->depth && close_frames(s, sp)) {
+		if (s->depth == 1)
+			close_inner(s, now);
+		if (s->depth == 0) {
+			s->flags |= JW_TASK_NO_EXIT;
+			finish_task(s, tid, now);
+		}
 	}
-	cookie = bpf_get_attach_cookie(ctx);
 	if (s->depth == 0)
 		begin_task(s, now, cookie);
-	else if (!s->inner_probe)
-		s->inner_probe = ((__u32)cookie & (JW_MAX_PROBES - 1)) + 1;
-	if (!s->handler_addr)
-		name_handler(s, cookie, arg0);
+	else if (s->depth == 1 && s->sp[0] == WAIT_FRAME_SP)
+		open_inner(s, cookie, now, args);
 	depth = s->depth;
 	if (depth >= JW_MAX_NEST) {
 		s->flags |= JW_TASK_NEST_OVERFLOW;
@@ -376,7 +468,9 @@ int dispatch_exit(struct pt_regs *ctx)
 		/* An exit symbol called deeper than its entry still ends the innermost dispatch. */
 		s->depth--;
 	}
-	if (s->depth == 0)
+	if (s->depth == 1 && s->cur_probe)
+		close_inner(s, bpf_ktime_get_ns());
+	else if (s->depth == 0)
 		finish_task(s, task->pid, bpf_ktime_get_ns());
 	return 0;
 }
@@ -670,8 +764,6 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
  * return of a wait function (a return probe on the libc wrapper) opens a task whose frame sits
  * above every other, so dispatch probes inside it nest; the next wait's entry closes everything.
  */
-#define WAIT_FRAME_SP (~0ULL)
-
 SEC("uprobe")
 int wait_return(struct pt_regs *ctx)
 {

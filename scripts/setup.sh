@@ -13,6 +13,7 @@ packages=(
 	python3
 	procps
 	redis-server redis-tools nodejs
+	nginx libnginx-mod-http-perl
 	libglib2.0-dev libuv1-dev libevent-dev
 )
 

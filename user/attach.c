@@ -17,10 +17,11 @@
 
 /* The records' layout is a contract with the BPF object: catch any drift at compile time. */
 _Static_assert(sizeof(struct jw_rec_hdr) == 24, "jw_rec_hdr layout");
-_Static_assert(sizeof(struct jw_task_rec) == 280, "jw_task_rec layout");
+_Static_assert(sizeof(struct jw_task_rec) == 672, "jw_task_rec layout");
 _Static_assert(sizeof(struct jw_sample_rec) == 1984, "jw_sample_rec layout");
 _Static_assert(sizeof(struct jw_stats_val) == 48, "jw_stats_val layout");
 _Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
+_Static_assert(sizeof(struct jw_arg_chain) == 48, "jw_arg_chain layout");
 _Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
 		       (int)JW_UNWIND_MODE_FP == (int)JW_UNWIND_FP &&
 		       (int)JW_UNWIND_MODE_DWARF == (int)JW_UNWIND_DWARF,
@@ -178,8 +179,8 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p)
 			return -errno;
 	}
 	return attach_uprobe(a, a->skel->progs.dispatch_enter, p->pid, p->path, p->entry_offset,
-			     false, p->probe_id | (p->name_chain ? JW_COOKIE_NAME_ARG : 0),
-			     p->entry_name);
+			     false, p->probe_id | (p->name_chain ? JW_COOKIE_NAME_ARG : 0) |
+				     (p->inner ? JW_COOKIE_INNER : 0), p->entry_name);
 }
 
 static int attach_tracepoint(struct jw_attach *a, struct bpf_program *prog, const char *name)

@@ -6,6 +6,7 @@
 #ifndef JW_ATTACH_H
 #define JW_ATTACH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -32,6 +33,7 @@ struct jw_dispatch_probe {
 	uint64_t exit_offset;
 	uint32_t probe_id;		/* < JW_MAX_PROBES */
 	const struct jw_arg_chain *name_chain;	/* the entry names the handler this way; or NULL */
+	bool inner;			/* a preset's: counts only inside the waits' envelope */
 };
 
 /*

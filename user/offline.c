@@ -135,7 +135,7 @@ static void recorded_proc(const struct jw_raw_report *r, struct jw_proc *p)
 	snprintf(p->target.exe, sizeof(p->target.exe), "%s", r->exe ? r->exe : "");
 	p->start_boot_ns = r->start_boot_ns;
 	p->loop = r->loop;
-	p->handler_below = jw_preset_handler_below(r->loop);
+	p->handler_rule = jw_preset_stack_rule(r->loop);
 	for (i = 0; i < r->n_handlers && i < JW_MAX_PROBES; i++)
 		p->handlers[i] = r->handlers[i];
 }

@@ -687,16 +687,29 @@ static int set_format(struct jw_config *cfg, const char *arg, char *err, size_t 
 	return 0;
 }
 
+static const char *const loop_names[JW_LOOP_COUNT] = {
+	[JW_LOOP_AUTO] = "auto",	[JW_LOOP_SYSCALL] = "syscall", [JW_LOOP_GLIB] = "glib",
+	[JW_LOOP_LIBUV] = "libuv",	[JW_LOOP_NODE] = "node",	[JW_LOOP_LIBEVENT] = "libevent",
+	[JW_LOOP_REDIS] = "redis",	[JW_LOOP_NGINX] = "nginx",	[JW_LOOP_PYTHON] = "python",
+};
+
+const char *jw_loop_name(enum jw_loop loop)
+{
+	return (unsigned int)loop < JW_LOOP_COUNT ? loop_names[loop] : "?";
+}
+
 static int set_loop(struct jw_config *cfg, const char *arg, char *err, size_t errlen)
 {
-	if (!strcmp(arg, "auto")) {
-		cfg->loop = JW_LOOP_AUTO;
-	} else if (!strcmp(arg, "syscall")) {
-		cfg->loop = JW_LOOP_SYSCALL;
-	} else {
-		jw_set_err(err, errlen, "--loop %s: unknown loop, allowed auto or syscall", arg);
+	int i;
+
+	for (i = 0; i < JW_LOOP_COUNT && strcmp(arg, loop_names[i]); i++)
+		;
+	if (i == JW_LOOP_COUNT) {
+		jw_set_err(err, errlen, "--loop %s: unknown loop, allowed auto, syscall, glib, libuv, "
+			   "node, libevent, redis, nginx or python", arg);
 		return -EINVAL;
 	}
+	cfg->loop = i;
 	cfg->loop_given = true;
 	return 0;
 }
@@ -914,6 +927,11 @@ static int parse_argv(struct jw_config *cfg, struct pending_sets *sets, int argc
 			cfg->user);
 		return -EINVAL;
 	}
+	if (cfg->n_probes && cfg->loop != JW_LOOP_AUTO && cfg->loop != JW_LOOP_SYSCALL) {
+		jw_set_err(err, errlen, "--loop %s and --probe: give one way to hook the loop",
+			   jw_loop_name(cfg->loop));
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -1000,8 +1018,9 @@ void jw_options_usage(void *out)
 	      "  --loop NAME        syscall: a task is the time between the loop's wait\n"
 	      "                     (epoll_wait, poll, select, ...) returning and its next wait;\n"
 	      "                     needs no symbols, fits any loop. auto (default): the same,\n"
-	      "                     with a preset naming the handlers when one recognizes the\n"
-	      "                     program (glib, node, libuv, libevent, redis)\n"
+	      "                     with the preset that recognizes the program naming the\n"
+	      "                     handlers; or one preset by name: glib, libuv, node,\n"
+	      "                     libevent, redis, nginx, python\n"
 	      "  --probe BIN:ENTRY[:EXIT]   hook any dispatch function (EXIT: a symbol whose\n"
 	      "                     entry ends the task; without it a return probe is used)\n"
 	      "  --thread TID|NAME  the loop thread, when it is not the main thread\n"

@@ -47,7 +47,21 @@ struct jw_params {
 enum jw_format { JW_FORMAT_TREE = 0, JW_FORMAT_FOLDED };
 
 /* --loop: how a loop is hooked when no --probe says so (see presets.h). */
-enum jw_loop { JW_LOOP_AUTO = 0, JW_LOOP_SYSCALL };
+enum jw_loop {
+	JW_LOOP_AUTO = 0,
+	JW_LOOP_SYSCALL,
+	JW_LOOP_GLIB,
+	JW_LOOP_LIBUV,		/* node too: it links libuv in */
+	JW_LOOP_NODE,
+	JW_LOOP_LIBEVENT,
+	JW_LOOP_REDIS,
+	JW_LOOP_NGINX,
+	JW_LOOP_PYTHON,
+	JW_LOOP_COUNT
+};
+
+/* The name --loop gives @loop: "auto", "glib", ... */
+const char *jw_loop_name(enum jw_loop loop);
 
 /* How user stacks are unwound; the same values as enum jw_unwind_mode in the ABI. */
 enum jw_unwind_choice { JW_UNWIND_MODE_AUTO = 0, JW_UNWIND_MODE_FP, JW_UNWIND_MODE_DWARF };

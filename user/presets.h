@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "frame.h"
 #include "jankwatch/abi.h"
 #include "options.h"
 
@@ -36,27 +37,45 @@ struct jw_preset_probe {
 	struct jw_arg_chain chain;
 };
 
+/*
+ * How a preset reads a task's handler from its stacks: the first named function below the loop's
+ * dispatch function, in another module than the dispatch's (GLib: the source's callback), or,
+ * for a loop whose handlers live in its own executable, any module; either way past the loop's
+ * own plumbing, the functions whose names begin with one of @skip.
+ */
+struct jw_stack_rule {
+	const char *dispatch;
+	bool same_module;
+	const char *const *skip;	/* NULL-terminated prefixes, or NULL */
+};
+
 struct jw_preset {
 	const char *name;		/* "redis"; "syscall" when none matched */
-	/*
-	 * The handler of a task is the first function of another module that this dispatch
-	 * function calls, read from the task's stacks (GLib: the source's callback); or NULL.
-	 */
-	const char *handler_below;
+	const struct jw_stack_rule *handler_rule;	/* names handlers from the stacks; or NULL */
 	char where[PATH_MAX];		/* the file that made it recognizable */
 	struct jw_preset_probe probes[JW_MAX_PRESET_PROBES];
 	size_t n_probes;
+	int version;			/* python: 311 for 3.11; -1 unknown */
 };
 
 /*
  * Picks how process @pid (executable @exe) is hooked: under --loop auto the most specific preset
- * whose symbols resolve, else syscall; @why says which and why. Returns 0.
+ * whose symbols resolve, else syscall; a preset @loop names, when the program has what it
+ * needs. @why says which and why. Returns 0, or -ENOENT when the program is not the loop
+ * --loop named (@why says what it lacks; @out is syscall).
  */
 int jw_preset_detect(pid_t pid, const char *exe, enum jw_loop loop, struct jw_preset *out,
 		     char *why, size_t len);
 
-/* The handler_below of the preset named @loop (as a raw capture records it), or NULL. */
-const char *jw_preset_handler_below(const char *loop);
+/* The stack rule of the preset named @loop (as a raw capture records it), or NULL. */
+const struct jw_stack_rule *jw_preset_stack_rule(const char *loop);
+
+/*
+ * The handler one stack (@frames, @n of them, outermost first) shows under @rule: the index of
+ * its frame, or -1 when the stack does not run through the rule's dispatch function.
+ */
+int jw_stack_rule_handler(const struct jw_stack_rule *rule, const struct jw_frame *frames,
+			  size_t n);
 
 /*
  * Derives how redis's call(client *c) reaches the command's function, from its code:
@@ -64,6 +83,22 @@ const char *jw_preset_handler_below(const char *loop);
  * @code is the start of the function. Returns 0, or -ENOENT when the pattern is not there.
  */
 int jw_derive_call_chain(const uint8_t *code, size_t len, struct jw_arg_chain *chain);
+
+/*
+ * The worker processes of nginx master process @pid: its children that run the same file; the
+ * master runs no event loop. Returns how many (at most @max), 0 when @pid is not an nginx master,
+ * or -errno.
+ */
+int jw_nginx_workers(pid_t pid, pid_t *out, size_t max);
+
+/* The CPython version a file's name says (python3.11, libpython3.11.so.1.0): 311; or -1. */
+int jw_python_version(const char *path);
+
+/*
+ * How CPython @version's _PyEval_EvalFrameDefault leads to the code object it runs, and where
+ * that keeps its names. 0, or -ENOTSUP for a version whose layout is not known (only 3.11 is).
+ */
+int jw_python_chain(int version, struct jw_arg_chain *chain);
 
 /*
  * Finds the wait functions of process @pid: in the C library it maps, else in its executable

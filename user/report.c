@@ -5,10 +5,12 @@
 #include <time.h>
 
 #include "log.h"
+#include "presets.h"
 #include "report.h"
 #include "report_event.h"
 #include "report_stack.h"
 #include "stacktree.h"
+#include "text.h"
 #include "unwind.h"
 #include "rawfile.h"
 
@@ -45,6 +47,7 @@ struct jw_reporter {
 	struct jw_buf waker_stack;	/* the current report's waker stack */
 	uint32_t unwound;		/* samples unwound for the current report */
 	struct handler_tally handlers;	/* the current report's handlers, from its stacks */
+	char handler_text[JW_HANDLER_NAME_LEN + JW_HANDLER_FILE_LEN + 16];	/* a Python one */
 	struct ksym_list ksyms_used;	/* the current report's kernel symbols, for --raw */
 	bool raw_failed;		/* a raw capture write failed (said once) */
 	struct jw_report_counts counts;
@@ -241,29 +244,14 @@ static size_t sample_frames(struct jw_reporter *r, struct jw_proc *proc,
 	return n;
 }
 
-/*
- * In one stack (outermost first), the first named function of another module that @dispatch
- * called: the handler it ran (GLib's internal dispatch steps between are skipped).
- */
-static void tally_handler(struct handler_tally *t, const char *dispatch,
+/* Counts the handler one stack (outermost first) shows under the preset's @rule. */
+static void tally_handler(struct handler_tally *t, const struct jw_stack_rule *rule,
 			  const struct jw_frame *frames, size_t n, uint32_t count)
 {
-	size_t i, j, k;
+	int j = jw_stack_rule_handler(rule, frames, n);
+	size_t k;
 
-	for (i = 0; i < n; i++)
-		if (frames[i].symbol && !strcmp(frames[i].symbol, dispatch))
-			break;
-	for (j = i + 1; j < n; j++) {
-		if (frames[j].kind == JW_FRAME_KERNEL)
-			return;
-		/* node's own JS (its timers, its streams) is not the program's handler. */
-		if (frames[j].kind == JW_FRAME_JIT && frames[j].src &&
-		    !strncmp(frames[j].src, "node:", 5))
-			continue;
-		if (frames[j].symbol && frames[j].module != frames[i].module)
-			break;
-	}
-	if (j >= n)
+	if (j < 0)
 		return;
 	for (k = 0; k < t->n && t->name[k] != frames[j].symbol; k++)
 		;
@@ -323,8 +311,8 @@ static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *
 		nf = sample_frames(r, proc, samples[i], frames);
 		complete = nf && frames[0].kind != JW_FRAME_KERNEL &&
 			   jw_symbol_is_thread_root(frames[0].symbol);
-		if (proc->handler_below)
-			tally_handler(&r->handlers, proc->handler_below, frames, nf, counts[i]);
+		if (proc->handler_rule)
+			tally_handler(&r->handlers, proc->handler_rule, frames, nf, counts[i]);
 		ret = jw_stacktree__add(tree, frames, nf, complete, counts[i]);
 	}
 out:
@@ -475,15 +463,31 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 	ev->end_time_ms = epoch_ms(r, t->end_ns);
 	ev->app_start_jiffies_time = proc->target.start_jiffies;
 	ev->handler = t->probe_id < JW_MAX_PROBES ? proc->handlers[t->probe_id] : NULL;
-	/* Inside the waits, the first dispatch a preset hooks is the task's handler. */
+	/* Inside the waits, the longest dispatch a preset hooks is the task's handler. */
 	if (t->inner_probe && t->inner_probe <= JW_MAX_PROBES && proc->handlers[t->inner_probe - 1])
 		ev->handler = proc->handlers[t->inner_probe - 1];
 	ev->loop = proc->loop;
 	/* A preset that reads the handler from the stacks: the callback its dispatch ran. */
-	if (proc->handler_below && likeliest_handler(&r->handlers))
+	if (proc->handler_rule && likeliest_handler(&r->handlers))
 		ev->handler = likeliest_handler(&r->handlers);
 	/* A preset that names handlers recorded the code the task ran: its function's name. */
-	if (t->handler_addr && proc->sym) {
+	if (t->handler_name[0]) {
+		/* Read from the target's code object: bounded by the kernel, kept printable here. */
+		jw_printable_copy(r->handler_text, sizeof(r->handler_text), t->handler_name,
+				  sizeof(t->handler_name));
+		if (t->handler_file[0]) {
+			size_t n = strlen(r->handler_text);
+
+			snprintf(r->handler_text + n, sizeof(r->handler_text) - n, " ");
+			n++;
+			jw_printable_copy(r->handler_text + n, sizeof(r->handler_text) - n,
+					  t->handler_file, sizeof(t->handler_file));
+			n = strlen(r->handler_text);
+			snprintf(r->handler_text + n, sizeof(r->handler_text) - n, ":%u",
+				 t->handler_line);
+		}
+		ev->handler = r->handler_text;
+	} else if (t->handler_addr && proc->sym) {
 		struct jw_frame fr;
 
 		jw_symbolizer__frame(proc->sym, t->handler_addr, false, &fr);

@@ -18,6 +18,8 @@
 #include "symbolize.h"
 #include "target.h"
 
+struct jw_stack_rule;
+
 /* A watched process and what naming its code needs. */
 struct jw_proc {
 	struct jw_target target;
@@ -25,7 +27,7 @@ struct jw_proc {
 	uint64_t start_boot_ns;			/* the process's start, CLOCK_BOOTTIME */
 	const char *handlers[JW_MAX_PROBES];	/* by probe id: the hooked function */
 	const char *loop;			/* how it is hooked: a preset, "syscall", "probe" */
-	const char *handler_below;		/* the preset's: see struct jw_preset */
+	const struct jw_stack_rule *handler_rule;	/* the preset's: see struct jw_preset */
 };
 
 /* Offsets from CLOCK_MONOTONIC (BPF's clock) to the clocks reports use. */

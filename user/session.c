@@ -70,11 +70,16 @@ static void redetect_preset(struct session *s, struct thread_slot *th)
 	char why[512];
 
 	th->redetect = false;
-	jw_preset_detect(p->target.pid, p->target.exe, s->cfg->loop, &preset, why, sizeof(why));
-	if (!preset.handler_below || preset.n_probes)
+	if (jw_preset_detect(p->target.pid, p->target.exe, s->cfg->loop, &preset, why,
+			     sizeof(why))) {
+		jw_log(JW_LOG_WARN, "pid %d (%s): %s; its tasks are timed wait to wait (syscall)",
+		       p->target.pid, p->target.comm, why);
+		return;
+	}
+	if (!preset.handler_rule || preset.n_probes)
 		return;
 	p->loop = preset.name;
-	p->handler_below = preset.handler_below;
+	p->handler_rule = preset.handler_rule;
 	jw_log(JW_LOG_INFO, "pid %d (%s): loop %s (%s)", p->target.pid, p->target.comm, p->loop,
 	       why);
 }
@@ -212,6 +217,63 @@ static int start_child(struct session *s)
 }
 
 /*
+ * -p PID: resolves it into the next slot. The master process of nginx runs no loop: its workers
+ * are watched instead (@expand). One that cannot be watched is said so (by what failed) and
+ * left out. Returns 0 or -errno.
+ */
+static int add_target(struct session *s, pid_t pid, bool expand)
+{
+	pid_t workers[JW_MAX_PIDS];
+	size_t i = s->n_procs, k;
+	char list[256] = "";
+	int n, ret;
+
+	if (session_watching(s, pid))
+		return 0;	/* -p MASTER,WORKER: the worker came with its master */
+	if (i == JW_MAX_PIDS) {
+		jw_log(JW_LOG_ERROR, "pid %d: already watching %d processes", pid, JW_MAX_PIDS);
+		return -ENOSPC;
+	}
+	ret = session_resolve_proc(s, pid, i);
+	if (ret) {
+		session_drop_proc(s, i);
+		return ret;
+	}
+	s->n_procs++;
+	if (!expand || strcmp(s->procs[i].loop, "nginx"))
+		return 0;
+	n = jw_nginx_workers(pid, workers, JW_MAX_PIDS);
+	if (n <= 0)
+		return 0;
+	for (k = 0; k < (size_t)n; k++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%d", k ? "," : "",
+			 workers[k]);
+	jw_log(JW_LOG_INFO, "pid %d is nginx's master process, which runs no event loop: watching "
+	       "its workers %s", pid, list);
+	session_drop_proc(s, i);
+	s->n_procs--;
+	ret = 0;
+	for (k = 0; k < (size_t)n; k++)
+		if (!session_watching(s, workers[k])) {
+			int err = add_target(s, workers[k], false);
+
+			ret = ret ? ret : err;
+		}
+	return ret;
+}
+
+/* Whether some slot holds a process. */
+static bool watching_any(const struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_procs; i++)
+		if (s->procs[i].target.pid)
+			return true;
+	return false;
+}
+
+/*
  * Resolves everything the command line names before touching the kernel or the log directory,
  * so that a bad target or symbol leaves nothing behind.
  */
@@ -222,8 +284,6 @@ static int setup(struct session *s)
 		.report_min_ns = jw_policy__min_threshold_ns(&cfg->params),
 		.unwind_mode = (enum jw_unwind_mode)cfg->unwind,
 		.stack_bytes = cfg->params.v[JW_P_STACK_BYTES],
-		/* With --exe, room for as many processes as jankwatch watches. */
-		.max_threads = cfg->n_exes ? JW_MAX_PIDS : cfg->n_pids + (cfg->cmd != NULL),
 		.sample_period_ns = cfg->params.v[JW_P_SAMPLE_PERIOD_MS] * 1000000ULL,
 	};
 	struct jw_reporter_opts ropts = { .cfg = cfg, .out = stdout };
@@ -248,13 +308,24 @@ static int setup(struct session *s)
 		}
 		s->launched = true;
 	}
-	/* -p PIDs and the program started: every one must resolve, or nothing is attached. */
-	if (s->launched)
+	/*
+	 * The program started must resolve; of -p's processes, one that cannot be watched is said
+	 * so and the others are watched.
+	 */
+	if (s->launched) {
 		ret = session_resolve_proc(s, s->child.pid, s->n_procs++);
-	for (i = 0; !ret && i < cfg->n_pids; i++)
-		ret = session_resolve_proc(s, cfg->pids[i], s->n_procs++);
-	if (ret)
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < cfg->n_pids; i++) {
+		int err = add_target(s, cfg->pids[i], true);
+
+		ret = ret ? ret : err;
+	}
+	if (!s->n_procs && !s->n_exes)
 		return ret;
+	ret = 0;
+	aopts.max_threads = s->n_exes ? JW_MAX_PIDS : s->n_procs;
 	s->policy = jw_policy__new(&cfg->params, cfg->all, cfg->dev);
 	if (!s->policy)
 		return -ENOMEM;
@@ -270,8 +341,19 @@ static int setup(struct session *s)
 		return ret;
 	for (i = 0; i < s->n_procs; i++) {
 		ret = session_attach_proc(s, i);
-		if (ret)
+		if (!ret)
+			continue;
+		if (s->launched)
 			return ret;
+		if (!jw_target_alive(&s->procs[i].target))
+			jw_log(JW_LOG_WARN, "pid %d (%s) exited while being attached",
+			       s->procs[i].target.pid, s->procs[i].target.comm);
+		session_drop_proc(s, i);
+		ret = 0;
+	}
+	if (!watching_any(s) && !s->n_exes) {
+		jw_log(JW_LOG_ERROR, "no process left to watch");
+		return -ESRCH;
 	}
 	ret = session_watch_exes(s);
 	if (ret)

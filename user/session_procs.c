@@ -111,19 +111,25 @@ static int resolve_waits(struct session *s, struct jw_proc *p, struct proc_waits
  * Syscall mode: the preset for @p (auto), whose probes inside the wait envelope name the
  * handlers. Says which loop is used and why.
  */
-static void resolve_preset(struct session *s, struct jw_proc *p, struct proc_hooks *h)
+static int resolve_preset(struct session *s, struct jw_proc *p, struct proc_hooks *h)
 {
 	uint32_t base = s->cfg->n_probes + 1;
+	bool early = s->launched || s->just_exec;
 	char why[512];
 	size_t k;
+	int ret;
 
-	jw_preset_detect(p->target.pid, p->target.exe, s->cfg->loop, &h->preset, why, sizeof(why));
-	if ((s->launched || s->just_exec) && !strcmp(h->preset.name, "syscall") &&
-	    s->cfg->loop == JW_LOOP_AUTO)
-		snprintf(why, sizeof(why), "auto: no libraries mapped yet; looked at again once it "
-			 "runs");
+	ret = jw_preset_detect(p->target.pid, p->target.exe, s->cfg->loop, &h->preset, why,
+			       sizeof(why));
+	if (ret && !early) {
+		jw_log(JW_LOG_ERROR, "%s", why);
+		return ret;
+	}
+	if (early && !strcmp(h->preset.name, "syscall") && s->cfg->loop != JW_LOOP_SYSCALL)
+		snprintf(why, sizeof(why), "%s: no libraries mapped yet; looked at again once it "
+			 "runs", jw_loop_name(s->cfg->loop));
 	p->loop = h->preset.name;
-	p->handler_below = h->preset.handler_below;
+	p->handler_rule = h->preset.handler_rule;
 	for (k = 0; k < h->preset.n_probes; k++) {
 		struct jw_preset_probe *pp = &h->preset.probes[k];
 		struct resolved_probe *rp = &h->preset_probes[k];
@@ -136,12 +142,14 @@ static void resolve_preset(struct session *s, struct jw_proc *p, struct proc_hoo
 			.entry_offset = pp->offset,
 			.probe_id = base + k,
 			.name_chain = pp->name_arg ? &pp->chain : NULL,
+			.inner = true,
 		};
 		p->handlers[base + k] = pp->entry;
 	}
 	jw_log(JW_LOG_INFO, "pid %d (%s): loop %s (%s): a task is the time between the "
 	       "thread's waits (%d wait functions in %s)", p->target.pid, p->target.comm,
 	       p->loop, why, h->waits.n, h->waits.f[0].path);
+	return 0;
 }
 
 /* Reads process @pid into slot @i and resolves every --probe in it; nothing is attached yet. */
@@ -195,7 +203,7 @@ int session_resolve_proc(struct session *s, pid_t pid, size_t i)
 	}
 	ret = resolve_waits(s, p, &h->waits);
 	if (!ret)
-		resolve_preset(s, p, h);
+		ret = resolve_preset(s, p, h);
 	return ret;
 }
 
@@ -247,7 +255,7 @@ int session_attach_proc(struct session *s, size_t i)
 	th->proc = p;
 	/* Its libraries were not mapped when it was resolved: the presets that need none yet. */
 	th->redetect = s->syscall_mode && (s->launched || s->just_exec) &&
-		       !strcmp(p->loop, "syscall");
+		       !strcmp(p->loop, "syscall") && s->cfg->loop != JW_LOOP_SYSCALL;
 	ret = jw_samplebuf_init(&th->samples, SAMPLES_HELD);
 	if (ret)
 		return ret;

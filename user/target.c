@@ -232,6 +232,9 @@ static bool mapping_matches(const char *path, const char *name)
 	base = base ? base + 1 : path;
 	if (strcmp(base, name) == 0)
 		return true;
+	/* "libpython3.*": any name that begins so */
+	if (n && name[n - 1] == '*')
+		return strncmp(base, name, n - 1) == 0;
 	return strncmp(base, name, n) == 0 && base[n] == '.';
 }
 

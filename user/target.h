@@ -36,7 +36,8 @@ int jw_proc_stat_parse(const char *stat, char *comm, size_t commlen, uint64_t *s
 
 /*
  * Finds the file mapped by process @pid that @name designates: an absolute path as is, else a
- * mapped file whose base name is @name or starts with "@name." (libglib-2.0.so -> .so.0).
+ * mapped file whose base name is @name or starts with "@name." (libglib-2.0.so -> .so.0), or,
+ * when @name ends in "*", starts with what comes before it (libpython3.*).
  * Returns 0 with the path in @path, -ENOENT when none matches.
  */
 int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len);

@@ -18,10 +18,13 @@
 #define JW_MAX_STACK_BYTES 65536	/* the largest user stack copy */
 #define JW_MAX_WAKER_FRAMES 16	/* kernel frames of the context that woke a thread */
 #define JW_COMM_LEN 16
+#define JW_HANDLER_NAME_LEN 128
+#define JW_HANDLER_FILE_LEN 256
 
 /* Attach cookie of a dispatch probe: the probe id in the low bits, its role above. */
 #define JW_COOKIE_RETPROBE (1ULL << 33)	/* the exit is a return probe: sp is one slot higher */
 #define JW_COOKIE_NAME_ARG (1ULL << 34)	/* the entry names the task's handler: see jw_arg_chain */
+#define JW_COOKIE_INNER (1ULL << 35)	/* a preset's dispatch: only inside the waits' envelope */
 
 enum jw_rec_type {
 	JW_REC_TASK = 1,	/* a task over the lowest threshold ended */
@@ -93,9 +96,16 @@ struct jw_task_rec {
 	__u32 n_waker_ips;
 	char waker_comm[JW_COMM_LEN];
 	__u64 waker_ips[JW_MAX_WAKER_FRAMES];	/* kernel stack of the waking context, leaf first */
-	__u64 handler_addr;	/* the handler the first naming dispatch ran, or 0 */
-	__u32 inner_probe;	/* probe id of the first dispatch inside a wait-bounded task + 1 */
-	__u32 pad;
+	/*
+	 * Inside a wait-bounded task, the longest of the dispatches the preset hooks directly under
+	 * the waits: its probe id + 1 (0: none ran), how long it ran, and the handler it found.
+	 */
+	__u64 handler_addr;
+	__u64 inner_ns;
+	__u32 inner_probe;
+	__u32 handler_line;	/* JW_HANDLER_PY_CODE: the code's first line, its name and file */
+	char handler_name[JW_HANDLER_NAME_LEN];
+	char handler_file[JW_HANDLER_FILE_LEN];
 };
 
 struct jw_sample_rec {
@@ -141,13 +151,32 @@ struct jw_stats_val {
 	__u64 no_exit;		/* tasks closed without their exit */
 };
 
+/* What the handler a naming dispatch finds is. */
+enum jw_handler_kind {
+	JW_HANDLER_CODE = 0,	/* a code address, named by symbolization (redis: c->cmd->proc) */
+	JW_HANDLER_PY_CODE = 1,	/* a CPython code object: its name and file are read from it */
+};
+
 /*
- * How a dispatch function's first argument leads to the handler it runs: the code address at
- * *(*(arg0 + first) + second), e.g. redis's call(c): c->cmd->proc.
+ * How a dispatch function's argument leads to the handler it runs: start from argument @arg and
+ * follow @n_offsets loads, *(p + offsets[i]). redis's call(c): arg 0, c->cmd (0x70) then
+ * cmd->proc (0x50). CPython 3.11's _PyEval_EvalFrameDefault(tstate, frame, throwflag): arg 1,
+ * frame->f_code (0x20).
  */
 struct jw_arg_chain {
-	__u32 first;
-	__u32 second;
+	__u32 arg;		/* 0..2 */
+	__u32 n_offsets;	/* 1 or 2 */
+	__u32 offsets[2];
+	__u32 kind;		/* enum jw_handler_kind */
+	/* JW_HANDLER_PY_CODE: where a code object keeps its qualified name, file and first line */
+	__u32 py_qualname;
+	__u32 py_filename;
+	__u32 py_firstlineno;
+	/* where a str keeps its state bits, and the characters of a compact ASCII one */
+	__u32 py_str_state;
+	__u32 py_str_ascii_data;
+	__u32 py_str_utf8;	/* a compact non-ASCII str: its UTF-8 copy's pointer, if made */
+	__u32 pad;
 };
 
 /* An executable --exe watches, by its file's identity. */

@@ -303,3 +303,56 @@ class Redis:
 
     def kill(self):
         self.proc.kill()
+
+
+class Nginx:
+    """Debian's nginx with one worker on a free loopback port, serving /jank?ms=N from
+    tests/targets/nginx/jank.pm (a perl handler that busy-loops in the worker)."""
+
+    def __init__(self):
+        src = os.path.join(os.environ.get("JW_SRC", "."), "tests/targets/nginx")
+        self.dir = tempfile.mkdtemp(prefix="jw-nginx-")
+        os.chmod(self.dir, 0o755)
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        conf = open(os.path.join(src, "nginx.conf.in")).read()
+        conf = conf.replace("@DIR@", self.dir).replace("@PORT@", str(self.port))
+        conf = conf.replace("@SRC@", os.path.realpath(src))
+        path = os.path.join(self.dir, "nginx.conf")
+        with open(path, "w") as f:
+            f.write(conf)
+        self.proc = Proc(["/usr/sbin/nginx", "-c", path, "-p", self.dir])
+        self.pid = self.proc.pid
+        wait_for(lambda: self.get("/") == "ok" or self.proc.p.poll() is not None, 10,
+                 "nginx to answer")
+        if self.proc.p.poll() is not None:
+            fail("nginx exited: " + "\n".join(self.proc.err))
+        self.workers = [int(p) for p in
+                        open(f"/proc/{self.pid}/task/{self.pid}/children").read().split()]
+
+    def get(self, path, timeout=30):
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=timeout) as sock:
+                sock.sendall(f"GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n".encode())
+                data = b""
+                while chunk := sock.recv(4096):
+                    data += chunk
+        except OSError:
+            return None
+        return data.decode(errors="replace").split("\r\n\r\n", 1)[-1].strip()
+
+    def kill(self):
+        # TERM: the master stops its workers (a killed master would leave them running).
+        if self.proc.p.poll() is None:
+            self.proc.p.terminate()
+            try:
+                self.proc.p.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        for w in self.workers:
+            try:
+                os.kill(w, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(self.dir, ignore_errors=True)

@@ -53,6 +53,31 @@ try:
         expect(["-p", str(go.pid)], 1, "is a Go program")
     finally:
         go.kill()
+    # A preset forced on a program that is not that loop, a loop thread that is not there.
+    expect(["-p", str(target.pid), "--loop", "glib"], 1, "maps no libglib-2.0.so")
+    expect(["-p", str(target.pid), "--loop", "redis"], 1, "does not export aeMain")
+    expect(["-p", str(target.pid), "--thread", "no-such-thread"], 1, "no-such-thread")
+    expect(["-p", str(target.pid), "--loop", "glib", "--probe", probe], 2, "give one way")
+
+    # Among several targets, the one that cannot be watched is said so; the others are watched.
+    logs = LogDir()
+    rc, out, err = run(["-p", f"{target.pid},999999", "--duration", "1", "--log-dir", logs.path,
+                        "-q"])
+    check(rc == 0, f"-p LIVE,999999: exit 0 ({rc}; {err})")
+    check(len(err) == 1 and "999999" in err[0], f"one line for the missing process: {err}")
+    glib = Proc([os.path.join(TARGETS, "jw_glib"), "--ms", "10", "--every", "500"])
+    try:
+        rc, out, err = run(["-p", f"{target.pid},{glib.pid}", "--loop", "glib", "--duration",
+                            "1", "--log-dir", logs.path, "-v"])
+    finally:
+        glib.kill()
+    check(rc == 0, f"--loop glib on a GLib and a plain program: exit 0 ({rc})")
+    check(any("maps no libglib-2.0.so" in l and str(target.pid) in l for l in err) and
+          any(f"watching pid {glib.pid}" in l for l in err) and
+          not any(f"watching pid {target.pid}" in l for l in err),
+          f"the plain one is refused, the GLib one watched: {err}")
+    logs.cleanup()
+
     # Help: exit 0, usage on stdout.
     p = subprocess.run([JW_BIN, "--help"], capture_output=True, text=True, timeout=10)
     check(p.returncode == 0 and "--probe" in p.stdout and p.stderr == "", "--help prints usage")

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""An asyncio loop for the integration tests: every --every ms a callback busy-loops --ms (or
-sleeps in time.sleep with --sleep); it prints what it measured itself, like jw_target:
-"task <n> <kind> <begin_ns> <duration_ns>" (CLOCK_MONOTONIC)."""
+"""An asyncio loop for the integration tests: every --every ms a callback (on_timer; with --coro a
+coroutine step of ticker) busy-loops --ms (or sleeps in time.sleep with --sleep); it prints what it
+measured itself, like jw_target: "task <n> <kind> <begin_ns> <duration_ns>" (CLOCK_MONOTONIC)."""
 import argparse
 import asyncio
 import sys
@@ -13,6 +13,7 @@ ap.add_argument("--every", type=int, default=700)
 ap.add_argument("--sleep", action="store_true")
 ap.add_argument("--count", type=int, default=0)
 ap.add_argument("--exit", type=int, default=0, help="exit status after --count tasks")
+ap.add_argument("--coro", action="store_true", help="the jank is a step of a coroutine")
 args = ap.parse_args()
 n = 0
 
@@ -23,7 +24,8 @@ def busy_work(ms):
         pass
 
 
-def on_timer(loop):
+def one_task():
+    """Makes one jank; returns whether that was the last."""
     global n
     begin = time.monotonic_ns()
     if args.sleep:
@@ -33,13 +35,35 @@ def on_timer(loop):
     n += 1
     print(f"task {n} {'sleep' if args.sleep else 'busy'} {begin} {time.monotonic_ns() - begin}",
           flush=True)
-    if args.count and n >= args.count:
+    return args.count and n >= args.count
+
+
+def on_timer(loop):
+    if one_task():
         loop.stop()
         return
     loop.call_later(args.every / 1000, on_timer, loop)
 
 
+async def ticker(loop):
+    while True:
+        await asyncio.sleep(args.every / 1000)
+        if one_task():
+            loop.stop()
+            return
+
+
+async def chatter():
+    """Other coroutine steps between the janks."""
+    while True:
+        await asyncio.sleep(0.01)
+
+
 loop = asyncio.new_event_loop()
-loop.call_later(args.every / 1000, on_timer, loop)
+if args.coro:
+    loop.create_task(ticker(loop))
+    loop.create_task(chatter())
+else:
+    loop.call_later(args.every / 1000, on_timer, loop)
 loop.run_forever()
 sys.exit(args.exit)

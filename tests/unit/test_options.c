@@ -712,6 +712,29 @@ static void test_parse_format(void **state)
 		    "--format json: unknown format, allowed tree or folded");
 }
 
+/* --loop: auto, syscall, or one preset by name; a preset and --probe do not mix. */
+static void test_parse_loop(void **state)
+{
+	struct fixture *fx = *state;
+
+	parse_ok(fx, PARSE(fx, "-p", "1"));
+	assert_int_equal(fx->cfg.loop, JW_LOOP_AUTO);
+	assert_false(fx->cfg.loop_given);
+	parse_ok(fx, PARSE(fx, "-p", "1", "--loop", "nginx"));
+	assert_int_equal(fx->cfg.loop, JW_LOOP_NGINX);
+	assert_true(fx->cfg.loop_given);
+	assert_string_equal(jw_loop_name(fx->cfg.loop), "nginx");
+	parse_ok(fx, PARSE(fx, "-p", "1", "--loop=python"));
+	assert_string_equal(jw_loop_name(fx->cfg.loop), "python");
+	parse_ok(fx, PARSE(fx, "-p", "1", "--loop", "syscall", "--probe", "a:f"));
+	assert_int_equal(fx->cfg.loop, JW_LOOP_SYSCALL);
+	parse_fails(fx, PARSE(fx, "-p", "1", "--loop", "qt"),
+		    "--loop qt: unknown loop, allowed auto, syscall, glib, libuv");
+	parse_fails(fx, PARSE(fx, "-p", "1", "--loop", "glib", "--probe", "a:f"),
+		    "--loop glib and --probe: give one way to hook the loop");
+	assert_string_equal(jw_loop_name(JW_LOOP_COUNT), "?");
+}
+
 static void test_parse_flags_and_strings(void **state)
 {
 	struct fixture *fx = *state;
@@ -962,6 +985,7 @@ int main(void)
 		T(test_parse_too_many_probes),
 		T(test_parse_duration),
 		T(test_parse_format),
+		T(test_parse_loop),
 		T(test_parse_flags_and_strings),
 		T(test_parse_unknown_option),
 		T(test_parse_positional_refused),

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The redis preset's reading of call(): how c->cmd->proc is reached, derived from the code. */
+/* How presets name handlers: redis's call() read from its code, CPython's frames by version. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,8 +32,11 @@ static void test_debian_build(void **state)
 
 	(void)state;
 	assert_int_equal(jw_derive_call_chain(debian_call, sizeof(debian_call), &c), 0);
-	assert_int_equal(c.first, 0x70);
-	assert_int_equal(c.second, 0x50);
+	assert_int_equal(c.arg, 0);
+	assert_int_equal(c.n_offsets, 2);
+	assert_int_equal(c.offsets[0], 0x70);
+	assert_int_equal(c.offsets[1], 0x50);
+	assert_int_equal(c.kind, JW_HANDLER_CODE);
 }
 
 /* Another register to keep c in (rbx: no REX.B) and other offsets. */
@@ -51,8 +54,8 @@ static void test_other_register(void **state)
 
 	(void)state;
 	assert_int_equal(jw_derive_call_chain(code, sizeof(code), &c), 0);
-	assert_int_equal(c.first, 0x68);
-	assert_int_equal(c.second, 0x48);
+	assert_int_equal(c.offsets[0], 0x68);
+	assert_int_equal(c.offsets[1], 0x48);
 }
 
 /* Code that does not follow the pattern is not guessed at. */
@@ -69,12 +72,41 @@ static void test_not_understood(void **state)
 	assert_int_equal(jw_derive_call_chain(debian_call, 0, &c), -ENOENT);
 }
 
+/* The CPython version is read from the file's name, whichever form it takes. */
+static void test_python_version(void **state)
+{
+	(void)state;
+	assert_int_equal(jw_python_version("/usr/bin/python3.11"), 311);
+	assert_int_equal(jw_python_version("/opt/py/lib/libpython3.11.so.1.0"), 311);
+	assert_int_equal(jw_python_version("libpython3.12d.so"), 312);
+	assert_int_equal(jw_python_version("/usr/bin/python3"), -1);
+	assert_int_equal(jw_python_version("/usr/lib/python3.11/python"), -1);
+	assert_int_equal(jw_python_version("/usr/bin/pythonista"), -1);
+}
+
+/* Only the layout checked against a real 3.11 is used; other versions are not guessed at. */
+static void test_python_chain(void **state)
+{
+	struct jw_arg_chain c;
+
+	(void)state;
+	assert_int_equal(jw_python_chain(311, &c), 0);
+	assert_int_equal(c.arg, 1);
+	assert_int_equal(c.n_offsets, 1);
+	assert_int_equal(c.offsets[0], 0x20);
+	assert_int_equal(c.kind, JW_HANDLER_PY_CODE);
+	assert_int_equal(jw_python_chain(312, &c), -ENOTSUP);
+	assert_int_equal(jw_python_chain(-1, &c), -ENOTSUP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_debian_build),
 		cmocka_unit_test(test_other_register),
 		cmocka_unit_test(test_not_understood),
+		cmocka_unit_test(test_python_version),
+		cmocka_unit_test(test_python_chain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

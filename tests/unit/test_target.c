@@ -516,6 +516,11 @@ static void test_find_mapping_libc(void **state)
 	assert_string_equal(again, path);
 	assert_int_equal(jw_target_find_mapping(getpid(), "libc.so", again, sizeof(again)), 0);
 	assert_string_equal(again, path);
+	/* A trailing '*' asks for any name that begins so. */
+	assert_int_equal(jw_target_find_mapping(getpid(), "libc.s*", again, sizeof(again)), 0);
+	assert_string_equal(again, path);
+	assert_int_equal(jw_target_find_mapping(getpid(), "libcx*", again, sizeof(again)),
+			 -ENOENT);
 }
 
 static void test_find_mapping_exe(void **state)

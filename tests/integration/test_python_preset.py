@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""python3 asyncio is recognized with no --probe: loop "python", the task bounded by the loop's
+waits, and the handler the Python code the loop ran for it, read from the code object of the
+frame CPython evaluated: "on_timer FILE:LINE" for a callback, "ticker FILE:LINE" for a coroutine
+step. Debian's /usr/bin/python3.11 (the interpreter in the executable) and, where one is
+installed, a python3.11 with a shared libpython. wall_ms within 5% of what the program measured
+itself. The first task after attaching is not timed from a wait it did not see return."""
+import glob
+import subprocess
+
+from jwtest import *
+
+require_bpf()
+SCRIPT = os.path.join(os.environ.get("JW_SRC", "."), "tests/targets/asyncio_busy.py")
+
+
+def def_line(name):
+    for i, line in enumerate(open(SCRIPT), 1):
+        if line.startswith(f"def {name}(") or line.startswith(f"async def {name}("):
+            return i
+    fail(f"{name} not in {SCRIPT}")
+
+
+def check_python(python, extra, handler, where):
+    logs = LogDir()
+    target = Proc([python, SCRIPT, "--ms", "300", "--every", "600", *extra])
+    try:
+        wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+        rc, events, err = run_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3",
+                                         "--all", "--duration", "3", "--log-dir", logs.path], 60)
+    finally:
+        target.kill()
+    what = f"{python} {' '.join(extra)}"
+    check(rc == 0, f"{what}: jankwatch exits 0 ({rc})")
+    check(any("loop python (auto: " in l and where in l and "code objects" in l for l in err),
+          f"{what}: it says it chose python in {where}, and why")
+    tasks = target_tasks(target)
+    check(len(events) >= 3, f"{what}: at least 3 events ({len(events)})")
+    want = f"{handler} {os.path.realpath(SCRIPT)}:{def_line(handler)}"
+    for ev in events:
+        check(ev["loop"] == "python" and ev["handler"] == want,
+              f"{what}: handler {want} ({ev['loop']}, {ev['handler']})")
+        mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
+        check(len(mine) == 1, f"{what}: the event matches one task of the program")
+        own_ms = mine[0].dur_ns / 1e6
+        check(abs(ev["wall_ms"] - ev["runq_ms"] - own_ms) <= 0.05 * own_ms,
+              f"{what}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of the "
+              f"program's own {own_ms:.3f}")
+    logs.cleanup()
+
+
+debian = "/usr/bin/python3.11"
+if not os.path.exists(debian):
+    fail(f"{debian} is missing: scripts/setup.sh installs python3")
+check_python(debian, [], "on_timer", debian)
+check_python(debian, ["--coro"], "ticker", debian)
+
+# A python3.11 whose interpreter is in a shared libpython (pyenv, a source build), if any.
+shared = None
+for cand in sorted(glob.glob("/root/.pyenv/versions/3.11*/bin/python3.11") +
+                   glob.glob("/usr/local/bin/python3.11") + glob.glob("/opt/*/bin/python3.11")):
+    ldd = subprocess.run(["ldd", cand], capture_output=True, text=True).stdout
+    if "libpython3.11.so" in ldd:
+        shared = cand
+        break
+if shared:
+    check_python(shared, [], "on_timer", "libpython3.11.so")
+else:
+    print("note: no python3.11 with a shared libpython here; that case was not run")
+print("PASS")
