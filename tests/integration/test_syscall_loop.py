@@ -2,9 +2,11 @@
 """With no --probe, jankwatch hooks the loop by its wait calls (--loop auto): a task is the time
 between the thread's wait returning and its next wait. jw_target (poll) has no preset, and a
 python3 asyncio loop (epoll_wait) is told --loop syscall: loop and handler "syscall", each jank
-within 5% of what the program measured itself. Debian's redis-server is recognized: loop "redis", and the handler of
-a task is the command's function, read from call(c) as c->cmd->proc (debugCommand, evalCommand),
-whether the command sleeps or runs on the CPU."""
+within 5% of what the program measured itself. Debian's redis-server is recognized: loop "redis",
+and the handler of a task is the command's function, read from call(c) as c->cmd->proc
+(debugCommand, evalCommand), whether the command sleeps or runs on the CPU; of several commands
+run in one iteration, the longest."""
+import socket
 import sys
 
 from jwtest import *
@@ -76,12 +78,23 @@ try:
         before = time.time() * 1000
         redis.cli(*cmd)
         marks.append((before, time.time() * 1000))
+    # Three commands in one write: one iteration runs them all; the longest names the task.
+    before = time.time() * 1000
+    with socket.create_connection(("127.0.0.1", redis.port)) as sock:
+        sock.sendall(b"PING\r\nDEBUG SLEEP 0.3\r\nPING\r\n")
+        got = b""
+        while got.count(b"\r\n") < 3:
+            got += sock.recv(1024)
+    marks.append((before, time.time() * 1000))
     events = finish(jw, 0.5)
     # A command's task begins after the client sent it and ends before the reply came back.
     mine = [[e for e in events if b - 5 <= e["begin_time"] and e["end_time"] <= a + 5]
             for b, a in marks]
-    check([len(m) for m in mine] == [1, 1], f"redis: one event per command ({mine})")
-    sleep, lua = mine[0][0], mine[1][0]
+    check([len(m) for m in mine] == [1, 1, 1], f"redis: one event per command ({mine})")
+    sleep, lua, piped = mine[0][0], mine[1][0], mine[2][0]
+    check(piped["handler"] == "debugCommand" and piped["wall_ms"] >= 300,
+          f"redis: PING, DEBUG SLEEP, PING in one iteration: handler debugCommand, the longest "
+          f"({piped['handler']}, {piped['wall_ms']} ms)")
     check(sleep["loop"] == "redis" and sleep["handler"] == "debugCommand",
           f"redis: DEBUG SLEEP handled by debugCommand ({sleep['loop']}, {sleep['handler']})")
     check(300 <= sleep["wall_ms"] <= marks[0][1] - marks[0][0],
