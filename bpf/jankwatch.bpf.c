@@ -25,56 +25,7 @@ const volatile __u64 sample_period_ns = 10 * 1000000ULL;	/* a block counts one s
 extern const void __sched_text_start __ksym;
 extern const void __sched_text_end __ksym;
 
-/* The context that woke a sleeping thread, as sched_waking saw it. */
-struct waker {
-	__u32 pid;
-	__u32 tid;
-	__u32 flags;		/* enum jw_waker_flags; 0: none seen */
-	__u32 n_ips;
-	char comm[JW_COMM_LEN];
-	__u64 ips[JW_MAX_WAKER_FRAMES];
-};
 
-/* Per-thread state of a watched thread; lives and dies with the thread. */
-struct task_state {
-	__u64 seq;		/* number of the current (or last) task */
-	__u64 start_ns;		/* start of the outermost open dispatch */
-	__u64 sp[JW_MAX_NEST];	/* stack pointer at each open dispatch entry, outermost first */
-	__u32 depth;		/* open dispatches recorded in sp[] */
-	__u32 probe_id;		/* probe of the outermost dispatch */
-	__u32 pid;
-	__u32 stats_slot;	/* the thread's row in the stats array */
-	__u32 flags;		/* enum jw_task_flags of the current task */
-	__u32 pad;
-	__u32 samples;
-	__u32 sample_drops;
-	__u32 switches;
-	__u32 off_state;	/* why the thread left the CPU: OFF_* */
-	__u64 off_ns;		/* when it left the CPU inside a task; 0 while on CPU */
-	__u64 runq_ns;
-	__u64 blocked_ns;
-	__u64 io_ns;
-	__u64 carry_ns;		/* blocked time not yet counted in a sample */
-	__u32 block_ready;	/* the blocks slot holds the stack of the block in progress */
-	__u32 pad2;
-	__u64 block_wchan;	/* blocking function of the block in progress */
-	struct waker waker;	/* what woke the block in progress */
-	__u64 longest_ns;	/* the longest block so far, its blocking function and waker */
-	__u64 longest_wchan;
-	struct waker longest_waker;
-	/*
-	 * Inside a wait-bounded task, the dispatches directly under the waits: the longest so far
-	 * (its probe id + 1, time, handler) and the one running (cur_probe 0: none).
-	 */
-	__u64 handler_addr;
-	__u64 inner_ns;
-	__u32 inner_probe;
-	__u32 cur_probe;
-	__u64 cur_start;
-	__u64 cur_handler;
-};
-
-enum { OFF_RUNQ = 0, OFF_BLOCKED, OFF_IO };
 
 /* The frame a wait's return opens in syscall mode: above every other, so dispatches nest in it. */
 #define WAIT_FRAME_SP (~0ULL)
@@ -83,7 +34,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct task_state);
+	__type(value, struct jw_task_state);
 } task_state SEC(".maps");
 
 /* Threads user space asked to watch, by tid. */
@@ -176,9 +127,9 @@ static __always_inline void count_drop(enum jw_drop what)
 }
 
 /* The state of the current thread when it is watched, created on its first dispatch. */
-static struct task_state *watched_state(struct task_struct *task, bool create)
+static struct jw_task_state *watched_state(struct task_struct *task, bool create)
 {
-	struct task_state *s;
+	struct jw_task_state *s;
 	struct jw_watch *w;
 	__u32 tid;
 
@@ -199,7 +150,7 @@ static struct task_state *watched_state(struct task_struct *task, bool create)
 	return s;
 }
 
-static void update_stats(struct task_state *s, __u64 wall, __u64 cpu)
+static void update_stats(struct jw_task_state *s, __u64 wall, __u64 cpu)
 {
 	__u32 key = s->stats_slot * JW_MAX_PROBES + s->probe_id;
 	struct jw_stats_val *v = bpf_map_lookup_elem(&stats, &key);
@@ -241,7 +192,7 @@ static void read_py_str(const struct jw_arg_chain *c, __u64 str, char *dst, __u3
  * A reported task whose handler is a CPython code object: its qualified name, file and first
  * line, read now while the object surely lives. A few reads, only for tasks that are reported.
  */
-static void name_py_code(const struct task_state *s, struct jw_task_rec *rec)
+static void name_py_code(const struct jw_task_state *s, struct jw_task_rec *rec)
 {
 	__u32 id = s->inner_probe - 1;
 	struct jw_arg_chain *c;
@@ -262,7 +213,7 @@ static void name_py_code(const struct task_state *s, struct jw_task_rec *rec)
 }
 
 /* The dispatch directly under the waits ended at @now: it names the task if the longest. */
-static __always_inline void close_inner(struct task_state *s, __u64 now)
+static __always_inline void close_inner(struct jw_task_state *s, __u64 now)
 {
 	__u64 ran = now - s->cur_start;
 
@@ -277,7 +228,7 @@ static __always_inline void close_inner(struct task_state *s, __u64 now)
 }
 
 /* The outermost dispatch ended at @now: account it, and report it when it may be a jank. */
-static void finish_task(struct task_state *s, __u32 tid, __u64 now)
+static void finish_task(struct jw_task_state *s, __u32 tid, __u64 now)
 {
 	__u64 wall = now - s->start_ns;
 	__u64 off = s->runq_ns + s->blocked_ns;
@@ -331,7 +282,7 @@ static void finish_task(struct task_state *s, __u32 tid, __u64 now)
  * Closes every open dispatch whose entry stack pointer is at or below @limit: their frames are
  * gone. Returns how many were closed; the task ends when none is left open.
  */
-static __u32 close_frames(struct task_state *s, __u64 limit)
+static __u32 close_frames(struct jw_task_state *s, __u64 limit)
 {
 	__u32 closed = 0;
 
@@ -349,7 +300,7 @@ static __u32 close_frames(struct task_state *s, __u64 limit)
 }
 
 /* The outermost dispatch begins at @now: a new task. */
-static void begin_task(struct task_state *s, __u64 now, __u64 cookie)
+static void begin_task(struct jw_task_state *s, __u64 now, __u64 cookie)
 {
 	s->seq++;
 	s->start_ns = now;
@@ -379,7 +330,7 @@ static void begin_task(struct task_state *s, __u64 now, __u64 cookie)
  * A dispatch directly under the waits begins at @now: note it, and the handler its argument
  * leads to when its probe names handlers (redis: c->cmd->proc; CPython: frame->f_code).
  */
-static __always_inline void open_inner(struct task_state *s, __u64 cookie, __u64 now,
+static __always_inline void open_inner(struct jw_task_state *s, __u64 cookie, __u64 now,
 				       const __u64 *args)
 {
 	__u32 id = (__u32)cookie & (JW_MAX_PROBES - 1);
@@ -408,7 +359,7 @@ int dispatch_enter(struct pt_regs *ctx)
 	__u64 sp = ctx_sp(ctx), now, cookie;
 	__u64 args[4] = { ctx_arg(ctx, 0), ctx_arg(ctx, 1), ctx_arg(ctx, 2) };
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct task_state *s = watched_state(task, true);
+	struct jw_task_state *s = watched_state(task, true);
 	__u32 tid, depth;
 
 	if (!s)
@@ -457,7 +408,7 @@ int dispatch_exit(struct pt_regs *ctx)
 {
 	__u64 sp = ctx_sp(ctx), cookie, limit;
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct task_state *s = watched_state(task, false);
+	struct jw_task_state *s = watched_state(task, false);
 
 	if (!s || s->depth == 0)
 		return 0;
@@ -551,7 +502,7 @@ static void copy_pending_returns(struct task_struct *task, struct jw_sample_rec 
  * modes the user registers, the top of the user stack and the pending return addresses.
  * Inlined: @ctx is a perf_event context in one caller, a tp_btf one in the other.
  */
-static __always_inline void fill_sample(void *ctx, struct task_struct *task, struct task_state *s,
+static __always_inline void fill_sample(void *ctx, struct task_struct *task, struct jw_task_state *s,
 					struct jw_sample_rec *rec, __u16 kind, __u64 now)
 {
 	long n;
@@ -588,7 +539,7 @@ SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct task_state *s = watched_state(task, false);
+	struct jw_task_state *s = watched_state(task, false);
 	struct jw_sample_rec *rec;
 
 	if (!s || s->depth == 0)
@@ -627,7 +578,7 @@ static __u64 blocking_function(const struct jw_sample_rec *rec)
 }
 
 /* A watched thread inside a task goes to sleep: keep where, to send it when it wakes. */
-static void block_begins(void *ctx, struct task_struct *prev, struct task_state *s, __u64 now)
+static void block_begins(void *ctx, struct task_struct *prev, struct jw_task_state *s, __u64 now)
 {
 	__u32 slot = s->stats_slot;
 	struct jw_sample_rec *rec;
@@ -638,7 +589,7 @@ static void block_begins(void *ctx, struct task_struct *prev, struct task_state 
 	rec = bpf_map_lookup_elem(&blocks, &slot);
 	if (!rec)
 		return;
-	fill_sample(ctx, prev, s, rec, s->off_state == OFF_IO ? JW_SAMPLE_IO : JW_SAMPLE_BLOCKED,
+	fill_sample(ctx, prev, s, rec, s->off_state == JW_OFF_IO ? JW_SAMPLE_IO : JW_SAMPLE_BLOCKED,
 		    now);
 	s->block_wchan = blocking_function(rec);
 	s->block_ready = 1;
@@ -649,7 +600,7 @@ static void block_begins(void *ctx, struct task_struct *prev, struct task_state 
  * slept, weighted with the sampling periods the sleep spans (a remainder carries over, so many
  * short sleeps still add up).
  */
-static void block_ends(struct task_state *s, __u64 d)
+static void block_ends(struct jw_task_state *s, __u64 d)
 {
 	__u32 slot = s->stats_slot, weight;
 	struct jw_sample_rec *rec;
@@ -693,7 +644,7 @@ static void block_ends(struct task_state *s, __u64 d)
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	struct task_state *s;
+	struct jw_task_state *s;
 	__u64 now = 0;
 
 	s = bpf_task_storage_get(&task_state, prev, 0, 0);
@@ -704,12 +655,12 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		s->off_ns = now;
 		s->switches++;
 		if (preempt || prev->__state == TASK_RUNNING)
-			s->off_state = OFF_RUNQ;
+			s->off_state = JW_OFF_RUNQ;
 		else if (BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
-			s->off_state = OFF_IO;
+			s->off_state = JW_OFF_IO;
 		else
-			s->off_state = OFF_BLOCKED;
-		if (s->off_state != OFF_RUNQ)
+			s->off_state = JW_OFF_BLOCKED;
+		if (s->off_state != JW_OFF_RUNQ)
 			block_begins(ctx, prev, s, now);
 	}
 	if (!off_cpu_watched)
@@ -723,12 +674,12 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		d = now - s->off_ns;
 		s->off_ns = 0;
 		__sync_fetch_and_add(&off_cpu_watched, -1);
-		if (s->off_state == OFF_RUNQ) {
+		if (s->off_state == JW_OFF_RUNQ) {
 			s->runq_ns += d;
 			return 0;
 		}
 		s->blocked_ns += d;
-		if (s->off_state == OFF_IO)
+		if (s->off_state == JW_OFF_IO)
 			s->io_ns += d;
 		block_ends(s, d);
 	}
@@ -742,11 +693,11 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 SEC("tp_btf/sched_waking")
 int BPF_PROG(on_sched_waking, struct task_struct *p)
 {
-	struct task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
+	struct jw_task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
 	struct task_struct *cur;
 	long n;
 
-	if (!s || !s->off_ns || s->off_state == OFF_RUNQ)
+	if (!s || !s->off_ns || s->off_state == JW_OFF_RUNQ)
 		return 0;
 	cur = bpf_get_current_task_btf();
 	s->waker.pid = cur->tgid;
@@ -768,7 +719,7 @@ SEC("uprobe")
 int wait_return(struct pt_regs *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct task_state *s = watched_state(task, true);
+	struct jw_task_state *s = watched_state(task, true);
 	__u64 now;
 
 	if (!s)
@@ -790,7 +741,7 @@ SEC("uprobe")
 int wait_enter(struct pt_regs *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct task_state *s = watched_state(task, false);
+	struct jw_task_state *s = watched_state(task, false);
 
 	if (!s || s->depth == 0)
 		return 0;
@@ -831,7 +782,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
-	struct task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
+	struct jw_task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
 
 	if (!s || !s->depth)
 		return 0;

@@ -274,6 +274,30 @@ void jw_attach__drops(const struct jw_attach *a, uint64_t drops[JW_DROP_MAX])
 	memcpy(drops, (const void *)a->skel->bss->drops, sizeof(a->skel->bss->drops));
 }
 
+int jw_attach__task_state(const struct jw_attach *a, int pidfd, struct jw_task_state *out)
+{
+	if (bpf_map__lookup_elem(a->skel->maps.task_state, &pidfd, sizeof(pidfd), out,
+				 sizeof(*out), 0))
+		return -errno;
+	return 0;
+}
+
+void *jw_attach__block_sample(const struct jw_attach *a, uint32_t slot)
+{
+	const struct bpf_map *map = a->skel->maps.blocks;
+	size_t size = bpf_map__value_size(map);
+	struct jw_sample_rec *rec = malloc(size);
+
+	if (!rec)
+		return NULL;
+	if (bpf_map__lookup_elem(map, &slot, sizeof(slot), rec, size, 0) ||
+	    rec->hdr.type != JW_REC_SAMPLE || rec->hdr.size < sizeof(*rec) || rec->hdr.size > size) {
+		free(rec);
+		return NULL;
+	}
+	return rec;
+}
+
 void jw_attach__free(struct jw_attach *a)
 {
 	size_t i;

@@ -76,6 +76,18 @@ int jw_attach__events_fd(const struct jw_attach *a);
 /* Copies the kernel side's loss counters (enum jw_drop). */
 void jw_attach__drops(const struct jw_attach *a, uint64_t drops[JW_DROP_MAX]);
 
+/*
+ * Reads the task state of the thread @pidfd refers to: its task in progress, if any. 0, or
+ * -ENOENT when the thread has none yet.
+ */
+int jw_attach__task_state(const struct jw_attach *a, int pidfd, struct jw_task_state *out);
+
+/*
+ * A copy of the stack the thread in stats slot @slot went to sleep with (a jw_sample_rec), as
+ * the kernel keeps it until the thread wakes; free() it. NULL when there is none.
+ */
+void *jw_attach__block_sample(const struct jw_attach *a, uint32_t slot);
+
 /* Detaches and frees everything. NULL-safe. */
 void jw_attach__free(struct jw_attach *a);
 

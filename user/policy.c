@@ -21,6 +21,8 @@ struct jw_policy {
 	size_t n_stack_budgets;
 	struct budget trace_budgets[MAX_BUDGET_PIDS];	/* by uid */
 	size_t n_trace_budgets;
+	struct budget hang_budgets[MAX_BUDGET_PIDS];	/* by pid */
+	size_t n_hang_budgets;
 };
 
 struct jw_policy *jw_policy__new(const struct jw_params *params, bool all, bool dev)
@@ -117,6 +119,22 @@ enum jw_verdict jw_policy__decide(struct jw_policy *p, const struct jw_task_fact
 		b = budget_of(p->trace_budgets, &p->n_trace_budgets, t->uid);
 	limit = want == JW_VERDICT_STACK ? p->params.v[JW_P_REPORT_TIMES_PER_APP] : 1;
 	return spend(b, limit, p->window_s, t->now_s) ? want : JW_VERDICT_EVENT;
+}
+
+enum jw_verdict jw_policy__decide_hang(struct jw_policy *p, const struct jw_task_facts *t)
+{
+	uint64_t startup_ns = (uint64_t)p->params.v[JW_P_IGNORE_STARTUP_TIME] * 1000000000;
+	struct budget *b;
+
+	if (t->wall_ns < (uint64_t)p->params.v[JW_P_HANG_MS] * 1000000)
+		return JW_VERDICT_NONE;
+	if (t->begin_boot_ns < t->proc_start_boot_ns + startup_ns)
+		return JW_VERDICT_NONE;
+	if (p->all)
+		return JW_VERDICT_STACK;
+	b = budget_of(p->hang_budgets, &p->n_hang_budgets, t->pid);
+	return spend(b, p->params.v[JW_P_REPORT_TIMES_PER_APP], p->window_s, t->now_s) ?
+		       JW_VERDICT_STACK : JW_VERDICT_EVENT;
 }
 
 size_t jw_pick_evenly(size_t n, size_t k, size_t *idx)

@@ -41,6 +41,13 @@ uint64_t jw_policy__min_threshold_ns(const struct jw_params *params);
 enum jw_verdict jw_policy__decide(struct jw_policy *p, const struct jw_task_facts *t);
 
 /*
+ * A task still running (@t's wall_ns so far): a hang once past hang_ms, outside the startup
+ * window. It gets the stacks so far (JW_VERDICT_STACK) within a budget of its own,
+ * report_times_per_app hangs per process per day (hour with --dev); past it, the event only.
+ */
+enum jw_verdict jw_policy__decide_hang(struct jw_policy *p, const struct jw_task_facts *t);
+
+/*
  * Picks @k of @n items evenly spaced (the middle of each of @k equal spans) into @idx, in
  * increasing order. Returns how many were picked: min(n, k).
  */

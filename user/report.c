@@ -442,7 +442,6 @@ static int emit_event(struct jw_reporter *r, const struct jw_event *ev)
 		jw_log(JW_LOG_WARN, "cannot append to %s/events.jsonl: %s",
 		       jw_logdir__path(r->opts.logdir), strerror(-ret));
 	}
-	r->counts.janks++;
 	return 0;
 }
 
@@ -452,7 +451,7 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 {
 	uint64_t wall = t->end_ns - t->start_ns, off = t->runq_ns + t->blocked_ns;
 
-	ev->event = "MAIN_THREAD_JANK";
+	ev->event = t->hdr.flags & JW_TASK_HANG ? "MAIN_THREAD_HANG" : "MAIN_THREAD_JANK";
 	ev->time_ms = time_ms;
 	ev->bundle_name = bundle_name(proc);
 	ev->bundle_version = jw_symbolizer__exe_build_id(proc->sym);
@@ -696,6 +695,8 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 		r->counts.withheld++;
 	ev.log_over_limit = ev.log_over_limit || jw_logdir__over_quota(r->opts.logdir);
 	ret = emit_event(r, &ev);
+	if (!ret && !(t->hdr.flags & JW_TASK_HANG))
+		r->counts.janks++;
 out:
 	free(heaviest);
 	free(counts);
@@ -703,11 +704,11 @@ out:
 	return ret;
 }
 
-int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
-		      void *const *samples, size_t n)
+/* The policy's facts of task @t of @proc, at wall clock @now_real (ns). */
+static struct jw_task_facts facts_of(const struct jw_reporter *r, const struct jw_proc *proc,
+				     const struct jw_task_rec *t, uint64_t now_real)
 {
-	uint64_t now_real = clock_ns(CLOCK_REALTIME);
-	struct jw_task_facts facts = {
+	return (struct jw_task_facts){
 		.pid = t->hdr.pid,
 		.uid = proc->target.uid,
 		.wall_ns = t->end_ns - t->start_ns,
@@ -715,6 +716,29 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 		.proc_start_boot_ns = proc->start_boot_ns,
 		.now_s = now_real / 1000000000ULL,
 	};
+}
+
+int jw_reporter__hang(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		      void *const *samples, size_t n)
+{
+	uint64_t now_real = clock_ns(CLOCK_REALTIME);
+	struct jw_task_facts facts = facts_of(r, proc, t, now_real);
+	enum jw_verdict verdict = jw_policy__decide_hang(r->opts.policy, &facts);
+	int ret;
+
+	if (verdict == JW_VERDICT_NONE)
+		return 0;
+	ret = report(r, proc, t, samples, n, verdict, now_real / NS_PER_MS);
+	if (!ret)
+		r->counts.hangs++;
+	return ret;
+}
+
+int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		      void *const *samples, size_t n)
+{
+	uint64_t now_real = clock_ns(CLOCK_REALTIME);
+	struct jw_task_facts facts = facts_of(r, proc, t, now_real);
 	enum jw_verdict verdict = jw_policy__decide(r->opts.policy, &facts);
 
 	if (verdict == JW_VERDICT_NONE)

@@ -40,7 +40,8 @@ struct jw_clocks {
 void jw_clocks_init(struct jw_clocks *c);
 
 struct jw_report_counts {
-	uint64_t janks;		/* event lines */
+	uint64_t janks;		/* jank event lines */
+	uint64_t hangs;		/* hang event lines */
 	uint64_t stack_logs;	/* files written */
 	uint64_t withheld;	/* janks whose files a budget or the quota withheld */
 	uint64_t write_errors;
@@ -66,6 +67,13 @@ void jw_reporter__free(struct jw_reporter *r);	/* NULL-safe */
  * -errno when the event could not be written at all.
  */
 int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		      void *const *samples, size_t n);
+
+/*
+ * Reports task @t, still running past hang_ms (JW_TASK_HANG; end_ns: now), with the samples so
+ * far, as a MAIN_THREAD_HANG event. Returns 0 or -errno.
+ */
+int jw_reporter__hang(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
 		      void *const *samples, size_t n);
 
 /*

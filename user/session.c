@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hang.h"
 #include "log.h"
 #include "policy.h"
 #include "rawfile.h"
@@ -411,9 +412,68 @@ static bool any_alive(struct session *s)
 	return alive || s->n_exes;
 }
 
+/*
+ * Every watched thread whose task has run past hang_ms gets a MAIN_THREAD_HANG event now, with
+ * the samples so far; the task's own event follows when it ends. Read from the thread's task
+ * state (one map lookup per thread), every sample_interval.
+ */
+static void check_hangs(struct session *s, uint64_t now)
+{
+	uint64_t hang_ns = (uint64_t)s->cfg->params.v[JW_P_HANG_MS] * 1000000;
+	uint64_t period_ns = (uint64_t)s->cfg->params.v[JW_P_SAMPLE_PERIOD_MS] * 1000000;
+	size_t i;
+
+	for (i = 0; i < s->n_procs; i++) {
+		struct thread_slot *th = &s->threads[i];
+		struct jw_sample_rec *block = NULL;
+		struct jw_task_state st;
+		struct jw_task_rec rec;
+		void *const *items = NULL;
+		void **all = NULL;
+		size_t n = 0;
+		int ret;
+
+		if (!s->procs[i].target.pid || !th->has_pidfd || !th->proc ||
+		    jw_attach__task_state(s->attach, th->pidfd, &st) ||
+		    !jw_hang_due(&st, now, hang_ns, th->hang_seq))
+			continue;
+		th->hang_seq = st.seq + 1;
+		/* What the kernel sent of this task so far. */
+		ring_buffer__consume(s->rb);
+		if (th->samples.seq == st.seq) {
+			items = th->samples.items;
+			n = th->samples.n;
+		}
+		jw_hang_record(&st, th->tid, now, &rec);
+		/* Asleep now: where, from the stack it went to sleep with, for the time so far. */
+		if (st.off_ns && st.block_ready && st.off_state != JW_OFF_RUNQ &&
+		    (block = jw_attach__block_sample(s->attach, i))) {
+			all = calloc(n + 1, sizeof(*all));
+			if (all) {
+				if (n)
+					memcpy(all, items, n * sizeof(*all));
+				block->weight = (now - st.off_ns) / period_ns;
+				block->weight += !block->weight;
+				block->block_ns = now - st.off_ns;
+				all[n++] = block;
+				items = all;
+			}
+		}
+		jw_log(JW_LOG_INFO, "pid %d: a task has been running for %.1f s", rec.hdr.pid,
+		       (rec.end_ns - rec.start_ns) / 1e9);
+		ret = jw_reporter__hang(s->reporter, th->proc, &rec, items, n);
+		if (ret)
+			jw_log(JW_LOG_WARN, "cannot report a hang of pid %d: %s", rec.hdr.pid,
+			       strerror(-ret));
+		free(all);
+		free(block);
+	}
+}
+
 static int run_loop(struct session *s)
 {
-	uint64_t start = mono_ns(), last_check = start;
+	uint64_t start = mono_ns(), last_check = start, last_hang_check = start;
+	uint64_t hang_every = (uint64_t)s->cfg->params.v[JW_P_SAMPLE_INTERVAL] * 1000000;
 	uint64_t limit = s->cfg->duration_s > 0 ? (uint64_t)(s->cfg->duration_s * 1e9) : 0;
 
 	while (!stop_requests) {
@@ -433,6 +493,10 @@ static int run_loop(struct session *s)
 			       s->child.pid, s->child_status);
 			break;
 		}
+		if (now - last_hang_check >= hang_every) {
+			last_hang_check = now;
+			check_hangs(s, now);
+		}
 		if (now - last_check >= ALIVE_CHECK_NS) {
 			last_check = now;
 			if (!any_alive(s))
@@ -450,9 +514,9 @@ static void print_summary(struct session *s)
 	uint64_t drops[JW_DROP_MAX];
 
 	jw_attach__drops(s->attach, drops);
-	jw_log(JW_LOG_INFO, "%llu janks, %llu stack logs written, %llu withheld (budget or quota)",
-	       (unsigned long long)c->janks, (unsigned long long)c->stack_logs,
-	       (unsigned long long)c->withheld);
+	jw_log(JW_LOG_INFO, "%llu janks, %llu hangs, %llu stack logs written, %llu withheld "
+	       "(budget or quota)", (unsigned long long)c->janks, (unsigned long long)c->hangs,
+	       (unsigned long long)c->stack_logs, (unsigned long long)c->withheld);
 	if (drops[JW_DROP_TASK] || drops[JW_DROP_SAMPLE] || drops[JW_DROP_STATE] ||
 	    s->lost_samples || c->write_errors)
 		jw_log(JW_LOG_WARN,

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -207,6 +209,16 @@ int session_resolve_proc(struct session *s, pid_t pid, size_t i)
 	return ret;
 }
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL	/* Linux 6.9: a pidfd for a thread that is not the leader */
+#endif
+
+/* A pidfd for thread @tid of process @pid, or -1 with errno set. */
+static int open_thread_pidfd(pid_t pid, pid_t tid)
+{
+	return syscall(SYS_pidfd_open, tid, tid == pid ? 0 : PIDFD_THREAD);
+}
+
 /* Attaches the probes and the sampler of the process in slot @i, and starts naming its code. */
 int session_attach_proc(struct session *s, size_t i)
 {
@@ -252,6 +264,11 @@ int session_attach_proc(struct session *s, size_t i)
 		return ret;
 	}
 	th->tid = p->target.tid;
+	th->pidfd = open_thread_pidfd(p->target.pid, p->target.tid);
+	th->has_pidfd = th->pidfd >= 0;
+	if (!th->has_pidfd)
+		jw_log(JW_LOG_WARN, "pid %d: no pidfd for thread %d (%s): hangs will not be seen "
+		       "before the task ends", p->target.pid, p->target.tid, strerror(errno));
 	th->proc = p;
 	/* Its libraries were not mapped when it was resolved: the presets that need none yet. */
 	th->redetect = s->syscall_mode && (s->launched || s->just_exec) &&
@@ -273,6 +290,8 @@ void session_drop_proc(struct session *s, size_t i)
 		jw_attach__forget(s->attach, p->target.pid, p->target.tid);
 	jw_symbolizer__free(p->sym);
 	jw_samplebuf_free(&s->threads[i].samples);
+	if (s->threads[i].has_pidfd)
+		close(s->threads[i].pidfd);
 	free(s->hooks[i]);
 	s->hooks[i] = NULL;
 	memset(p, 0, sizeof(*p));

@@ -37,6 +37,7 @@ enum jw_task_flags {
 	JW_TASK_NO_EXIT = 1 << 0,	/* closed because a later entry showed its frame was gone */
 	JW_TASK_NEST_OVERFLOW = 1 << 1,	/* nesting went deeper than JW_MAX_NEST */
 	JW_TASK_EXITED = 1 << 2,	/* the thread exited inside the task: it ends there */
+	JW_TASK_HANG = 1 << 3,		/* user space: the task is still running past hang_ms */
 };
 
 /* What a sample carries; user space unwinds the copy with DWARF CFI. */
@@ -150,6 +151,61 @@ struct jw_stats_val {
 	__u64 max_cpu_ns;
 	__u64 no_exit;		/* tasks closed without their exit */
 };
+
+/* The context that woke a sleeping thread, as sched_waking saw it. */
+struct jw_waker {
+	__u32 pid;
+	__u32 tid;
+	__u32 flags;		/* enum jw_waker_flags; 0: none seen */
+	__u32 n_ips;
+	char comm[JW_COMM_LEN];
+	__u64 ips[JW_MAX_WAKER_FRAMES];
+};
+
+/*
+ * Per-thread state of a watched thread, in task storage; lives and dies with the thread. User
+ * space reads it (keyed by a pidfd) to see a task that is still running: a hang.
+ */
+struct jw_task_state {
+	__u64 seq;		/* number of the current (or last) task */
+	__u64 start_ns;		/* start of the outermost open dispatch */
+	__u64 sp[JW_MAX_NEST];	/* stack pointer at each open dispatch entry, outermost first */
+	__u32 depth;		/* open dispatches recorded in sp[] */
+	__u32 probe_id;		/* probe of the outermost dispatch */
+	__u32 pid;
+	__u32 stats_slot;	/* the thread's row in the stats array */
+	__u32 flags;		/* enum jw_task_flags of the current task */
+	__u32 pad;
+	__u32 samples;
+	__u32 sample_drops;
+	__u32 switches;
+	__u32 off_state;	/* why the thread left the CPU: enum jw_off_state */
+	__u64 off_ns;		/* when it left the CPU inside a task; 0 while on CPU */
+	__u64 runq_ns;
+	__u64 blocked_ns;
+	__u64 io_ns;
+	__u64 carry_ns;		/* blocked time not yet counted in a sample */
+	__u32 block_ready;	/* the blocks slot holds the stack of the block in progress */
+	__u32 pad2;
+	__u64 block_wchan;	/* blocking function of the block in progress */
+	struct jw_waker waker;	/* what woke the block in progress */
+	__u64 longest_ns;	/* the longest block so far, its blocking function and waker */
+	__u64 longest_wchan;
+	struct jw_waker longest_waker;
+	/*
+	 * Inside a wait-bounded task, the dispatches directly under the waits: the longest so far
+	 * (its probe id + 1, time, handler) and the one running (cur_probe 0: none).
+	 */
+	__u64 handler_addr;
+	__u64 inner_ns;
+	__u32 inner_probe;
+	__u32 cur_probe;
+	__u64 cur_start;
+	__u64 cur_handler;
+};
+
+/* Why a watched thread inside a task is off the CPU. */
+enum jw_off_state { JW_OFF_RUNQ = 0, JW_OFF_BLOCKED, JW_OFF_IO };
 
 /* What the handler a naming dispatch finds is. */
 enum jw_handler_kind {

@@ -279,6 +279,37 @@ static void test_budget_default_one(void **state)
 	assert_int_equal(decide_at(p, 42, 1000, 100 * MS, NOW_S + 60), JW_VERDICT_NONE);
 }
 
+/*
+ * A hang: a task still running at hang_ms or more, outside the startup window, with a budget of
+ * its own (report_times_per_app a day) that a jank's report does not spend, and --all lifts.
+ */
+static void test_hang(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_task_facts t = task(42, 1000, 5999 * MS, NOW_S);
+	struct jw_policy *p;
+
+	PARAMS(fx, "log_type=0");
+	p = make_policy(fx, false, false);
+	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_NONE);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
+	t.wall_ns = 6000 * MS;
+	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_STACK);
+	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_EVENT);
+	t.now_s = NOW_S + 86400;
+	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_STACK);
+	/* Inside the startup window: nothing. */
+	t = task(43, 1000, 7000 * MS, NOW_S);
+	t.begin_boot_ns = t.proc_start_boot_ns + SEC;
+	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_NONE);
+	/* hang_ms as set; --all: every hang gets its stacks. */
+	PARAMS(fx, "hang_ms=1000");
+	p = make_policy(fx, true, false);
+	t = task(42, 1000, 1000 * MS, NOW_S);
+	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_STACK);
+	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_STACK);
+}
+
 static void test_budget_three(void **state)
 {
 	struct fixture *fx = *state;
@@ -673,6 +704,7 @@ int main(void)
 		T(test_startup_window_custom),
 		T(test_ignored_tasks_spend_nothing),
 		T(test_budget_default_one),
+		T(test_hang),
 		T(test_budget_three),
 		T(test_budget_day_window),
 		T(test_budget_dev_hour_window),
