@@ -12,15 +12,24 @@
 #define FILE_MODE 0640
 #define DIR_MODE 0750
 #define EVENTS_NAME "events.jsonl"
+#define EVENTS_OLD_NAME "events.jsonl.1"
+#define EVENTS_MAX (1024 * 1024)	/* events.jsonl rotates past this */
 
 struct jw_logdir {
 	char *path;
 	int dirfd;
 	int events_fd;
+	uint64_t events_size;	/* of events.jsonl, once open */
 	uint64_t quota;
 	uint64_t used;
 	bool over;
 };
+
+/* Whether @name is one of jankwatch's report files: what the quota counts and aging removes. */
+static bool is_report(const char *name)
+{
+	return !strncmp(name, "stack-", 6) || !strncmp(name, "trace-", 6);
+}
 
 /* mkdir -p, each missing component created DIR_MODE. */
 static int make_dirs(const char *path)
@@ -52,7 +61,7 @@ static bool is_leftover(const char *name)
 
 /*
  * Removes the temporary files a killed jankwatch left, and returns the bytes held by the
- * regular files directly in the directory.
+ * report files (regular files) directly in the directory.
  */
 static uint64_t sweep_and_measure(int dirfd)
 {
@@ -69,6 +78,7 @@ static uint64_t sweep_and_measure(int dirfd)
 		close(fd);
 		return 0;
 	}
+	rewinddir(dir);
 	while ((de = readdir(dir))) {
 		struct stat st;
 
@@ -76,7 +86,8 @@ static uint64_t sweep_and_measure(int dirfd)
 			continue;
 		if (is_leftover(de->d_name) && unlinkat(dirfd, de->d_name, 0) == 0)
 			continue;
-		total += st.st_size;
+		if (is_report(de->d_name))
+			total += st.st_size;
 	}
 	closedir(dir);
 	return total;
@@ -133,12 +144,12 @@ void jw_logdir__free(struct jw_logdir *d)
 
 const char *jw_logdir__path(const struct jw_logdir *d)
 {
-	return d->path;
+	return d ? d->path : "(no log directory)";
 }
 
 bool jw_logdir__over_quota(const struct jw_logdir *d)
 {
-	return d->over;
+	return !d || d->over;
 }
 
 /* Counts @bytes written; reaching the quota exactly is reaching it, as at open. */
@@ -154,7 +165,7 @@ int jw_logdir__create(struct jw_logdir *d, const char *name, struct jw_logfile *
 	int fd, ret;
 
 	memset(lf, 0, sizeof(*lf));
-	if (d->over)
+	if (!d || d->over)
 		return -EDQUOT;
 	snprintf(lf->name, sizeof(lf->name), "%s", name);
 	snprintf(lf->tmp, sizeof(lf->tmp), ".%s.tmp", name);
@@ -244,25 +255,131 @@ err_abort:
 	return ret;
 }
 
+/* Opens events.jsonl for appending, created 0640 if missing, never through a link. */
+static int open_events(struct jw_logdir *d)
+{
+	struct stat st;
+
+	d->events_fd = openat(d->dirfd, EVENTS_NAME,
+			      O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, FILE_MODE);
+	if (d->events_fd < 0)
+		return -errno;
+	if (fstat(d->events_fd, &st) || !S_ISREG(st.st_mode)) {
+		close(d->events_fd);
+		d->events_fd = -1;
+		return -EINVAL;
+	}
+	d->events_size = st.st_size;
+	return 0;
+}
+
 int jw_logdir__append_event(struct jw_logdir *d, const char *line, size_t len)
 {
 	ssize_t n;
+	int ret;
 
-	if (d->over || d->used + len > d->quota) {
-		d->over = true;
+	if (!d)
 		return -EDQUOT;
-	}
-	if (d->events_fd < 0) {
-		d->events_fd = openat(d->dirfd, EVENTS_NAME,
-				      O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-				      FILE_MODE);
-		if (d->events_fd < 0)
+	if (d->events_fd < 0 && (ret = open_events(d)))
+		return ret;
+	/* Past 1 MiB: the file becomes events.jsonl.1 (rename replaces, never follows). */
+	if (d->events_size && d->events_size + len > EVENTS_MAX) {
+		close(d->events_fd);
+		d->events_fd = -1;
+		if (renameat(d->dirfd, EVENTS_NAME, d->dirfd, EVENTS_OLD_NAME))
 			return -errno;
+		ret = open_events(d);
+		if (ret)
+			return ret;
 	}
 	/* One write per line: O_APPEND keeps concurrent writers' lines whole. */
 	n = write(d->events_fd, line, len);
 	if (n < 0)
 		return -errno;
-	account(d, n);
+	d->events_size += n;
 	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+int jw_logdir__remove_older(struct jw_logdir *d, uint64_t max_age_s, time_t now)
+{
+	struct dirent *de;
+	int fd, removed = 0;
+	DIR *dir;
+
+	if (!d)
+		return 0;
+	fd = dup(d->dirfd);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -errno;
+	}
+	/* The dup shares the directory's read position with every earlier scan. */
+	rewinddir(dir);
+	while ((de = readdir(dir))) {
+		struct stat st;
+
+		if (!is_report(de->d_name) ||
+		    fstatat(d->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (st.st_mtime > now || (uint64_t)(now - st.st_mtime) <= max_age_s)
+			continue;
+		if (unlinkat(d->dirfd, de->d_name, 0))
+			continue;
+		removed++;
+		d->used = d->used > (uint64_t)st.st_size ? d->used - st.st_size : 0;
+	}
+	closedir(dir);
+	d->over = d->used >= d->quota;
+	return removed;
+}
+
+int jw_logdir__replace(struct jw_logdir *d, const char *name, const char *data, size_t len)
+{
+	char tmp[NAME_MAX + 1];
+	ssize_t n;
+	int fd, ret = 0;
+
+	if (!d)
+		return -ENOENT;
+	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
+	unlinkat(d->dirfd, tmp, 0);
+	fd = openat(d->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FILE_MODE);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, data, len);
+	if (n != (ssize_t)len)
+		ret = n < 0 ? -errno : -EIO;
+	if (close(fd) && !ret)
+		ret = -errno;
+	/* rename() replaces the name itself: a link planted there is dropped, never followed. */
+	if (!ret && renameat(d->dirfd, tmp, d->dirfd, name))
+		ret = -errno;
+	if (ret)
+		unlinkat(d->dirfd, tmp, 0);
+	return ret;
+}
+
+ssize_t jw_logdir__read(struct jw_logdir *d, const char *name, char *buf, size_t len)
+{
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (!d)
+		return -ENOENT;
+	fd = openat(d->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	n = read(fd, buf, len);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n;
 }

@@ -11,7 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
 
+/* The report budgets the policy spent (jw_policy__save()), kept across restarts. */
+#define JW_LOGDIR_BUDGETS "budgets"
+
+/* A NULL directory (one that could not be opened) writes nothing, as over its quota. */
 struct jw_logdir;
 
 /* A report file being written. */
@@ -22,8 +28,8 @@ struct jw_logfile {
 };
 
 /*
- * Creates @path (and its parents, 0750) when missing and opens it. Counts the bytes already in
- * it against @quota_bytes. NULL with errno set and a one-line message in @err.
+ * Creates @path (and its parents, 0750) when missing and opens it. Counts the bytes of the
+ * report files already in it (stack-*, trace-*) against @quota_bytes. NULL with errno set and a one-line message in @err.
  */
 struct jw_logdir *jw_logdir__open(const char *path, uint64_t quota_bytes, char *err,
 				  size_t errlen);
@@ -47,7 +53,25 @@ int jw_logdir__commit(struct jw_logdir *d, struct jw_logfile *lf, char *path, si
 /* Removes an unfinished file. */
 void jw_logdir__abort(struct jw_logdir *d, struct jw_logfile *lf);
 
-/* Appends one event line to events.jsonl. 0, -EDQUOT over the quota, or -errno. */
+/*
+ * Appends one event line to events.jsonl, which the quota does not count; past 1 MiB it is
+ * renamed events.jsonl.1 (the previous one dropped) and a new one begun. 0 or -errno.
+ */
 int jw_logdir__append_event(struct jw_logdir *d, const char *line, size_t len);
+
+/*
+ * Removes jankwatch's report files (stack-*, trace-*) last written more than @max_age_s before
+ * @now, and nothing else; the space they held counts free again. Returns how many, or -errno.
+ */
+int jw_logdir__remove_older(struct jw_logdir *d, uint64_t max_age_s, time_t now);
+
+/*
+ * Replaces file @name (not a report: the quota does not count it) with @len bytes of @data,
+ * written under a temporary name and renamed over it. 0 or -errno.
+ */
+int jw_logdir__replace(struct jw_logdir *d, const char *name, const char *data, size_t len);
+
+/* Reads at most @len bytes of regular file @name, never through a link. Bytes, or -errno. */
+ssize_t jw_logdir__read(struct jw_logdir *d, const char *name, char *buf, size_t len);
 
 #endif

@@ -1,28 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "policy.h"
 
 #define MAX_BUDGET_PIDS 1024
+#define MAX_GROUPS 4096
 
-/* Reports spent by one process (stack logs) or one uid (traces) in the current window. */
+/*
+ * Reports spent by one process (stack logs, hangs: @id the pid, @start its start time) or one
+ * uid (traces: @start 0) in the current window.
+ */
 struct budget {
 	uint32_t id;
+	uint64_t start;
 	uint32_t used;
 	uint64_t window_start_s;
+};
+
+/* How many janks of one group one process had, for the Fibonacci back-off. */
+struct group_count {
+	uint32_t pid;
+	uint64_t start;
+	uint64_t hash;		/* of the group key */
+	uint64_t count;
+	uint64_t last;		/* when last seen, in jank order: the oldest is reused first */
+};
+
+enum budget_kind { BUDGET_STACK = 0, BUDGET_TRACE, BUDGET_HANG, BUDGET_KINDS };
+
+static const char *const budget_names[BUDGET_KINDS] = { "stack", "trace", "hang" };
+
+struct budget_list {
+	struct budget v[MAX_BUDGET_PIDS];
+	size_t n;
 };
 
 struct jw_policy {
 	struct jw_params params;
 	bool all;
 	uint64_t window_s;		/* a day, or an hour in developer mode */
-	struct budget stack_budgets[MAX_BUDGET_PIDS];	/* by pid */
-	size_t n_stack_budgets;
-	struct budget trace_budgets[MAX_BUDGET_PIDS];	/* by uid */
-	size_t n_trace_budgets;
-	struct budget hang_budgets[MAX_BUDGET_PIDS];	/* by pid */
-	size_t n_hang_budgets;
+	struct budget_list budgets[BUDGET_KINDS];
+	struct group_count groups[MAX_GROUPS];
+	size_t n_groups;
+	uint64_t janks;
+	bool changed;			/* budgets spent since the last jw_policy__save() */
 };
 
 struct jw_policy *jw_policy__new(const struct jw_params *params, bool all, bool dev)
@@ -60,20 +84,66 @@ uint64_t jw_policy__min_threshold_ns(const struct jw_params *params)
 	return min;
 }
 
-static struct budget *budget_of(struct budget *budgets, size_t *n, uint32_t id)
+static struct budget *budget_of(struct budget_list *l, uint32_t id, uint64_t start)
 {
 	size_t i, oldest = 0;
 
-	for (i = 0; i < *n; i++) {
-		if (budgets[i].id == id)
-			return &budgets[i];
-		if (budgets[i].window_start_s < budgets[oldest].window_start_s)
+	for (i = 0; i < l->n; i++) {
+		if (l->v[i].id == id && l->v[i].start == start)
+			return &l->v[i];
+		if (l->v[i].window_start_s < l->v[oldest].window_start_s)
 			oldest = i;
 	}
 	/* Full: reuse the slot whose window started longest ago. */
-	i = *n < MAX_BUDGET_PIDS ? (*n)++ : oldest;
-	budgets[i] = (struct budget){ .id = id };
-	return &budgets[i];
+	i = l->n < MAX_BUDGET_PIDS ? l->n++ : oldest;
+	l->v[i] = (struct budget){ .id = id, .start = start };
+	return &l->v[i];
+}
+
+/* FNV-1a: the group key's hash. */
+static uint64_t hash_of(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Whether @n is a Fibonacci number: the occurrences that write files (1, 2, 3, 5, 8, ...). */
+static bool is_fibonacci(uint64_t n)
+{
+	uint64_t a = 1, b = 2, c;
+
+	while (a < n) {
+		c = a + b;
+		a = b;
+		b = c;
+	}
+	return a == n;
+}
+
+/* Counts one more jank of @t's group; whether this occurrence may write files. */
+static bool group_allows(struct jw_policy *p, const struct jw_task_facts *t)
+{
+	uint64_t h = hash_of(t->group);
+	struct group_count *g = NULL;
+	size_t i, oldest = 0;
+
+	p->janks++;
+	for (i = 0; i < p->n_groups && !g; i++) {
+		if (p->groups[i].pid == t->pid && p->groups[i].start == t->proc_start_boot_ns &&
+		    p->groups[i].hash == h)
+			g = &p->groups[i];
+		else if (p->groups[i].last < p->groups[oldest].last)
+			oldest = i;
+	}
+	if (!g) {
+		g = &p->groups[p->n_groups < MAX_GROUPS ? p->n_groups++ : oldest];
+		*g = (struct group_count){ .pid = t->pid, .start = t->proc_start_boot_ns, .hash = h };
+	}
+	g->last = p->janks;
+	return is_fibonacci(++g->count);
 }
 
 /* Spends one report of @b; false when @limit are already spent in this window. */
@@ -93,16 +163,13 @@ static bool spend(struct budget *b, uint64_t limit, uint64_t window_s, uint64_t 
 
 enum jw_verdict jw_policy__decide(struct jw_policy *p, const struct jw_task_facts *t)
 {
-	uint64_t startup_ns = (uint64_t)p->params.v[JW_P_IGNORE_STARTUP_TIME] * 1000000000;
 	uint64_t trace_ns = (uint64_t)p->params.v[JW_P_TRACE_THRESHOLD_MS] * 1000000;
 	int64_t log_type = p->params.v[JW_P_LOG_TYPE];
 	enum jw_verdict want;
 	struct budget *b;
 	uint64_t limit;
 
-	if (t->wall_ns <= jank_threshold_ns(&p->params))
-		return JW_VERDICT_NONE;
-	if (t->begin_boot_ns < t->proc_start_boot_ns + startup_ns)
+	if (!jw_policy__is_jank(p, t))
 		return JW_VERDICT_NONE;
 	if (log_type == 1)
 		want = JW_VERDICT_STACK;
@@ -112,13 +179,19 @@ enum jw_verdict jw_policy__decide(struct jw_policy *p, const struct jw_task_fact
 		want = t->wall_ns <= trace_ns ? JW_VERDICT_STACK : JW_VERDICT_TRACE;
 	if (p->all)
 		return want;
+	/* Repeats of one group write files at its 1st, 2nd, 3rd, 5th, 8th, ... occurrence. */
+	if (t->group && *t->group && !group_allows(p, t))
+		return JW_VERDICT_EVENT;
 	/* Stack logs: report_times_per_app per process; traces: one per uid. */
 	if (want == JW_VERDICT_STACK)
-		b = budget_of(p->stack_budgets, &p->n_stack_budgets, t->pid);
+		b = budget_of(&p->budgets[BUDGET_STACK], t->pid, t->proc_start_boot_ns);
 	else
-		b = budget_of(p->trace_budgets, &p->n_trace_budgets, t->uid);
+		b = budget_of(&p->budgets[BUDGET_TRACE], t->uid, 0);
 	limit = want == JW_VERDICT_STACK ? p->params.v[JW_P_REPORT_TIMES_PER_APP] : 1;
-	return spend(b, limit, p->window_s, t->now_s) ? want : JW_VERDICT_EVENT;
+	if (!spend(b, limit, p->window_s, t->now_s))
+		return JW_VERDICT_EVENT;
+	p->changed = true;
+	return want;
 }
 
 enum jw_verdict jw_policy__decide_hang(struct jw_policy *p, const struct jw_task_facts *t)
@@ -132,9 +205,77 @@ enum jw_verdict jw_policy__decide_hang(struct jw_policy *p, const struct jw_task
 		return JW_VERDICT_NONE;
 	if (p->all)
 		return JW_VERDICT_STACK;
-	b = budget_of(p->hang_budgets, &p->n_hang_budgets, t->pid);
-	return spend(b, p->params.v[JW_P_REPORT_TIMES_PER_APP], p->window_s, t->now_s) ?
-		       JW_VERDICT_STACK : JW_VERDICT_EVENT;
+	b = budget_of(&p->budgets[BUDGET_HANG], t->pid, t->proc_start_boot_ns);
+	if (!spend(b, p->params.v[JW_P_REPORT_TIMES_PER_APP], p->window_s, t->now_s))
+		return JW_VERDICT_EVENT;
+	p->changed = true;
+	return JW_VERDICT_STACK;
+}
+
+bool jw_policy__is_jank(const struct jw_policy *p, const struct jw_task_facts *t)
+{
+	uint64_t startup_ns = (uint64_t)p->params.v[JW_P_IGNORE_STARTUP_TIME] * 1000000000;
+
+	return t->wall_ns > jank_threshold_ns(&p->params) &&
+	       t->begin_boot_ns >= t->proc_start_boot_ns + startup_ns;
+}
+
+bool jw_policy__changed(const struct jw_policy *p)
+{
+	return p->changed;
+}
+
+size_t jw_policy__save(struct jw_policy *p, char *buf, size_t len)
+{
+	size_t k, i, n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (k = 0; k < BUDGET_KINDS; k++) {
+		const struct budget_list *l = &p->budgets[k];
+
+		for (i = 0; i < l->n; i++) {
+			int w;
+
+			if (!l->v[i].used)
+				continue;
+			w = snprintf(buf + n, n < len ? len - n : 0, "%s %u %llu %u %llu\n",
+				     budget_names[k], l->v[i].id, (unsigned long long)l->v[i].start,
+				     l->v[i].used, (unsigned long long)l->v[i].window_start_s);
+			if (w > 0)
+				n += w;
+		}
+	}
+	p->changed = false;
+	return n;
+}
+
+int jw_policy__load(struct jw_policy *p, const char *text)
+{
+	int loaded = 0;
+
+	while (text && *text) {
+		const char *eol = strchr(text, '\n');
+		char kind[16], line[128];
+		unsigned long long start, window;
+		unsigned int id, used;
+		size_t k, n = eol ? (size_t)(eol - text) : strlen(text);
+
+		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : 0), text);
+		text += n + (eol != NULL);
+		if (sscanf(line, "%15s %u %llu %u %llu", kind, &id, &start, &used, &window) != 5 ||
+		    !used || !window)
+			continue;
+		for (k = 0; k < BUDGET_KINDS && strcmp(kind, budget_names[k]); k++)
+			;
+		if (k == BUDGET_KINDS)
+			continue;
+		*budget_of(&p->budgets[k], id, start) = (struct budget){
+			.id = id, .start = start, .used = used, .window_start_s = window,
+		};
+		loaded++;
+	}
+	return loaded;
 }
 
 size_t jw_pick_evenly(size_t n, size_t k, size_t *idx)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The jank policy, pure: a finished task in, a decision out. Thresholds per log_type, the
- * startup window, the per-process report budget; and the choice of evenly spaced samples.
+ * startup window, the Fibonacci back-off of repeated groups, the report budgets (saved and
+ * loaded as text, so that they outlive a restart); and the choice of evenly spaced samples.
  */
 #ifndef JW_POLICY_H
 #define JW_POLICY_H
@@ -26,6 +27,7 @@ struct jw_task_facts {
 	uint64_t begin_boot_ns;		/* the task's start, CLOCK_BOOTTIME */
 	uint64_t proc_start_boot_ns;	/* the process's start, CLOCK_BOOTTIME */
 	uint64_t now_s;			/* wall clock, seconds, for the budget windows */
+	const char *group;		/* the group key (SPEC F13); NULL or "": no back-off */
 };
 
 struct jw_policy;
@@ -37,8 +39,29 @@ void jw_policy__free(struct jw_policy *p);	/* NULL-safe */
 /* The lowest threshold in force, ns: tasks under it never need to leave the kernel. */
 uint64_t jw_policy__min_threshold_ns(const struct jw_params *params);
 
-/* Decides what @t gets, and spends the budget it uses. */
+/* Whether @t is a jank at all: over the jank threshold, past its process's startup window. */
+bool jw_policy__is_jank(const struct jw_policy *p, const struct jw_task_facts *t);
+
+/*
+ * Decides what @t gets, and spends the budget it uses. Files (a stack log or a trace) are for
+ * the 1st, 2nd, 3rd, 5th, 8th, ... jank of a group in a process, within the budgets:
+ * report_times_per_app stack logs per process and one trace per uid, a day (an hour with --dev).
+ * Otherwise the event only. --all lifts back-off and budgets.
+ */
 enum jw_verdict jw_policy__decide(struct jw_policy *p, const struct jw_task_facts *t);
+
+/* Whether a budget was spent since the last jw_policy__save(). */
+bool jw_policy__changed(const struct jw_policy *p);
+
+/*
+ * Writes the budgets spent, one "KIND ID START USED WINDOW_START" line each (stack, hang: by
+ * pid and process start; trace: by uid), into @buf as snprintf does. Returns the length the
+ * whole text needs.
+ */
+size_t jw_policy__save(struct jw_policy *p, char *buf, size_t len);
+
+/* Loads budgets saved by jw_policy__save(); bad lines are skipped. Returns the lines loaded. */
+int jw_policy__load(struct jw_policy *p, const char *text);
 
 /*
  * A task still running (@t's wall_ns so far): a hang once past hang_ms, outside the startup

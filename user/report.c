@@ -40,6 +40,8 @@ struct handler_tally {
 	size_t n;
 };
 
+#define TRACE_WINDOW_S 3
+
 struct jw_reporter {
 	struct jw_reporter_opts opts;
 	struct jw_clocks clocks;
@@ -50,6 +52,7 @@ struct jw_reporter {
 	char handler_text[JW_HANDLER_NAME_LEN + JW_HANDLER_FILE_LEN + 16];	/* a Python one */
 	struct ksym_list ksyms_used;	/* the current report's kernel symbols, for --raw */
 	bool raw_failed;		/* a raw capture write failed (said once) */
+	bool budgets_failed;		/* saving the budgets failed (said once) */
 	struct jw_report_counts counts;
 	uint8_t *stack;			/* scratch: a sample's stack copy, patched */
 	struct user_stack fp;		/* scratch: the frame-pointer stack of a sample */
@@ -651,11 +654,38 @@ out:
 	free(kept);
 }
 
-/* Writes a jank's files and event; @verdict and @time_ms decided live, or recorded. */
-static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
-		  void *const *samples, size_t n, enum jw_verdict verdict, uint64_t time_ms)
+/* Keeps the budgets in the log directory when a report spent one: a restart keeps them. */
+static void save_budgets(struct jw_reporter *r)
 {
-	char path[4096], waker[JW_COMM_LEN + 16], *heaviest = NULL;
+	size_t len;
+	char *buf;
+	int ret;
+
+	if (!r->opts.logdir || !jw_policy__changed(r->opts.policy))
+		return;
+	len = jw_policy__save(r->opts.policy, NULL, 0);
+	buf = malloc(len + 1);
+	if (!buf)
+		return;
+	len = jw_policy__save(r->opts.policy, buf, len + 1);
+	ret = jw_logdir__replace(r->opts.logdir, JW_LOGDIR_BUDGETS, buf, len);
+	free(buf);
+	if (ret && !r->budgets_failed) {
+		r->budgets_failed = true;
+		jw_log(JW_LOG_WARN, "cannot keep the report budgets in %s/%s: %s",
+		       jw_logdir__path(r->opts.logdir), JW_LOGDIR_BUDGETS, strerror(-ret));
+	}
+}
+
+/*
+ * Writes a jank's files and event: @verdict as recorded (replay, or a hang), or, with @facts,
+ * decided by the policy once the group is known.
+ */
+static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		  void *const *samples, size_t n, enum jw_verdict verdict, uint64_t time_ms,
+		  struct jw_task_facts *facts)
+{
+	char path[4096], waker[JW_COMM_LEN + 16], *heaviest = NULL, *group = NULL;
 	const char *logs[1] = { path };
 	struct jw_event ev = { .external_log = logs };
 	uint32_t *counts = calloc(n + 1, sizeof(*counts));
@@ -674,31 +704,48 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 	       n, r->unwound, (long long)(clock_ns(CLOCK_MONOTONIC) - t0) / 1000);
 	if (!ret) {
 		heaviest = jw_stacktree__heaviest(tree);
-		if (!heaviest)
+		group = jw_stacktree__group(tree);
+		if (!heaviest || !group)
 			ret = -ENOMEM;
 	}
 	if (ret)
 		goto out;
+	/* Live, the policy decides now that the group is known (the back-off needs it). */
+	if (facts) {
+		facts->group = group;
+		verdict = jw_policy__decide(r->opts.policy, facts);
+		save_budgets(r);
+	}
 	if (r->opts.raw)
 		capture(r, proc, t, samples, counts, n, verdict, time_ms);
 	fill_event(r, proc, t, time_ms, &ev);
 	/* No stack at all: null, as the stack log's "none". */
 	ev.heaviest_stack = *heaviest ? heaviest : NULL;
+	ev.group = *group ? group : NULL;
 	ev.waker = describe_waker(r, t, waker, sizeof(waker));
 	jw_buf_reset(&r->waker_stack);
 	if (ev.waker)
 		waker_stack(r, t, &r->waker_stack);
-	/* Trace logs are not written yet: a trace verdict gets the stack log. */
-	if (verdict == JW_VERDICT_STACK || verdict == JW_VERDICT_TRACE)
+	if (verdict == JW_VERDICT_STACK) {
 		add_stack_log(r, proc, t, tree, &ev, path, sizeof(path));
-	else
+	} else if (verdict == JW_VERDICT_TRACE) {
+		/* The seed's trace window: from the moment the task crossed the threshold, 3 s. */
+		uint64_t from = t->start_ns + r->opts.cfg->params.v[JW_P_TRACE_THRESHOLD_MS] * NS_PER_MS;
+
+		r->counts.traces++;
+		jw_log(JW_LOG_INFO, "pid %u: a %.0f ms task gets a trace report over %.3f..%.3f s "
+		       "(CLOCK_MONOTONIC); trace files are not written yet", t->hdr.pid,
+		       (t->end_ns - t->start_ns) / 1e6, from / 1e9, from / 1e9 + TRACE_WINDOW_S);
+	} else {
 		r->counts.withheld++;
+	}
 	ev.log_over_limit = ev.log_over_limit || jw_logdir__over_quota(r->opts.logdir);
 	ret = emit_event(r, &ev);
 	if (!ret && !(t->hdr.flags & JW_TASK_HANG))
 		r->counts.janks++;
 out:
 	free(heaviest);
+	free(group);
 	free(counts);
 	jw_stacktree__free(tree);
 	return ret;
@@ -728,7 +775,8 @@ int jw_reporter__hang(struct jw_reporter *r, struct jw_proc *proc, const struct 
 
 	if (verdict == JW_VERDICT_NONE)
 		return 0;
-	ret = report(r, proc, t, samples, n, verdict, now_real / NS_PER_MS);
+	save_budgets(r);
+	ret = report(r, proc, t, samples, n, verdict, now_real / NS_PER_MS, NULL);
 	if (!ret)
 		r->counts.hangs++;
 	return ret;
@@ -739,11 +787,10 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 {
 	uint64_t now_real = clock_ns(CLOCK_REALTIME);
 	struct jw_task_facts facts = facts_of(r, proc, t, now_real);
-	enum jw_verdict verdict = jw_policy__decide(r->opts.policy, &facts);
 
-	if (verdict == JW_VERDICT_NONE)
+	if (!jw_policy__is_jank(r->opts.policy, &facts))
 		return 0;
-	return report(r, proc, t, samples, n, verdict, now_real / NS_PER_MS);
+	return report(r, proc, t, samples, n, JW_VERDICT_NONE, now_real / NS_PER_MS, &facts);
 }
 
 void jw_reporter__set_ksyms(struct jw_reporter *r, const struct jw_ksyms *ks)
@@ -754,5 +801,5 @@ void jw_reporter__set_ksyms(struct jw_reporter *r, const struct jw_ksyms *ks)
 int jw_reporter__replay(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
 			void *const *samples, size_t n, enum jw_verdict verdict, uint64_t time_ms)
 {
-	return report(r, proc, t, samples, n, verdict, time_ms);
+	return report(r, proc, t, samples, n, verdict, time_ms, NULL);
 }

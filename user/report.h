@@ -42,6 +42,7 @@ void jw_clocks_init(struct jw_clocks *c);
 struct jw_report_counts {
 	uint64_t janks;		/* jank event lines */
 	uint64_t hangs;		/* hang event lines */
+	uint64_t traces;	/* janks decided for a trace report */
 	uint64_t stack_logs;	/* files written */
 	uint64_t withheld;	/* janks whose files a budget or the quota withheld */
 	uint64_t write_errors;

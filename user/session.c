@@ -18,6 +18,7 @@
 
 #define POLL_MS 100
 #define ALIVE_CHECK_NS 500000000ULL
+#define AGING_EVERY_NS (3600 * 1000000000ULL)
 
 static volatile sig_atomic_t stop_requests;
 
@@ -217,6 +218,36 @@ static int start_child(struct session *s)
 	return 0;
 }
 
+/* The report budgets an earlier jankwatch spent, kept in the log directory. */
+static void load_budgets(struct session *s)
+{
+	static char buf[256 * 1024];
+	ssize_t n = jw_logdir__read(s->logdir, JW_LOGDIR_BUDGETS, buf, sizeof(buf) - 1);
+	int k;
+
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	k = jw_policy__load(s->policy, buf);
+	jw_log(JW_LOG_DEBUG, "%s/%s: %d report budgets from an earlier run",
+	       jw_logdir__path(s->logdir), JW_LOGDIR_BUDGETS, k);
+}
+
+/* Removes the report files older than log_max_age_days: at start, then hourly. */
+static void age_logs(struct session *s)
+{
+	uint64_t max_age_s = (uint64_t)s->cfg->params.v[JW_P_LOG_MAX_AGE_DAYS] * 86400;
+	int n = jw_logdir__remove_older(s->logdir, max_age_s, time(NULL));
+
+	if (n > 0)
+		jw_log(JW_LOG_INFO, "%s: removed %d report files older than %lld days",
+		       jw_logdir__path(s->logdir), n,
+		       (long long)s->cfg->params.v[JW_P_LOG_MAX_AGE_DAYS]);
+	else if (n < 0)
+		jw_log(JW_LOG_WARN, "%s: cannot remove old report files: %s",
+		       jw_logdir__path(s->logdir), strerror(-n));
+}
+
 /*
  * -p PID: resolves it into the next slot. The master process of nginx runs no loop: its workers
  * are watched instead (@expand). One that cannot be watched is said so (by what failed) and
@@ -361,10 +392,12 @@ static int setup(struct session *s)
 		return ret;
 	s->logdir = jw_logdir__open(cfg->log_dir, cfg->params.v[JW_P_LOG_QUOTA_BYTES], err,
 				    sizeof(err));
-	if (!s->logdir) {
-		jw_log(JW_LOG_ERROR, "%s", err);
-		return -errno;
-	}
+	/* Without it the events still go to stdout, with log_over_limit: true. */
+	if (!s->logdir)
+		jw_log(JW_LOG_ERROR, "%s: events go to stdout only", err);
+	else
+		age_logs(s);
+	load_budgets(s);
 	jw_clocks_init(&s->clocks);
 	if (cfg->raw_file) {
 		ret = open_raw(s);
@@ -472,7 +505,7 @@ static void check_hangs(struct session *s, uint64_t now)
 
 static int run_loop(struct session *s)
 {
-	uint64_t start = mono_ns(), last_check = start, last_hang_check = start;
+	uint64_t start = mono_ns(), last_check = start, last_hang_check = start, last_aging = start;
 	uint64_t hang_every = (uint64_t)s->cfg->params.v[JW_P_SAMPLE_INTERVAL] * 1000000;
 	uint64_t limit = s->cfg->duration_s > 0 ? (uint64_t)(s->cfg->duration_s * 1e9) : 0;
 
@@ -492,6 +525,10 @@ static int run_loop(struct session *s)
 			jw_log(JW_LOG_INFO, "%s (pid %d) exited with status %d", s->cfg->cmd[0],
 			       s->child.pid, s->child_status);
 			break;
+		}
+		if (now - last_aging >= AGING_EVERY_NS) {
+			last_aging = now;
+			age_logs(s);
 		}
 		if (now - last_hang_check >= hang_every) {
 			last_hang_check = now;
@@ -514,9 +551,10 @@ static void print_summary(struct session *s)
 	uint64_t drops[JW_DROP_MAX];
 
 	jw_attach__drops(s->attach, drops);
-	jw_log(JW_LOG_INFO, "%llu janks, %llu hangs, %llu stack logs written, %llu withheld "
-	       "(budget or quota)", (unsigned long long)c->janks, (unsigned long long)c->hangs,
-	       (unsigned long long)c->stack_logs, (unsigned long long)c->withheld);
+	jw_log(JW_LOG_INFO, "%llu janks, %llu hangs, %llu stack logs written, %llu trace reports "
+	       "decided, %llu withheld (budget, back-off or quota)", (unsigned long long)c->janks,
+	       (unsigned long long)c->hangs, (unsigned long long)c->stack_logs,
+	       (unsigned long long)c->traces, (unsigned long long)c->withheld);
 	if (drops[JW_DROP_TASK] || drops[JW_DROP_SAMPLE] || drops[JW_DROP_STATE] ||
 	    s->lost_samples || c->write_errors)
 		jw_log(JW_LOG_WARN,

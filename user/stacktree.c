@@ -504,6 +504,7 @@ int jw_stacktree__write_folded(const struct jw_stacktree *t, FILE *f)
 /* One end point of the tree, named; several can share a name (same symbols, other pcs). */
 struct heavy_ent {
 	char *key;		/* names leaf first, joined by "<-" */
+	char *group;		/* its group key */
 	uint64_t weight;
 	uint64_t seq;
 };
@@ -540,6 +541,45 @@ static char *path_key(const struct st_node *const *path, unsigned int depth)
 	return key;
 }
 
+bool jw_frame_is_system(const struct jw_frame *fr)
+{
+	const char *base;
+
+	if (fr->kind == JW_FRAME_KERNEL)
+		return true;
+	if (fr->kind == JW_FRAME_JIT)
+		return false;
+	if (!fr->module)
+		return true;	/* no module: the vdso of a process we could not read, or junk */
+	base = strrchr(fr->module, '/');
+	base = base ? base + 1 : fr->module;
+	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5) ||
+	       !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld-", 3) ||
+	       !strncmp(base, "linux-vdso", 10) || !strcmp(base, "[vdso]");
+}
+
+/* The group key of a path: its two innermost frames of the application's own, "a<-b". */
+static char *path_group(const struct st_node *const *path, unsigned int depth)
+{
+	const char *names[2];
+	unsigned int i, n = 0;
+	char *key;
+	size_t len;
+
+	for (i = depth + 1; i-- > 0 && n < 2;)
+		if (!path[i]->truncated && !jw_frame_is_system(&path[i]->fr))
+			names[n++] = path[i]->name;
+	if (n == 0)
+		return strdup("");
+	if (n == 1)
+		return strdup(names[0]);
+	len = strlen(names[0]) + strlen(names[1]) + 3;
+	key = malloc(len);
+	if (key)
+		snprintf(key, len, "%s<-%s", names[0], names[1]);
+	return key;
+}
+
 static int visit_heavy(const struct st_node *const *path, unsigned int depth, void *ctx)
 {
 	const struct st_node *n = path[depth];
@@ -559,8 +599,12 @@ static int visit_heavy(const struct st_node *const *path, unsigned int depth, vo
 		h->cap = cap;
 	}
 	h->ents[h->nr].key = path_key(path, depth);
-	if (!h->ents[h->nr].key)
+	h->ents[h->nr].group = path_group(path, depth);
+	if (!h->ents[h->nr].key || !h->ents[h->nr].group) {
+		free(h->ents[h->nr].key);
+		free(h->ents[h->nr].group);
 		return -ENOMEM;
+	}
 	h->ents[h->nr].weight = n->self;
 	h->ents[h->nr].seq = n->end_seq;
 	h->nr++;
@@ -596,7 +640,8 @@ static size_t heavy_pick(struct heavy_ent *ents, size_t nr)
 	return best;
 }
 
-char *jw_stacktree__heaviest(const struct jw_stacktree *t)
+/* The heaviest stack's name (@group 0) or its group key (@group 1). */
+static char *heaviest_part(const struct jw_stacktree *t, bool group)
 {
 	struct heavy_ctx h = { 0 };
 	char *res = NULL;
@@ -613,11 +658,28 @@ char *jw_stacktree__heaviest(const struct jw_stacktree *t)
 		goto out_free;
 	}
 	best = heavy_pick(h.ents, h.nr);
-	res = h.ents[best].key;
-	h.ents[best].key = NULL;
+	if (group) {
+		res = h.ents[best].group;
+		h.ents[best].group = NULL;
+	} else {
+		res = h.ents[best].key;
+		h.ents[best].key = NULL;
+	}
 out_free:
-	for (i = 0; i < h.nr; i++)
+	for (i = 0; i < h.nr; i++) {
 		free(h.ents[i].key);
+		free(h.ents[i].group);
+	}
 	free(h.ents);
 	return res;
+}
+
+char *jw_stacktree__heaviest(const struct jw_stacktree *t)
+{
+	return heaviest_part(t, false);
+}
+
+char *jw_stacktree__group(const struct jw_stacktree *t)
+{
+	return heaviest_part(t, true);
 }

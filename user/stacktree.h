@@ -52,6 +52,17 @@ int jw_stacktree__write_folded(const struct jw_stacktree *t, FILE *f);
 char *jw_stacktree__heaviest(const struct jw_stacktree *t);
 
 /*
+ * The group key of the tree (SPEC F13): in the heaviest stack, the two innermost frames of the
+ * application's own (not the kernel, libc, the dynamic loader or the vdso), named as
+ * jw_frame_name() does, "inner<-outer"; one name when only one is; "" when none (or the tree is
+ * empty). A malloc'd string, or NULL with errno set.
+ */
+char *jw_stacktree__group(const struct jw_stacktree *t);
+
+/* Whether @fr is the system's, not the application's: kernel, libc, ld.so, vdso, no module. */
+bool jw_frame_is_system(const struct jw_frame *fr);
+
+/*
  * A frame's name for folded lines and heaviest_stack: the symbol; else "module+0xrel_pc" (the
  * module's base name); else "0xpc". For JIT frames, the symbol. Writes at most @len bytes
  * (NUL included) and returns @buf.

@@ -356,3 +356,11 @@ class Nginx:
             except ProcessLookupError:
                 pass
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def matches_own(ev, own_ms, tol=0.05):
+    """Whether an event's wall_ms is the program's own measurement within @tol: time spent
+    waiting for a CPU (runq_ms) may fall inside what the program measured or around it, so the
+    event may exceed it by up to runq_ms."""
+    extra = ev["wall_ms"] - own_ms
+    return -tol * own_ms <= extra <= ev["runq_ms"] + tol * own_ms

@@ -30,7 +30,7 @@ def check_preset(binary, loop, dispatch, handler):
         mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
         check(len(mine) == 1, f"{loop}: the event matches one task of the program")
         own_ms = mine[0].dur_ns / 1e6
-        check(abs(ev["wall_ms"] - own_ms) <= 0.05 * own_ms,
+        check(matches_own(ev, own_ms),
               f"{loop}: wall_ms {ev['wall_ms']} within 5% of the program's own {own_ms:.3f}")
     logs.cleanup()
 

@@ -43,7 +43,7 @@ def check_python(python, extra, handler, where):
         mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
         check(len(mine) == 1, f"{what}: the event matches one task of the program")
         own_ms = mine[0].dur_ns / 1e6
-        check(abs(ev["wall_ms"] - ev["runq_ms"] - own_ms) <= 0.05 * own_ms,
+        check(matches_own(ev, own_ms),
               f"{what}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of the "
               f"program's own {own_ms:.3f}")
     logs.cleanup()

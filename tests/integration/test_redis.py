@@ -101,8 +101,10 @@ try:
           f"({ns_per_iter:.2f} ns each); using {lua_n} for about {LUA_TARGET_MS} ms")
 
     wait_for(lambda: process_age_s(redis.pid) >= 3, 10, "redis-server to be 3 s old")
+    # Stack logs for every jank, the slowest Lua runs included (not trace reports).
     jw = start_jankwatch(["-p", str(redis.pid), "--probe", f"{REDIS}:call", "--set",
-                          "ignore_startup_time=3", "--all", "--log-dir", logs.path])
+                          "ignore_startup_time=3", "--set", "trace_threshold_ms=60000", "--all",
+                          "--log-dir", logs.path])
 
     # (a) Lua CPU janks. An EVAL that ran under 250 ms (the machine got faster since the
     # calibration) is not one of the three: the loop is resized from it and run again.

@@ -25,8 +25,9 @@ logs.cleanup()
 logs = LogDir()
 target = start_target("--busy", "--ms", "8000", "--every", "3500", "--fast", "5")
 wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+# A stack log, not a trace report, for this long task.
 jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all",
-                      "--log-dir", logs.path])
+                      "--set", "trace_threshold_ms=60000", "--log-dir", logs.path])
 wait_for(lambda: process_age_s(target.pid) >= 5, 10, "the slow task to be 1.5 s in")
 killed_at = time.time() * 1000
 target.kill()

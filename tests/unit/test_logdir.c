@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -271,17 +272,18 @@ static void test_quota_commit(void **state)
 
 	open_logs(fx, "logs", 100);
 	assert_false(jw_logdir__over_quota(fx->d));
-	assert_int_equal(write_report(fx, "big.log", 200, path, sizeof(path)), -EDQUOT);
+	assert_int_equal(write_report(fx, "stack-big.txt", 200, path, sizeof(path)), -EDQUOT);
 	assert_null(fx->lf.f);
 	assert_string_equal(path, "untouched");
 	/* Removed, temporary file included. */
 	assert_listing(at(fx, "logs"), "");
 	assert_true(jw_logdir__over_quota(fx->d));
 	/* From now on nothing is written, however small. */
-	assert_int_equal(jw_logdir__create(fx->d, "small.log", &fx->lf), -EDQUOT);
+	assert_int_equal(jw_logdir__create(fx->d, "stack-small.txt", &fx->lf), -EDQUOT);
 	assert_null(fx->lf.f);
-	assert_int_equal(jw_logdir__append_event(fx->d, "{}\n", 3), -EDQUOT);
-	assert_listing(at(fx, "logs"), "");
+	/* Event lines go on: events.jsonl is outside the quota. */
+	assert_int_equal(jw_logdir__append_event(fx->d, "{}\n", 3), 0);
+	assert_listing(at(fx, "logs"), "events.jsonl");
 }
 
 static void test_quota_adds_up(void **state)
@@ -290,11 +292,11 @@ static void test_quota_adds_up(void **state)
 	char path[PATH_MAX];
 
 	open_logs(fx, "logs", 100);
-	assert_int_equal(write_report(fx, "a.log", 60, path, sizeof(path)), 0);
+	assert_int_equal(write_report(fx, "stack-a.txt", 60, path, sizeof(path)), 0);
 	assert_false(jw_logdir__over_quota(fx->d));
-	assert_int_equal(write_report(fx, "b.log", 41, path, sizeof(path)), -EDQUOT);
+	assert_int_equal(write_report(fx, "stack-b.txt", 41, path, sizeof(path)), -EDQUOT);
 	assert_true(jw_logdir__over_quota(fx->d));
-	assert_listing(at(fx, "logs"), "a.log");
+	assert_listing(at(fx, "logs"), "stack-a.txt");
 }
 
 /* Up to the quota exactly is allowed; a byte more is not. */
@@ -304,11 +306,11 @@ static void test_quota_exact(void **state)
 	char path[PATH_MAX];
 
 	open_logs(fx, "logs", 100);
-	assert_int_equal(write_report(fx, "a.log", 60, path, sizeof(path)), 0);
-	assert_int_equal(write_report(fx, "b.log", 40, path, sizeof(path)), 0);
-	assert_int_equal(write_report(fx, "c.log", 1, path, sizeof(path)), -EDQUOT);
+	assert_int_equal(write_report(fx, "stack-a.txt", 60, path, sizeof(path)), 0);
+	assert_int_equal(write_report(fx, "stack-b.txt", 40, path, sizeof(path)), 0);
+	assert_int_equal(write_report(fx, "stack-c.txt", 1, path, sizeof(path)), -EDQUOT);
 	assert_true(jw_logdir__over_quota(fx->d));
-	assert_listing(at(fx, "logs"), "a.log b.log");
+	assert_listing(at(fx, "logs"), "stack-a.txt stack-b.txt");
 }
 
 static void test_append_event(void **state)
@@ -338,28 +340,145 @@ static void test_append_event(void **state)
 	assert_string_equal(buf, want);
 }
 
-static void test_append_event_quota(void **state)
+/* events.jsonl is outside the quota: past it, reports stop and event lines go on. */
+static void test_append_event_outside_quota(void **state)
 {
 	struct fixture *fx = *state;
 	char buf[64], path[PATH_MAX];
 
 	open_logs(fx, "logs", 20);
+	assert_int_equal(write_report(fx, "stack-x.txt", 20, path, sizeof(path)), 0);
+	assert_true(jw_logdir__over_quota(fx->d));
 	assert_int_equal(jw_logdir__append_event(fx->d, "123456789\n", 10), 0);
 	assert_int_equal(jw_logdir__append_event(fx->d, "abcdefghi\n", 10), 0);
-	assert_int_equal(jw_logdir__append_event(fx->d, "\n", 1), -EDQUOT);
-	assert_true(jw_logdir__over_quota(fx->d));
-	assert_int_equal(read_file(at(fx, "logs/events.jsonl"), buf, sizeof(buf)), 20);
-	assert_string_equal(buf, "123456789\nabcdefghi\n");
-	assert_int_equal(jw_logdir__create(fx->d, "x.log", &fx->lf), -EDQUOT);
+	assert_int_equal(jw_logdir__append_event(fx->d, "\n", 1), 0);
+	assert_int_equal(read_file(at(fx, "logs/events.jsonl"), buf, sizeof(buf)), 21);
+	assert_int_equal(jw_logdir__create(fx->d, "stack-y.txt", &fx->lf), -EDQUOT);
 
-	/* Events and files share one quota. */
+	/* Nor does it count at open. */
 	jw_logdir__free(fx->d);
 	fx->d = NULL;
-	assert_int_equal(unlink(at(fx, "logs/events.jsonl")), 0);
+	assert_int_equal(unlink(at(fx, "logs/stack-x.txt")), 0);
+	open_logs(fx, "logs", 20);
+	assert_false(jw_logdir__over_quota(fx->d));
+	assert_int_equal(write_report(fx, "stack-y.txt", 20, path, sizeof(path)), 0);
+	assert_listing(at(fx, "logs"), "events.jsonl stack-y.txt");
+}
+
+/* events.jsonl rotates at 1 MiB into events.jsonl.1, which replaces the previous one. */
+static void test_events_rotate(void **state)
+{
+	struct fixture *fx = *state;
+	static char line[1000];
+	char buf[64];
+	struct stat st;
+	int i;
+
+	memset(line, 'e', sizeof(line) - 1);
+	line[sizeof(line) - 2] = '\n';
 	open_logs(fx, "logs", 100);
-	assert_int_equal(jw_logdir__append_event(fx->d, buf, 20), 0);
-	assert_int_equal(write_report(fx, "x.log", 81, path, sizeof(path)), -EDQUOT);
+	/* 1049 lines of 999 bytes stay under 1 MiB; the next would pass it. */
+	for (i = 0; i < 1049; i++)
+		assert_int_equal(jw_logdir__append_event(fx->d, line, 999), 0);
 	assert_listing(at(fx, "logs"), "events.jsonl");
+	assert_int_equal(jw_logdir__append_event(fx->d, "first\n", 6), 0);
+	assert_int_equal(jw_logdir__append_event(fx->d, line, 999), 0);
+	assert_listing(at(fx, "logs"), "events.jsonl events.jsonl.1");
+	assert_int_equal(stat(at(fx, "logs/events.jsonl.1"), &st), 0);
+	assert_int_equal(st.st_size, 1049 * 999 + 6);
+	assert_int_equal(stat(at(fx, "logs/events.jsonl"), &st), 0);
+	assert_int_equal(st.st_size, 999);
+	assert_int_equal(mode_of(at(fx, "logs/events.jsonl")) & 07777, 0640);
+
+	/* A reopened directory knows the size: the second rotation drops the oldest lines. */
+	jw_logdir__free(fx->d);
+	fx->d = NULL;
+	open_logs(fx, "logs", 100);
+	for (i = 0; i < 1049; i++)
+		assert_int_equal(jw_logdir__append_event(fx->d, line, 999), 0);
+	assert_listing(at(fx, "logs"), "events.jsonl events.jsonl.1");
+	assert_int_equal(stat(at(fx, "logs/events.jsonl"), &st), 0);
+	assert_int_equal(st.st_size, 999);
+	read_file(at(fx, "logs/events.jsonl.1"), buf, sizeof(buf));
+	assert_int_equal(buf[0], 'e');
+}
+
+/* A link planted as events.jsonl.1 is replaced by the rotation, its target untouched. */
+static void test_events_rotate_over_link(void **state)
+{
+	struct fixture *fx = *state;
+	static char line[1024 * 1024];
+	char buf[64];
+
+	memset(line, 'e', sizeof(line));
+	assert_int_equal(mkdir(at(fx, "logs"), 0750), 0);
+	write_file(at(fx, "victim"), "untouched\n", 10);
+	assert_int_equal(symlink(at2(fx, "victim"), at(fx, "logs/events.jsonl.1")), 0);
+	open_logs(fx, "logs", 100);
+	assert_int_equal(jw_logdir__append_event(fx->d, line, sizeof(line)), 0);
+	assert_int_equal(jw_logdir__append_event(fx->d, "x\n", 2), 0);
+	assert_true(S_ISREG(mode_of(at(fx, "logs/events.jsonl.1"))));
+	read_file(at(fx, "victim"), buf, sizeof(buf));
+	assert_string_equal(buf, "untouched\n");
+}
+
+/*
+ * Aging removes jankwatch's own report files older than the limit, and nothing else; the space
+ * they held is free again.
+ */
+static void test_remove_old_reports(void **state)
+{
+	struct fixture *fx = *state;
+	struct timespec old[2] = { { 1000000, 0 }, { 1000000, 0 } };
+	char path[PATH_MAX];
+	time_t now = 1000000 + 8 * 86400;
+
+	open_logs(fx, "logs", 100);
+	assert_int_equal(write_report(fx, "stack-old.txt", 60, path, sizeof(path)), 0);
+	assert_int_equal(write_report(fx, "trace-old.ftrace", 20, path, sizeof(path)), 0);
+	assert_int_equal(write_report(fx, "stack-new.txt", 20, path, sizeof(path)), 0);
+	assert_true(jw_logdir__over_quota(fx->d));
+	write_file(at(fx, "logs/notes-old.txt"), "mine\n", 5);
+	assert_int_equal(jw_logdir__append_event(fx->d, "{}\n", 3), 0);
+	assert_int_equal(utimensat(AT_FDCWD, at(fx, "logs/stack-old.txt"), old, 0), 0);
+	assert_int_equal(utimensat(AT_FDCWD, at(fx, "logs/trace-old.ftrace"), old, 0), 0);
+	assert_int_equal(utimensat(AT_FDCWD, at(fx, "logs/notes-old.txt"), old, 0), 0);
+	assert_int_equal(utimensat(AT_FDCWD, at(fx, "logs/events.jsonl"), old, 0), 0);
+	/* Seven days: both old reports go (eight days old); a report of now stays. */
+	assert_int_equal(jw_logdir__remove_older(fx->d, 7 * 86400, now), 2);
+	assert_listing(at(fx, "logs"), "events.jsonl notes-old.txt stack-new.txt");
+	assert_false(jw_logdir__over_quota(fx->d));
+	assert_int_equal(write_report(fx, "stack-more.txt", 80, path, sizeof(path)), 0);
+	/* Nine days: nothing is that old. */
+	assert_int_equal(jw_logdir__remove_older(fx->d, 9 * 86400, now), 0);
+}
+
+/* A state file is replaced whole, outside the quota, never through a planted link. */
+static void test_replace_and_read(void **state)
+{
+	struct fixture *fx = *state;
+	char buf[64];
+
+	open_logs(fx, "logs", 10);
+	assert_int_equal(jw_logdir__read(fx->d, JW_LOGDIR_BUDGETS, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(jw_logdir__replace(fx->d, JW_LOGDIR_BUDGETS, "stack 1 2 3 4\n", 14), 0);
+	assert_int_equal(jw_logdir__replace(fx->d, JW_LOGDIR_BUDGETS, "hang 1 2 3 4\n", 13), 0);
+	assert_int_equal(jw_logdir__read(fx->d, JW_LOGDIR_BUDGETS, buf, sizeof(buf)), 13);
+	assert_false(jw_logdir__over_quota(fx->d));
+	assert_listing(at(fx, "logs"), "budgets");
+	assert_int_equal(mode_of(at(fx, "logs/budgets")) & 07777, 0640);
+	write_file(at(fx, "victim"), "untouched\n", 10);
+	assert_int_equal(unlink(at(fx, "logs/budgets")), 0);
+	assert_int_equal(symlink(at2(fx, "victim"), at(fx, "logs/budgets")), 0);
+	assert_true(jw_logdir__read(fx->d, JW_LOGDIR_BUDGETS, buf, sizeof(buf)) < 0);
+	assert_int_equal(jw_logdir__replace(fx->d, JW_LOGDIR_BUDGETS, "x\n", 2), 0);
+	assert_true(S_ISREG(mode_of(at(fx, "logs/budgets"))));
+	read_file(at(fx, "victim"), buf, sizeof(buf));
+	assert_string_equal(buf, "untouched\n");
+	/* No directory: nothing read or written. */
+	assert_int_equal(jw_logdir__replace(NULL, JW_LOGDIR_BUDGETS, "x\n", 2), -ENOENT);
+	assert_true(jw_logdir__over_quota(NULL));
+	assert_int_equal(jw_logdir__append_event(NULL, "{}\n", 3), -EDQUOT);
 }
 
 /* A link planted as events.jsonl is not followed: its target stays as it was. */
@@ -413,23 +532,24 @@ static void test_existing_files_count(void **state)
 
 	memset(big, 'e', sizeof(big));
 	assert_int_equal(mkdir(at(fx, "logs"), 0750), 0);
-	write_file(at(fx, "logs/old.log"), big, sizeof(big));
+	write_file(at(fx, "logs/stack-old.txt"), big, sizeof(big));
 	open_logs(fx, "logs", 100);
 	assert_true(jw_logdir__over_quota(fx->d));
-	assert_int_equal(jw_logdir__create(fx->d, "new.log", &fx->lf), -EDQUOT);
-	assert_int_equal(jw_logdir__append_event(fx->d, "{}\n", 3), -EDQUOT);
+	assert_int_equal(jw_logdir__create(fx->d, "stack-new.txt", &fx->lf), -EDQUOT);
+	assert_int_equal(jw_logdir__append_event(fx->d, "{}\n", 3), 0);
+	assert_int_equal(unlink(at(fx, "logs/events.jsonl")), 0);
 	jw_logdir__free(fx->d);
 	fx->d = NULL;
 
 	open_logs(fx, "logs", 1000);
 	assert_false(jw_logdir__over_quota(fx->d));
-	assert_int_equal(write_report(fx, "a.log", 851, path, sizeof(path)), -EDQUOT);
+	assert_int_equal(write_report(fx, "stack-a.txt", 851, path, sizeof(path)), -EDQUOT);
 	jw_logdir__free(fx->d);
 	fx->d = NULL;
 
 	open_logs(fx, "logs", 1000);
-	assert_int_equal(write_report(fx, "a.log", 850, path, sizeof(path)), 0);
-	assert_listing(at(fx, "logs"), "a.log old.log");
+	assert_int_equal(write_report(fx, "stack-a.txt", 850, path, sizeof(path)), 0);
+	assert_listing(at(fx, "logs"), "stack-a.txt stack-old.txt");
 }
 
 /* Only regular files count: not links (to what they point at), nor subdirectories. */
@@ -466,10 +586,10 @@ static void test_open_sweeps_leftovers(void **state)
 	assert_false(jw_logdir__over_quota(fx->d));
 	assert_listing(at(fx, "logs"), ".link.log.tmp .tmp keep.tmp");
 	assert_int_equal(read_file(at(fx, "victim"), buf, sizeof(buf)), sizeof(big));
-	/* The name the leftover blocked is free, and the quota holds what is left (2 bytes). */
-	assert_int_equal(write_report(fx, "stack-1.log", 98, path, sizeof(path)), 0);
+	/* The name the leftover blocked is free; files that are not reports do not count. */
+	assert_int_equal(write_report(fx, "stack-1.log", 100, path, sizeof(path)), 0);
 	assert_string_equal(path, at(fx, "logs/stack-1.log"));
-	assert_int_equal(write_report(fx, "more.log", 1, path, sizeof(path)), -EDQUOT);
+	assert_int_equal(write_report(fx, "stack-more.txt", 1, path, sizeof(path)), -EDQUOT);
 }
 
 static void test_open_under_regular_file(void **state)
@@ -509,7 +629,7 @@ static void test_quota_reached_exactly_is_over(void **state)
 	bool live;
 
 	open_logs(fx, "logs", 100);
-	assert_int_equal(write_report(fx, "a.log", 100, path, sizeof(path)), 0);
+	assert_int_equal(write_report(fx, "stack-a.txt", 100, path, sizeof(path)), 0);
 	live = jw_logdir__over_quota(fx->d);
 	jw_logdir__free(fx->d);
 	fx->d = NULL;
@@ -531,7 +651,11 @@ int main(void)
 		T(test_quota_adds_up),
 		T(test_quota_exact),
 		T(test_append_event),
-		T(test_append_event_quota),
+		T(test_append_event_outside_quota),
+		T(test_events_rotate),
+		T(test_events_rotate_over_link),
+		T(test_remove_old_reports),
+		T(test_replace_and_read),
 		T(test_append_event_symlink_not_followed),
 		T(test_report_symlink_not_followed),
 		T(test_existing_files_count),

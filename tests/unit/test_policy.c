@@ -310,6 +310,92 @@ static void test_hang(void **state)
 	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_STACK);
 }
 
+static enum jw_verdict decide_group(struct jw_policy *p, uint32_t pid, const char *group,
+				   uint64_t now_s)
+{
+	struct jw_task_facts t = task(pid, 1000, 200 * MS, now_s);
+
+	t.group = group;
+	return jw_policy__decide(p, &t);
+}
+
+/*
+ * Repeats of one group in one process write files at occurrences 1, 2, 3, 5, 8, 13 (within the
+ * budget); every other one is an event. A skipped repeat spends no budget.
+ */
+static void test_fibonacci_back_off(void **state)
+{
+	struct fixture *fx = *state;
+	static const bool files[] = { 0, 1, 1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0 };
+	struct jw_policy *p;
+	int i;
+
+	PARAMS(fx, "report_times_per_app=3");
+	p = make_policy(fx, false, true);
+	for (i = 1; i <= 14; i++) {
+		/* A new hour each time: the budget (3 an hour) never runs out here. */
+		enum jw_verdict v = decide_group(p, 42, "parse<-run", NOW_S + i * 3600);
+
+		assert_int_equal(v, files[i] ? JW_VERDICT_STACK : JW_VERDICT_EVENT);
+	}
+	/* Another group, another process: counted apart. */
+	assert_int_equal(decide_group(p, 42, "tick<-main", NOW_S + 20 * 3600), JW_VERDICT_STACK);
+	assert_int_equal(decide_group(p, 43, "parse<-run", NOW_S + 20 * 3600), JW_VERDICT_STACK);
+	/* No group (no stack): no back-off, the budget alone. */
+	assert_int_equal(decide_group(p, 44, NULL, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_group(p, 44, "", NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_group(p, 44, NULL, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_group(p, 44, NULL, NOW_S), JW_VERDICT_EVENT);
+	/* The 4th of a group is skipped without spending: the 5th still has the budget. */
+	p = make_policy(fx, false, false);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(decide_group(p, 45, "g", NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_group(p, 45, "g", NOW_S), JW_VERDICT_EVENT);
+	assert_int_equal(decide_group(p, 45, "g", NOW_S), JW_VERDICT_EVENT);
+	/* --all: every jank gets its files. */
+	p = make_policy(fx, true, false);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(decide_group(p, 45, "g", NOW_S), JW_VERDICT_STACK);
+}
+
+/* The budgets spent are saved as text and loaded by a new policy: a restart keeps them. */
+static void test_budgets_saved_and_loaded(void **state)
+{
+	struct fixture *fx = *state;
+	char buf[1024];
+	struct jw_policy *p;
+	struct jw_task_facts t = task(7, 1000, 7000 * MS, NOW_S);
+	size_t need;
+
+	PARAMS(fx, "log_type=0");
+	p = make_policy(fx, false, false);
+	assert_false(jw_policy__changed(p));
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_at(p, 43, 1001, 600 * MS, NOW_S), JW_VERDICT_TRACE);
+	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_STACK);
+	assert_true(jw_policy__changed(p));
+	need = jw_policy__save(p, NULL, 0);
+	assert_int_equal(jw_policy__save(p, buf, sizeof(buf)), need);
+	assert_false(jw_policy__changed(p));
+	assert_non_null(strstr(buf, "stack 42 "));
+	assert_non_null(strstr(buf, "trace 1001 0 1 "));
+	assert_non_null(strstr(buf, "hang 7 "));
+
+	p = make_policy(fx, false, false);
+	assert_int_equal(jw_policy__load(p, "junk\nstack x\nfoo 1 2 3 4\n"), 0);
+	assert_int_equal(jw_policy__load(p, buf), 3);
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + 60), JW_VERDICT_EVENT);
+	assert_int_equal(decide_at(p, 44, 1001, 600 * MS, NOW_S + 60), JW_VERDICT_EVENT);
+	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_EVENT);
+	/* Another process with the same pid (another start time) has its own budget. */
+	t = task(42, 1000, 200 * MS, NOW_S + 60);
+	t.proc_start_boot_ns += SEC;
+	t.begin_boot_ns += SEC;
+	assert_int_equal(jw_policy__decide(p, &t), JW_VERDICT_STACK);
+	/* The saved windows still end a day after they began. */
+	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + 86400), JW_VERDICT_STACK);
+}
+
 static void test_budget_three(void **state)
 {
 	struct fixture *fx = *state;
@@ -705,6 +791,8 @@ int main(void)
 		T(test_ignored_tasks_spend_nothing),
 		T(test_budget_default_one),
 		T(test_hang),
+		T(test_fibonacci_back_off),
+		T(test_budgets_saved_and_loaded),
 		T(test_budget_three),
 		T(test_budget_day_window),
 		T(test_budget_dev_hour_window),

@@ -459,6 +459,48 @@ static void test_heaviest_truncated(void **state)
 	assert_string_equal(heaviest(fx), "b<-a");
 }
 
+/* The group key: the heaviest stack's two innermost frames of the application's own. */
+static void test_group(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_frame libc = { .kind = JW_FRAME_NATIVE, .pc = 0x7f0000001000, .rel_pc = 0x1000,
+				 .module = LIBC, .symbol = "memcpy" };
+	struct jw_frame vdso = { .kind = JW_FRAME_NATIVE, .pc = 0x7fff00000900, .rel_pc = 0x900,
+				 .module = "[vdso]", .symbol = "__vdso_clock_gettime" };
+	struct jw_frame k = { .kind = JW_FRAME_KERNEL, .pc = 0xffffffff81000000ull,
+			      .symbol = "schedule" };
+	struct jw_frame jit = { .kind = JW_FRAME_JIT, .pc = 0x3e00, .symbol = "busyWork" };
+	struct jw_frame s1[] = { fn("main", 0x1000, 0), fn("run", 0x2000, 0), fn("parse", 0x3000, 0),
+				 libc, k };
+	struct jw_frame s2[] = { fn("main", 0x1000, 0), fn("tick", 0x4000, 0), jit, vdso };
+	struct jw_frame s3[] = { libc, vdso };
+	char *g;
+
+	g = jw_stacktree__group(fx->tree);
+	assert_string_equal(g, "");
+	free(g);
+	add(fx, s1, 5, true, 2);
+	add(fx, s2, 4, true, 1);
+	g = jw_stacktree__group(fx->tree);
+	assert_string_equal(g, "parse<-run");
+	free(g);
+	/* A JIT frame is the application's. */
+	add(fx, s2, 4, true, 2);
+	g = jw_stacktree__group(fx->tree);
+	assert_string_equal(g, "busyWork<-tick");
+	free(g);
+	/* Only system frames: no group. */
+	jw_stacktree__free(fx->tree);
+	fx->tree = jw_stacktree__new();
+	add(fx, s3, 2, false, 1);
+	g = jw_stacktree__group(fx->tree);
+	assert_string_equal(g, "");
+	free(g);
+	assert_true(jw_frame_is_system(&libc) && jw_frame_is_system(&vdso) &&
+		    jw_frame_is_system(&k) && !jw_frame_is_system(&jit) &&
+		    !jw_frame_is_system(&s1[0]));
+}
+
 static void test_frame_name(void **state)
 {
 	struct jw_frame fr = fn("main", 0x1234, 4);
@@ -555,6 +597,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_heaviest_tie_goes_to_recent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_heaviest_by_symbol, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_heaviest_truncated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_group, setup, teardown),
 		cmocka_unit_test(test_frame_name),
 		cmocka_unit_test(test_thread_root),
 		cmocka_unit_test_setup_teardown(test_deep_stack, setup, teardown),
