@@ -16,7 +16,8 @@ char LICENSE[] SEC("license") = "GPL";
 #define TASK_RUNNING 0
 
 /* Set by user space before load. */
-const volatile __u64 report_min_ns = 150 * 1000000ULL;	/* the lowest threshold in force */
+/* The lowest threshold in force; in .data, since a reload (SIGHUP) may change it. */
+__u64 report_min_ns = 150 * 1000000ULL;
 const volatile __u32 unwind_mode = JW_UNWIND_AUTO;
 const volatile __u32 stack_bytes = 16384;	/* 0 in FP mode; at most JW_MAX_STACK_BYTES */
 const volatile __u64 sample_period_ns = 10 * 1000000ULL;	/* a block counts one sample per period */

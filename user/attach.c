@@ -107,7 +107,7 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 		goto err_destroy;
 	}
 	a->skel->rodata->sample_period_ns = opts->sample_period_ns;
-	a->skel->rodata->report_min_ns = opts->report_min_ns;
+	a->skel->data->report_min_ns = opts->report_min_ns;
 	a->skel->rodata->unwind_mode = opts->unwind_mode;
 	a->skel->rodata->stack_bytes = opts->unwind_mode == JW_UNWIND_FP ? 0 : opts->stack_bytes;
 	err = jankwatch_bpf__load(a->skel);
@@ -272,6 +272,12 @@ int jw_attach__events_fd(const struct jw_attach *a)
 void jw_attach__drops(const struct jw_attach *a, uint64_t drops[JW_DROP_MAX])
 {
 	memcpy(drops, (const void *)a->skel->bss->drops, sizeof(a->skel->bss->drops));
+}
+
+void jw_attach__set_report_min(struct jw_attach *a, uint64_t ns)
+{
+	/* The skeleton maps .data: the programs see the new value at their next run. */
+	a->skel->data->report_min_ns = ns;
 }
 
 int jw_attach__task_state(const struct jw_attach *a, int pidfd, struct jw_task_state *out)

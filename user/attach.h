@@ -76,6 +76,9 @@ int jw_attach__events_fd(const struct jw_attach *a);
 /* Copies the kernel side's loss counters (enum jw_drop). */
 void jw_attach__drops(const struct jw_attach *a, uint64_t drops[JW_DROP_MAX]);
 
+/* Tasks shorter than @ns no longer reach user space (a reload changed the thresholds). */
+void jw_attach__set_report_min(struct jw_attach *a, uint64_t ns);
+
 /*
  * Reads the task state of the thread @pidfd refers to: its task in progress, if any. 0, or
  * -ENOENT when the thread has none yet.

@@ -147,6 +147,14 @@ const char *jw_logdir__path(const struct jw_logdir *d)
 	return d ? d->path : "(no log directory)";
 }
 
+void jw_logdir__set_quota(struct jw_logdir *d, uint64_t quota_bytes)
+{
+	if (!d)
+		return;
+	d->quota = quota_bytes;
+	d->over = d->used >= d->quota;
+}
+
 bool jw_logdir__over_quota(const struct jw_logdir *d)
 {
 	return !d || d->over;

@@ -37,6 +37,9 @@ void jw_logdir__free(struct jw_logdir *d);	/* NULL-safe */
 
 const char *jw_logdir__path(const struct jw_logdir *d);
 
+/* A new quota (a reload): over it at once if the reports already pass it. */
+void jw_logdir__set_quota(struct jw_logdir *d, uint64_t quota_bytes);
+
 /* Whether the quota was reached: nothing more is written. */
 bool jw_logdir__over_quota(const struct jw_logdir *d);
 

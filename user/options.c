@@ -978,6 +978,8 @@ int jw_options_parse(struct jw_config *cfg, int argc, char **argv, char *err, si
 	if (ret || cfg->help)
 		goto out;
 	ret = apply_params(cfg, &sets, err, errlen);
+	cfg->argc = argc;
+	cfg->argv = argv;
 out:
 	while (sets.n_owned)
 		free(sets.owned[--sets.n_owned]);
@@ -986,6 +988,21 @@ out:
 	if (ret)
 		jw_config_free(cfg);
 	return ret;
+}
+
+int jw_options_reload(const struct jw_config *cfg, struct jw_params *out, char *err,
+		      size_t errlen)
+{
+	struct jw_config again;
+	int ret;
+
+	/* getopt keeps its place between calls: the parse starts it afresh itself. */
+	ret = jw_options_parse(&again, cfg->argc, cfg->argv, err, errlen);
+	if (ret)
+		return ret;
+	*out = again.params;
+	jw_config_free(&again);
+	return 0;
 }
 
 static void usage_param(FILE *f, const struct param_def *d)

@@ -96,7 +96,17 @@ struct jw_config {
 	bool dev;		/* --dev: budgets per hour */
 	int verbosity;		/* -1 quiet, 0 normal, 1+ verbose */
 	bool help;		/* --help was given and printed */
+	int argc;		/* the command line, for jw_options_reload() */
+	char **argv;
 };
+
+/*
+ * The parameters @cfg's command line gives now: its --config file read again, its --set on top,
+ * checked as at start. Returns 0 with them in @out, or -errno with a message in @err (@out is
+ * then untouched).
+ */
+int jw_options_reload(const struct jw_config *cfg, struct jw_params *out, char *err,
+		      size_t errlen);
 
 /* Name, as the user writes it, of @p (e.g. "sample_interval"). */
 const char *jw_param_name(enum jw_param p);

@@ -61,6 +61,11 @@ struct jw_policy *jw_policy__new(const struct jw_params *params, bool all, bool 
 	return p;
 }
 
+void jw_policy__set_params(struct jw_policy *p, const struct jw_params *params)
+{
+	p->params = *params;
+}
+
 void jw_policy__free(struct jw_policy *p)
 {
 	free(p);

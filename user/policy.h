@@ -36,6 +36,9 @@ struct jw_policy;
 struct jw_policy *jw_policy__new(const struct jw_params *params, bool all, bool dev);
 void jw_policy__free(struct jw_policy *p);	/* NULL-safe */
 
+/* New parameters (a reload); the budgets and back-off counts spent so far are kept. */
+void jw_policy__set_params(struct jw_policy *p, const struct jw_params *params);
+
 /* The lowest threshold in force, ns: tasks under it never need to leave the kernel. */
 uint64_t jw_policy__min_threshold_ns(const struct jw_params *params);
 

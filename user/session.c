@@ -21,6 +21,13 @@
 #define AGING_EVERY_NS (3600 * 1000000000ULL)
 
 static volatile sig_atomic_t stop_requests;
+static volatile sig_atomic_t reload_requests;
+
+static void on_reload_signal(int sig)
+{
+	(void)sig;
+	reload_requests = 1;
+}
 
 static void on_stop_signal(int sig)
 {
@@ -36,6 +43,9 @@ static int install_signals(void)
 
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -errno;
+	sa.sa_handler = on_reload_signal;
+	if (sigaction(SIGHUP, &sa, NULL))
 		return -errno;
 	/* A closed stdout pipe must not kill jankwatch before it flushes its files. */
 	signal(SIGPIPE, SIG_IGN);
@@ -503,6 +513,37 @@ static void check_hangs(struct session *s, uint64_t now)
 	}
 }
 
+/*
+ * SIGHUP: the parameters again from --config and --set. A bad configuration keeps the one in
+ * force; what the attached probes fixed (sample_period_ms, stack_bytes) waits for a restart.
+ */
+static void reload(struct session *s)
+{
+	static const enum jw_param fixed[] = { JW_P_SAMPLE_PERIOD_MS, JW_P_STACK_BYTES };
+	struct jw_params *old = &s->cfg->params, np;
+	char err[512];
+	size_t i;
+
+	if (jw_options_reload(s->cfg, &np, err, sizeof(err))) {
+		jw_log(JW_LOG_ERROR, "SIGHUP: %s; the configuration in force is kept", err);
+		return;
+	}
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		if (np.v[fixed[i]] == old->v[fixed[i]])
+			continue;
+		jw_log(JW_LOG_WARN, "SIGHUP: %s=%lld takes effect at the next start (%lld until then)",
+		       jw_param_name(fixed[i]), (long long)np.v[fixed[i]],
+		       (long long)old->v[fixed[i]]);
+		np.v[fixed[i]] = old->v[fixed[i]];
+	}
+	*old = np;
+	jw_policy__set_params(s->policy, &np);
+	jw_attach__set_report_min(s->attach, jw_policy__min_threshold_ns(&np));
+	jw_logdir__set_quota(s->logdir, np.v[JW_P_LOG_QUOTA_BYTES]);
+	jw_log(JW_LOG_INFO, "SIGHUP: parameters reloaded%s%s", s->cfg->config_file ? " from " : "",
+	       s->cfg->config_file ? s->cfg->config_file : "");
+}
+
 static int run_loop(struct session *s)
 {
 	uint64_t start = mono_ns(), last_check = start, last_hang_check = start, last_aging = start;
@@ -525,6 +566,11 @@ static int run_loop(struct session *s)
 			jw_log(JW_LOG_INFO, "%s (pid %d) exited with status %d", s->cfg->cmd[0],
 			       s->child.pid, s->child_status);
 			break;
+		}
+		if (reload_requests) {
+			reload_requests = 0;
+			reload(s);
+			hang_every = (uint64_t)s->cfg->params.v[JW_P_SAMPLE_INTERVAL] * 1000000;
 		}
 		if (now - last_aging >= AGING_EVERY_NS) {
 			last_aging = now;
@@ -607,7 +653,7 @@ static int child_status(struct session *s)
 	return s->child_done ? s->child_status : 0;
 }
 
-int jw_session_run(const struct jw_config *cfg)
+int jw_session_run(struct jw_config *cfg)
 {
 	struct session *s = calloc(1, sizeof(*s));
 	int status = 1;

@@ -9,9 +9,10 @@
 #include "options.h"
 
 /*
- * Watches what @cfg names until Ctrl-C, --duration, or every target's exit.
- * Returns the process exit status: 0 after a clean run, 1 after a failure.
+ * Watches what @cfg names until Ctrl-C, --duration, or every target's exit. SIGHUP reloads the
+ * parameters (--config and --set again) into @cfg. Returns the process exit status: 0 after a
+ * clean run, 1 after a failure.
  */
-int jw_session_run(const struct jw_config *cfg);
+int jw_session_run(struct jw_config *cfg);
 
 #endif

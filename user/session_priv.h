@@ -59,7 +59,7 @@ struct watched_exe {
 };
 
 struct session {
-	const struct jw_config *cfg;
+	struct jw_config *cfg;		/* its params change on SIGHUP */
 	/* Slot i: procs[i], its hooks and its watched thread; a slot with pid 0 is free. */
 	struct jw_proc procs[JW_MAX_PIDS];
 	struct proc_hooks *hooks[JW_MAX_PIDS];

@@ -863,6 +863,29 @@ static void test_parse_set_overrides_config(void **state)
 	assert_int_equal(fx->cfg.params.v[JW_P_THRESHOLD_MS], 160);
 }
 
+/* A reload reads the config file again with the command line's --set on top; a bad one is refused. */
+static void test_reload(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_params p;
+
+	write_config(fx, "threshold_ms=200\nhang_ms=7000\n");
+	parse_ok(fx, PARSE(fx, "--config", fx->path, "-p", "1", "--set", "hang_ms=8000"));
+	write_config(fx, "threshold_ms=300\nhang_ms=7000\nlog_quota_bytes=1000\n");
+	assert_int_equal(jw_options_reload(&fx->cfg, &p, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(p.v[JW_P_THRESHOLD_MS], 300);
+	assert_int_equal(p.v[JW_P_HANG_MS], 8000);
+	assert_int_equal(p.v[JW_P_LOG_QUOTA_BYTES], 1000);
+	/* What was parsed at start is untouched by the reload itself. */
+	assert_int_equal(fx->cfg.params.v[JW_P_THRESHOLD_MS], 200);
+
+	write_config(fx, "threshold_ms=abc\n");
+	p.v[JW_P_THRESHOLD_MS] = 12345;
+	assert_int_equal(jw_options_reload(&fx->cfg, &p, fx->err, sizeof(fx->err)), -EINVAL);
+	assert_contains(fx->err, "threshold_ms=abc");
+	assert_int_equal(p.v[JW_P_THRESHOLD_MS], 12345);
+}
+
 static void test_parse_config_errors(void **state)
 {
 	struct fixture *fx = *state;
@@ -994,6 +1017,7 @@ int main(void)
 		T(test_parse_set),
 		T(test_parse_runs_finish),
 		T(test_parse_set_overrides_config),
+		T(test_reload),
 		T(test_parse_config_errors),
 		T(test_parse_help),
 		T(test_usage),

@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The seed's policy on a real target, with the defaults and with the seed's own examples.
+(a) A target janking 200 ms every second, watched from its start for 42 s: no jank in its first
+    10 s (ignore_startup_time), an event line for every later jank, and exactly one stack log
+    (report_times_per_app 1 a day); with --dev --set report_times_per_app=3, three.
+(b) The budget is kept in the log directory: a jankwatch started again on the same log
+    directory and process writes no stack log, though every jank still has its event line.
+(c) A 600 ms task under log_type 0 is a trace decision: an event, no stack log.
+(d) The seed's log_type 1 example (sample_interval=100, ignore_startup_time=11,
+    sample_count=21, report_times_per_app=3): a 120 ms task gets a stack log of at most 21
+    samples.
+(e) A quota reached: log_over_limit turns true, and no report passes the quota."""
+from jwtest import *
+
+require_bpf()
+
+
+def stacks(logs):
+    return logs.files("stack-")
+
+
+def events_of(jw):
+    return [json.loads(l) for l in jw.out if l.startswith("{")]
+
+
+# (a) and (c), (d) side by side: each target is its own process with its own start time.
+a_target = start_target("--busy", "--ms", "200", "--every", "1000")
+c_target = start_target("--busy", "--ms", "600", "--every", "1500")
+d_target = start_target("--busy", "--ms", "120", "--every", "700")
+a_logs, dev_logs, c_logs, d_logs = LogDir(), LogDir(), LogDir(), LogDir()
+try:
+    a_jw = start_jankwatch(["-p", str(a_target.pid), "--duration", "42", "--log-dir",
+                            a_logs.path])
+    a_ready = time.time() * 1000  # --duration counts from about here
+    dev_jw = start_jankwatch(["-p", str(a_target.pid), "--duration", "42", "--dev", "--set",
+                              "report_times_per_app=3", "--log-dir", dev_logs.path])
+    c_jw = start_jankwatch(["-p", str(c_target.pid), "--set", "ignore_startup_time=3",
+                            "--duration", "10", "--log-dir", c_logs.path])
+    d_jw = start_jankwatch(["-p", str(d_target.pid), "--set", "log_type=1", "--set",
+                            "sample_interval=100", "--set", "ignore_startup_time=11", "--set",
+                            "sample_count=21", "--set", "report_times_per_app=3",
+                            "--duration", "16", "--log-dir", d_logs.path])
+    for jw in (c_jw, d_jw, a_jw, dev_jw):
+        check(jw.wait(90) == 0, "jankwatch exits 0 at the end of --duration")
+    a_start = (time.time() - process_age_s(a_target.pid)) * 1000  # the process's start
+
+    # (a)
+    events = events_of(a_jw)
+    tasks = target_tasks(a_target)
+    check(all(e["begin_time"] >= a_start + 10000 - 50 for e in events),
+          "(a) no event for a task in the first 10 s of the process")
+    later = [t for t in tasks if a_start + 10500 <= mono_to_epoch_ms(t.begin_ns) and
+             mono_to_epoch_ms(t.begin_ns + t.dur_ns) <= a_ready + 41500]
+    seen = [t for t in later if any(abs(mono_to_epoch_ms(t.begin_ns) - e["begin_time"]) < 20
+                                    for e in events)]
+    check(len(later) >= 24 and len(seen) == len(later),
+          f"(a) an event line for every jank after the startup window ({len(seen)} of "
+          f"{len(later)})")
+    check(len(stacks(a_logs)) == 1, f"(a) exactly one stack log ({stacks(a_logs)})")
+    check(sum(1 for e in events if e["external_log"]) == 1, "(a) one event names it")
+    # A task's heaviest stack can differ (a preemption, a page fault): most share the group.
+    odd = [(e["group"], e["heaviest_stack"]) for e in events
+           if e["group"] != "busy_work<-dispatch"]
+    check(len(odd) <= len(events) // 10,
+          f"(a) the events have the group busy_work<-dispatch (but {odd})")
+    check(len(stacks(dev_logs)) == 3, f"(a) --dev, report_times_per_app=3: three stack logs "
+          f"({stacks(dev_logs)})")
+    check(len(events_of(dev_jw)) == len(events), "(a) --dev: the same event lines")
+
+    # (b) The same process and log directory: the budget is spent already.
+    b_jw = start_jankwatch(["-p", str(a_target.pid), "--duration", "4", "--log-dir",
+                            a_logs.path])
+    check(b_jw.wait(30) == 0, "(b) jankwatch exits 0")
+    check(len(events_of(b_jw)) >= 2, f"(b) event lines go on ({len(events_of(b_jw))})")
+    check(len(stacks(a_logs)) == 1 and not any(e["external_log"] for e in events_of(b_jw)),
+          f"(b) no stack log: the budget was kept in the log directory ({stacks(a_logs)})")
+    check("stack " in a_logs.read("budgets"), "(b) the budgets file holds it")
+
+    # (c)
+    events = events_of(c_jw)
+    check(len(events) >= 3 and all(e["wall_ms"] > 450 and not e["external_log"]
+                                   for e in events),
+          f"(c) 600 ms janks: events, no stack log ({[e['external_log'] for e in events]})")
+    check(not stacks(c_logs), "(c) no stack log in the directory")
+    check(any("gets a trace report" in l for l in c_jw.err), "(c) the trace decision is said")
+
+    # (d)
+    events = events_of(d_jw)
+    with_logs = [e for e in events if e["external_log"]]
+    check(events and all(110 <= e["wall_ms"] <= 200 for e in events),
+          f"(d) 120 ms janks under log_type 1 ({[e['wall_ms'] for e in events]})")
+    check(len(with_logs) == 3 and all(e["samples"] <= 21 for e in with_logs),
+          f"(d) three stack logs of at most 21 samples "
+          f"({[e['samples'] for e in with_logs]})")
+finally:
+    for p in (a_target, c_target, d_target):
+        p.kill()
+    for l in (a_logs, dev_logs, c_logs, d_logs):
+        l.cleanup()
+
+# (e) A quota of about two stack logs.
+e_target = start_target("--busy", "--ms", "300", "--every", "600")
+e_logs = LogDir()
+try:
+    wait_for(lambda: process_age_s(e_target.pid) >= 3, 10, "the target to be 3 s old")
+    rc, events, err = run_jankwatch(["-p", str(e_target.pid), "--set", "ignore_startup_time=3",
+                                     "--all", "--set", "log_quota_bytes=5000", "--duration",
+                                     "6", "--log-dir", e_logs.path], 60)
+    check(rc == 0, f"(e) jankwatch exits 0 ({rc})")
+    sizes = [os.path.getsize(os.path.join(e_logs.path, f)) for f in stacks(e_logs)]
+    check(len(events) >= 5 and sizes and sum(sizes) <= 5000,
+          f"(e) the stack logs stay within the quota ({sizes}, {len(events)} events)")
+    first_over = next((i for i, e in enumerate(events) if e["log_over_limit"]), None)
+    check(first_over is not None and all(e["log_over_limit"] and not e["external_log"]
+                                         for e in events[first_over:]),
+          f"(e) log_over_limit turns true and stays ({[e['log_over_limit'] for e in events]})")
+    check(len(events) == len(e_logs.read("events.jsonl").splitlines()),
+          "(e) every event is still in events.jsonl")
+finally:
+    e_target.kill()
+    e_logs.cleanup()
+print("PASS")
