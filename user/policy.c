@@ -31,6 +31,18 @@ struct group_count {
 
 enum budget_kind { BUDGET_STACK = 0, BUDGET_TRACE, BUDGET_HANG, BUDGET_KINDS };
 
+/* The end times of one process's recent tasks over the burst's T ms, a ring of N. */
+struct burst_ring {
+	uint32_t pid;
+	uint64_t start;
+	uint64_t *ends;
+	uint32_t head;		/* the oldest */
+	uint32_t n;
+	uint64_t last;		/* when last used, in task order: the oldest is reused first */
+};
+
+#define MAX_BURST_PROCS 64
+
 static const char *const budget_names[BUDGET_KINDS] = { "stack", "trace", "hang" };
 
 struct budget_list {
@@ -47,6 +59,9 @@ struct jw_policy {
 	size_t n_groups;
 	uint64_t janks;
 	bool changed;			/* budgets spent since the last jw_policy__save() */
+	struct burst_ring bursts[MAX_BURST_PROCS];
+	uint32_t burst_cap;		/* N the rings were made for */
+	uint64_t tasks;
 };
 
 struct jw_policy *jw_policy__new(const struct jw_params *params, bool all, bool dev)
@@ -68,6 +83,12 @@ void jw_policy__set_params(struct jw_policy *p, const struct jw_params *params)
 
 void jw_policy__free(struct jw_policy *p)
 {
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < MAX_BURST_PROCS; i++)
+		free(p->bursts[i].ends);
 	free(p);
 }
 
@@ -166,7 +187,7 @@ static bool spend(struct budget *b, uint64_t limit, uint64_t window_s, uint64_t 
 	return true;
 }
 
-enum jw_verdict jw_policy__decide(struct jw_policy *p, const struct jw_task_facts *t)
+enum jw_verdict jw_policy__decide(struct jw_policy *p, struct jw_task_facts *t)
 {
 	uint64_t trace_ns = (uint64_t)p->params.v[JW_P_TRACE_THRESHOLD_MS] * 1000000;
 	int64_t log_type = p->params.v[JW_P_LOG_TYPE];
@@ -174,9 +195,11 @@ enum jw_verdict jw_policy__decide(struct jw_policy *p, const struct jw_task_fact
 	struct budget *b;
 	uint64_t limit;
 
-	if (!jw_policy__is_jank(p, t))
+	if (!jw_policy__triage(p, t))
 		return JW_VERDICT_NONE;
-	if (log_type == 1)
+	if (!t->jank)
+		want = JW_VERDICT_STACK;	/* a burst of short tasks: their stacks */
+	else if (log_type == 1)
 		want = JW_VERDICT_STACK;
 	else if (log_type == 2)
 		want = JW_VERDICT_TRACE;
@@ -217,12 +240,81 @@ enum jw_verdict jw_policy__decide_hang(struct jw_policy *p, const struct jw_task
 	return JW_VERDICT_STACK;
 }
 
-bool jw_policy__is_jank(const struct jw_policy *p, const struct jw_task_facts *t)
+/* The burst ring of @t's process, made for N entries; NULL when out of memory. */
+static struct burst_ring *burst_of(struct jw_policy *p, const struct jw_task_facts *t)
+{
+	uint32_t n = p->params.burst.count;
+	struct burst_ring *r = NULL;
+	size_t i, oldest = 0;
+
+	/* A reload changed N: every ring starts again at the new size. */
+	if (p->burst_cap != n) {
+		for (i = 0; i < MAX_BURST_PROCS; i++) {
+			free(p->bursts[i].ends);
+			memset(&p->bursts[i], 0, sizeof(p->bursts[i]));
+		}
+		p->burst_cap = n;
+	}
+	for (i = 0; i < MAX_BURST_PROCS && !r; i++) {
+		if (p->bursts[i].ends && p->bursts[i].pid == t->pid &&
+		    p->bursts[i].start == t->proc_start_boot_ns)
+			r = &p->bursts[i];
+		else if (p->bursts[i].last < p->bursts[oldest].last)
+			oldest = i;
+	}
+	if (!r) {
+		r = &p->bursts[oldest];
+		free(r->ends);
+		*r = (struct burst_ring){ .pid = t->pid, .start = t->proc_start_boot_ns };
+		r->ends = calloc(n, sizeof(*r->ends));
+		if (!r->ends)
+			return NULL;
+	}
+	r->last = ++p->tasks;
+	return r;
+}
+
+/* Counts @t toward its process's burst; the burst's size when @t completes one, else 0. */
+static uint32_t count_burst(struct jw_policy *p, const struct jw_task_facts *t)
+{
+	const struct jw_burst *b = &p->params.burst;
+	uint64_t end = t->begin_boot_ns + t->wall_ns, window = (uint64_t)b->within_s * 1000000000;
+	struct burst_ring *r;
+	uint32_t n;
+
+	if (!b->on || b->count < 2 || t->wall_ns <= (uint64_t)b->over_ms * 1000000)
+		return 0;
+	r = burst_of(p, t);
+	if (!r)
+		return 0;
+	/* Drop what fell out of the window, then add this one (the ring holds N at most). */
+	while (r->n && r->ends[r->head] + window < end) {
+		r->head = (r->head + 1) % b->count;
+		r->n--;
+	}
+	r->ends[(r->head + r->n) % b->count] = end;
+	if (++r->n < b->count)
+		return 0;
+	n = r->n;
+	r->n = 0;
+	r->head = 0;
+	return n;
+}
+
+bool jw_policy__triage(struct jw_policy *p, struct jw_task_facts *t)
 {
 	uint64_t startup_ns = (uint64_t)p->params.v[JW_P_IGNORE_STARTUP_TIME] * 1000000000;
 
-	return t->wall_ns > jank_threshold_ns(&p->params) &&
-	       t->begin_boot_ns >= t->proc_start_boot_ns + startup_ns;
+	if (t->triaged)
+		return t->jank || t->burst;
+	t->triaged = true;
+	t->jank = false;
+	t->burst = 0;
+	if (t->begin_boot_ns < t->proc_start_boot_ns + startup_ns)
+		return false;
+	t->jank = t->wall_ns > jank_threshold_ns(&p->params);
+	t->burst = count_burst(p, t);
+	return t->jank || t->burst;
 }
 
 bool jw_policy__changed(const struct jw_policy *p)

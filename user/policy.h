@@ -28,6 +28,10 @@ struct jw_task_facts {
 	uint64_t proc_start_boot_ns;	/* the process's start, CLOCK_BOOTTIME */
 	uint64_t now_s;			/* wall clock, seconds, for the budget windows */
 	const char *group;		/* the group key (SPEC F13); NULL or "": no back-off */
+	/* Filled by jw_policy__triage() (decide() calls it when it was not): */
+	bool triaged;
+	bool jank;			/* over the jank threshold, past the startup window */
+	uint32_t burst;			/* it completed a burst (burst=N/T/W) of this many */
 };
 
 struct jw_policy;
@@ -42,8 +46,13 @@ void jw_policy__set_params(struct jw_policy *p, const struct jw_params *params);
 /* The lowest threshold in force, ns: tasks under it never need to leave the kernel. */
 uint64_t jw_policy__min_threshold_ns(const struct jw_params *params);
 
-/* Whether @t is a jank at all: over the jank threshold, past its process's startup window. */
-bool jw_policy__is_jank(const struct jw_policy *p, const struct jw_task_facts *t);
+/*
+ * Whether @t is a jank at all: over the jank threshold, past its process's startup window; or
+ * the task that completes a burst (N tasks over T ms within W s in one process, burst=N/T/W),
+ * after which the burst's count starts again. Counts @t toward its process's burst once, and
+ * notes the answer in @t. Returns whether @t is reported.
+ */
+bool jw_policy__triage(struct jw_policy *p, struct jw_task_facts *t);
 
 /*
  * Decides what @t gets, and spends the budget it uses. Files (a stack log or a trace) are for
@@ -51,7 +60,7 @@ bool jw_policy__is_jank(const struct jw_policy *p, const struct jw_task_facts *t
  * report_times_per_app stack logs per process and one trace per uid, a day (an hour with --dev).
  * Otherwise the event only. --all lifts back-off and budgets.
  */
-enum jw_verdict jw_policy__decide(struct jw_policy *p, const struct jw_task_facts *t);
+enum jw_verdict jw_policy__decide(struct jw_policy *p, struct jw_task_facts *t);
 
 /* Whether a budget was spent since the last jw_policy__save(). */
 bool jw_policy__changed(const struct jw_policy *p);

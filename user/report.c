@@ -722,6 +722,7 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 	/* No stack at all: null, as the stack log's "none". */
 	ev.heaviest_stack = *heaviest ? heaviest : NULL;
 	ev.group = *group ? group : NULL;
+	ev.burst = facts ? facts->burst : 0;
 	ev.waker = describe_waker(r, t, waker, sizeof(waker));
 	jw_buf_reset(&r->waker_stack);
 	if (ev.waker)
@@ -788,7 +789,7 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 	uint64_t now_real = clock_ns(CLOCK_REALTIME);
 	struct jw_task_facts facts = facts_of(r, proc, t, now_real);
 
-	if (!jw_policy__is_jank(r->opts.policy, &facts))
+	if (!jw_policy__triage(r->opts.policy, &facts))
 		return 0;
 	return report(r, proc, t, samples, n, JW_VERDICT_NONE, now_real / NS_PER_MS, &facts);
 }

@@ -79,6 +79,8 @@ void jw_event_format(const struct jw_event *e, struct jw_buf *b)
 	str_field(b, "waker", e->waker);
 	str_field(b, "cause", e->cause);
 	str_field(b, "group", e->group);
+	if (e->burst)
+		u64_field(b, "burst", e->burst);
 	u64_field(b, "samples", e->samples);
 	u64_field(b, "dropped", e->dropped);
 	jw_buf_puts(b, "}\n");

@@ -36,6 +36,7 @@ struct jw_event {
 	const char *waker;
 	const char *cause;		/* "cpu", "runqueue", "blocked", "io" */
 	const char *group;
+	uint32_t burst;			/* the task completed a burst of this many; 0: not written */
 	uint32_t samples;
 	uint32_t dropped;
 };

@@ -9,7 +9,9 @@
 (d) The seed's log_type 1 example (sample_interval=100, ignore_startup_time=11,
     sample_count=21, report_times_per_app=3): a 120 ms task gets a stack log of at most 21
     samples.
-(e) A quota reached: log_over_limit turns true, and no report passes the quota."""
+(e) A quota reached: log_over_limit turns true, and no report passes the quota.
+(f) burst=4/50/2: tasks of 60 ms, under the jank threshold, are reported once four of them
+    came within 2 s, with "burst": 4."""
 from jwtest import *
 
 require_bpf()
@@ -116,7 +118,34 @@ try:
           f"(e) log_over_limit turns true and stays ({[e['log_over_limit'] for e in events]})")
     check(len(events) == len(e_logs.read("events.jsonl").splitlines()),
           "(e) every event is still in events.jsonl")
+
+    # A log directory that is a planted link: said once; the events still go to stdout.
+    os.symlink("/tmp", os.path.join(e_logs.path, "link"))
+    rc, events, err = run_jankwatch(["-p", str(e_target.pid), "--set", "ignore_startup_time=3",
+                                     "--duration", "3", "--log-dir",
+                                     os.path.join(e_logs.path, "link")], 60)
+    check(rc == 0 and len(events) >= 2 and all(e["log_over_limit"] and not e["external_log"]
+                                               for e in events),
+          f"(e) a log directory that is a link: events on stdout, log_over_limit ({rc})")
+    check(sum("events go to stdout only" in l for l in err) == 1, f"(e) said once: {err}")
 finally:
     e_target.kill()
     e_logs.cleanup()
+# (f) Short tasks in a burst.
+f_target = start_target("--busy", "--ms", "60", "--every", "200")
+f_logs = LogDir()
+try:
+    wait_for(lambda: process_age_s(f_target.pid) >= 3, 10, "the target to be 3 s old")
+    rc, events, err = run_jankwatch(["-p", str(f_target.pid), "--set", "ignore_startup_time=3",
+                                     "--set", "burst=4/50/2", "--duration", "4", "--log-dir",
+                                     f_logs.path], 60)
+    check(rc == 0, f"(f) jankwatch exits 0 ({rc})")
+    check(len(events) >= 2 and
+          all(e.get("burst") == 4 and 50 < e["wall_ms"] < 150 for e in events),
+          f"(f) every fourth 60 ms task is reported with burst 4 "
+          f"({[(e.get('burst'), e['wall_ms']) for e in events]})")
+    check(len(stacks(f_logs)) == 1, f"(f) within the budget: one stack log ({stacks(f_logs)})")
+finally:
+    f_target.kill()
+    f_logs.cleanup()
 print("PASS")

@@ -149,9 +149,11 @@ static void test_log_type_0_split(void **state)
 	PARAMS(fx, "log_type=0");
 	p = make_policy(fx, true, false);
 	assert_int_equal(decide_wall(p, 300 * MS), JW_VERDICT_STACK);
+	assert_int_equal(decide_wall(p, 449 * MS), JW_VERDICT_STACK);
 	assert_int_equal(decide_wall(p, 450 * MS - 1), JW_VERDICT_STACK);
 	assert_int_equal(decide_wall(p, 450 * MS), JW_VERDICT_STACK);
 	assert_int_equal(decide_wall(p, 450 * MS + 1), JW_VERDICT_TRACE);
+	assert_int_equal(decide_wall(p, 451 * MS), JW_VERDICT_TRACE);
 	assert_int_equal(decide_wall(p, 10 * SEC), JW_VERDICT_TRACE);
 	assert_int_equal(decide_wall(p, UINT64_MAX), JW_VERDICT_TRACE);
 }
@@ -356,6 +358,74 @@ static void test_fibonacci_back_off(void **state)
 	p = make_policy(fx, true, false);
 	for (i = 0; i < 6; i++)
 		assert_int_equal(decide_group(p, 45, "g", NOW_S), JW_VERDICT_STACK);
+}
+
+/* A task of @wall_ns ending @end_ms after a moment past the process's startup window. */
+static struct jw_task_facts burst_task(uint32_t pid, uint64_t wall_ns, uint64_t end_ms)
+{
+	struct jw_task_facts t = task(pid, 1000, wall_ns, NOW_S);
+
+	t.begin_boot_ns = PROC_START_NS + 11 * SEC + end_ms * MS - wall_ns;
+	return t;
+}
+
+/*
+ * burst=3/50/2: the third task over 50 ms within 2 s of one process is reported (a stack log)
+ * though under the jank threshold; then the count starts again. Older tasks fall out of the
+ * window; other processes count apart; tasks in the startup window do not count.
+ */
+static void test_burst(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_task_facts t;
+	struct jw_policy *p;
+
+	PARAMS(fx, "burst=3/50/2", "report_times_per_app=3");
+	p = make_policy(fx, false, false);
+	assert_int_equal(jw_policy__min_threshold_ns(&fx->params), 50 * MS);
+	t = burst_task(42, 60 * MS, 0);
+	assert_false(jw_policy__triage(p, &t));
+	t = burst_task(42, 40 * MS, 100);	/* not over T: does not count */
+	assert_false(jw_policy__triage(p, &t));
+	t = burst_task(43, 60 * MS, 200);	/* another process */
+	assert_false(jw_policy__triage(p, &t));
+	t = burst_task(42, 60 * MS, 500);
+	assert_false(jw_policy__triage(p, &t));
+	t = burst_task(42, 60 * MS, 1900);
+	assert_int_equal(jw_policy__decide(p, &t), JW_VERDICT_STACK);
+	assert_int_equal(t.burst, 3);
+	assert_false(t.jank);
+	/* Counted once: deciding again does not count it again. */
+	assert_true(jw_policy__triage(p, &t));
+	/* Starts again; the first of these falls out of the window before the third. */
+	t = burst_task(42, 60 * MS, 2000);
+	assert_false(jw_policy__triage(p, &t));
+	t = burst_task(42, 60 * MS, 4100);
+	assert_false(jw_policy__triage(p, &t));
+	t = burst_task(42, 60 * MS, 4200);
+	assert_false(jw_policy__triage(p, &t));
+	t = burst_task(42, 60 * MS, 4300);
+	assert_true(jw_policy__triage(p, &t));
+	assert_int_equal(t.burst, 3);
+	/* A jank that completes a burst is both. */
+	t = burst_task(43, 60 * MS, 2100);
+	assert_false(jw_policy__triage(p, &t));
+	t = burst_task(43, 200 * MS, 2200);
+	assert_true(jw_policy__triage(p, &t));
+	assert_true(t.jank);
+	assert_int_equal(t.burst, 3);
+	/* In the startup window: nothing counts. */
+	t = task(44, 1000, 60 * MS, NOW_S);
+	t.begin_boot_ns = PROC_START_NS + SEC;
+	assert_false(jw_policy__triage(p, &t));
+	assert_int_equal(t.burst, 0);
+	/* Off: no burst. */
+	PARAMS(fx, "log_type=0");
+	p = make_policy(fx, false, false);
+	for (int i = 0; i < 5; i++) {
+		t = burst_task(42, 60 * MS, i * 10);
+		assert_false(jw_policy__triage(p, &t));
+	}
 }
 
 /* The budgets spent are saved as text and loaded by a new policy: a restart keeps them. */
@@ -792,6 +862,7 @@ int main(void)
 		T(test_budget_default_one),
 		T(test_hang),
 		T(test_fibonacci_back_off),
+		T(test_burst),
 		T(test_budgets_saved_and_loaded),
 		T(test_budget_three),
 		T(test_budget_day_window),
