@@ -27,7 +27,7 @@ def check_python(python, extra, handler, where):
     try:
         wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
         rc, events, err = run_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3",
-                                         "--all", "--duration", "3", "--log-dir", logs.path], 60)
+                                         "--all", "--duration", "4", "--log-dir", logs.path], 60)
     finally:
         target.kill()
     what = f"{python} {' '.join(extra)}"
