@@ -280,6 +280,21 @@ void jw_attach__set_report_min(struct jw_attach *a, uint64_t ns)
 	a->skel->data->report_min_ns = ns;
 }
 
+uint64_t jw_attach__tasks(const struct jw_attach *a, uint32_t slot)
+{
+	uint64_t total = 0;
+	uint32_t probe;
+
+	for (probe = 0; probe < JW_MAX_PROBES; probe++) {
+		struct jw_stats_val v;
+		__u32 key = slot * JW_MAX_PROBES + probe;
+
+		if (!bpf_map__lookup_elem(a->skel->maps.stats, &key, sizeof(key), &v, sizeof(v), 0))
+			total += v.count;
+	}
+	return total;
+}
+
 int jw_attach__task_state(const struct jw_attach *a, int pidfd, struct jw_task_state *out)
 {
 	if (bpf_map__lookup_elem(a->skel->maps.task_state, &pidfd, sizeof(pidfd), out,

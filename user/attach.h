@@ -76,6 +76,9 @@ int jw_attach__events_fd(const struct jw_attach *a);
 /* Copies the kernel side's loss counters (enum jw_drop). */
 void jw_attach__drops(const struct jw_attach *a, uint64_t drops[JW_DROP_MAX]);
 
+/* Tasks the kernel counted in stats slot @slot so far, every probe's (slow or not). */
+uint64_t jw_attach__tasks(const struct jw_attach *a, uint32_t slot);
+
 /* Tasks shorter than @ns no longer reach user space (a reload changed the thresholds). */
 void jw_attach__set_report_min(struct jw_attach *a, uint64_t ns);
 

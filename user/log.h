@@ -19,6 +19,12 @@ enum jw_log_level jw_log_level(void);
 /* Prints "jankwatch: <message>\n" on stderr when @level is shown. */
 void jw_log(enum jw_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * On a terminal, shows @line as the live status line, rewritten in place; messages are printed
+ * above it. NULL or "" removes it. Nothing happens when stderr is not a terminal or with -q.
+ */
+void jw_log_status(const char *line);
+
 /* Writes a one-line message into a caller's @err buffer; a NULL or empty buffer is ignored. */
 void jw_set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

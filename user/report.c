@@ -742,8 +742,15 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 	}
 	ev.log_over_limit = ev.log_over_limit || jw_logdir__over_quota(r->opts.logdir);
 	ret = emit_event(r, &ev);
-	if (!ret && !(t->hdr.flags & JW_TASK_HANG))
+	if (!ret && !(t->hdr.flags & JW_TASK_HANG)) {
+		static const char *const causes[] = { "cpu", "runqueue", "blocked", "io" };
+		size_t c;
+
 		r->counts.janks++;
+		for (c = 0; c < 4; c++)
+			if (ev.cause && !strcmp(ev.cause, causes[c]))
+				r->counts.by_cause[c]++;
+	}
 out:
 	free(heaviest);
 	free(group);

@@ -41,6 +41,7 @@ void jw_clocks_init(struct jw_clocks *c);
 
 struct jw_report_counts {
 	uint64_t janks;		/* jank event lines */
+	uint64_t by_cause[4];	/* of them, by cause: cpu, runqueue, blocked, io */
 	uint64_t hangs;		/* hang event lines */
 	uint64_t traces;	/* janks decided for a trace report */
 	uint64_t stack_logs;	/* files written */

@@ -19,6 +19,7 @@
 #define POLL_MS 100
 #define ALIVE_CHECK_NS 500000000ULL
 #define AGING_EVERY_NS (3600 * 1000000000ULL)
+#define STATUS_EVERY_NS 1000000000ULL
 
 static volatile sig_atomic_t stop_requests;
 static volatile sig_atomic_t reload_requests;
@@ -513,6 +514,52 @@ static void check_hangs(struct session *s, uint64_t now)
 	}
 }
 
+/* Tasks the kernel counted for every slot used so far (a slot's row outlives its process). */
+static uint64_t tasks_so_far(const struct session *s)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < s->n_procs; i++)
+		total += jw_attach__tasks(s->attach, i);
+	return total;
+}
+
+/* Every drop jankwatch knows of: the kernel's and its own. */
+static uint64_t drops_so_far(const struct session *s)
+{
+	const struct jw_report_counts *c = jw_reporter__counts(s->reporter);
+	uint64_t drops[JW_DROP_MAX], total = s->lost_samples + c->write_errors;
+	size_t i;
+
+	jw_attach__drops(s->attach, drops);
+	for (i = 0; i < JW_DROP_MAX; i++)
+		total += drops[i];
+	return total;
+}
+
+/* The live status line (a terminal only): what was watched, how fast, what came of it. */
+static void show_status(struct session *s, uint64_t now)
+{
+	const struct jw_report_counts *c = jw_reporter__counts(s->reporter);
+	uint64_t tasks = tasks_so_far(s);
+	double rate = 0;
+	char line[256];
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n_procs; i++)
+		n += s->procs[i].target.pid != 0;
+	if (s->status_ns && now > s->status_ns)
+		rate = (tasks - s->status_tasks) * 1e9 / (now - s->status_ns);
+	s->status_ns = now;
+	s->status_tasks = tasks;
+	snprintf(line, sizeof(line), "%zu process%s, %llu tasks (%.0f/s), %llu janks, %llu hangs, "
+		 "%llu reports, %llu dropped", n, n == 1 ? "" : "es", (unsigned long long)tasks,
+		 rate, (unsigned long long)c->janks, (unsigned long long)c->hangs,
+		 (unsigned long long)c->stack_logs, (unsigned long long)drops_so_far(s));
+	jw_log_status(line);
+}
+
 /*
  * SIGHUP: the parameters again from --config and --set. A bad configuration keeps the one in
  * force; what the attached probes fixed (sample_period_ms, stack_bytes) waits for a restart.
@@ -572,6 +619,8 @@ static int run_loop(struct session *s)
 			reload(s);
 			hang_every = (uint64_t)s->cfg->params.v[JW_P_SAMPLE_INTERVAL] * 1000000;
 		}
+		if (now - s->status_ns >= STATUS_EVERY_NS)
+			show_status(s, now);
 		if (now - last_aging >= AGING_EVERY_NS) {
 			last_aging = now;
 			age_logs(s);
@@ -596,11 +645,16 @@ static void print_summary(struct session *s)
 	const struct jw_report_counts *c = jw_reporter__counts(s->reporter);
 	uint64_t drops[JW_DROP_MAX];
 
+	jw_log_status(NULL);
 	jw_attach__drops(s->attach, drops);
-	jw_log(JW_LOG_INFO, "%llu janks, %llu hangs, %llu stack logs written, %llu trace reports "
-	       "decided, %llu withheld (budget, back-off or quota)", (unsigned long long)c->janks,
-	       (unsigned long long)c->hangs, (unsigned long long)c->stack_logs,
-	       (unsigned long long)c->traces, (unsigned long long)c->withheld);
+	jw_log(JW_LOG_INFO, "%llu tasks, %llu janks (cpu %llu, runqueue %llu, blocked %llu, io %llu), "
+	       "%llu hangs, %llu stack logs written, %llu trace reports decided, %llu withheld "
+	       "(budget, back-off or quota)", (unsigned long long)tasks_so_far(s),
+	       (unsigned long long)c->janks, (unsigned long long)c->by_cause[0],
+	       (unsigned long long)c->by_cause[1], (unsigned long long)c->by_cause[2],
+	       (unsigned long long)c->by_cause[3], (unsigned long long)c->hangs,
+	       (unsigned long long)c->stack_logs, (unsigned long long)c->traces,
+	       (unsigned long long)c->withheld);
 	if (drops[JW_DROP_TASK] || drops[JW_DROP_SAMPLE] || drops[JW_DROP_STATE] ||
 	    s->lost_samples || c->write_errors)
 		jw_log(JW_LOG_WARN,

@@ -60,6 +60,8 @@ struct watched_exe {
 
 struct session {
 	struct jw_config *cfg;		/* its params change on SIGHUP */
+	uint64_t status_ns;		/* the status line's last update, and the tasks then */
+	uint64_t status_tasks;
 	/* Slot i: procs[i], its hooks and its watched thread; a slot with pid 0 is free. */
 	struct jw_proc procs[JW_MAX_PIDS];
 	struct proc_hooks *hooks[JW_MAX_PIDS];
