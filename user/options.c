@@ -447,9 +447,34 @@ static void strip_comment(char *line)
 }
 
 /* One config file line; whitespace around the key, '=' and value is allowed. */
-static int load_line(struct jw_params *params, char *line, char *err, size_t errlen)
+static int set_string(char **dst, const char *opt, const char *val, char *err, size_t errlen);
+
+/* A config file's exe= line: one more executable to watch, as --exe. */
+static int add_exe(struct jw_config *cfg, const char *path, char *err, size_t errlen)
 {
-	char *eq;
+	if (!*path) {
+		jw_set_err(err, errlen, "exe='': empty value");
+		return -EINVAL;
+	}
+	if (cfg->n_exes == JW_MAX_EXES) {
+		jw_set_err(err, errlen, "exe=%s: at most %d executables", path, JW_MAX_EXES);
+		return -EINVAL;
+	}
+	cfg->exes[cfg->n_exes] = strdup(path);
+	if (!cfg->exes[cfg->n_exes])
+		return -ENOMEM;
+	cfg->n_exes++;
+	return 0;
+}
+
+/*
+ * One line of a config file: a parameter, or a target (exe=PATH, log_dir=PATH) that only a
+ * @cfg being parsed takes (a reload, or jw_params_load_file(), passes over them).
+ */
+static int load_line(struct jw_params *params, struct jw_config *cfg, char *line, char *err,
+		     size_t errlen)
+{
+	char *eq, *key, *value;
 
 	strip_comment(line);
 	line = trim(line);
@@ -461,10 +486,20 @@ static int load_line(struct jw_params *params, char *line, char *err, size_t err
 		return -EINVAL;
 	}
 	*eq = '\0';
-	return set_kv(params, trim(line), trim(eq + 1), err, errlen);
+	key = trim(line);
+	value = trim(eq + 1);
+	if (!strcmp(key, "exe"))
+		return cfg ? add_exe(cfg, value, err, errlen) : 0;
+	if (!strcmp(key, "log_dir")) {
+		if (!cfg || cfg->log_dir_given)
+			return 0;	/* --log-dir wins */
+		return set_string(&cfg->log_dir, "log_dir", value, err, errlen);
+	}
+	return set_kv(params, key, value, err, errlen);
 }
 
-int jw_params_load_file(struct jw_params *params, const char *path, char *err, size_t errlen)
+static int load_file(struct jw_params *params, struct jw_config *cfg, const char *path,
+		     char *err, size_t errlen)
 {
 	char msg[JW_MSG_MAX], *line = NULL;
 	unsigned int lineno = 0;
@@ -483,7 +518,7 @@ int jw_params_load_file(struct jw_params *params, const char *path, char *err, s
 		if (getline(&line, &cap, f) < 0)
 			break;
 		lineno++;
-		ret = load_line(params, line, msg, sizeof(msg));
+		ret = load_line(params, cfg, line, msg, sizeof(msg));
 		if (ret) {
 			jw_set_err(err, errlen, "%s:%u: %s", path, lineno, msg);
 			goto out;
@@ -498,6 +533,11 @@ out:
 	free(line);
 	fclose(f);
 	return ret;
+}
+
+int jw_params_load_file(struct jw_params *params, const char *path, char *err, size_t errlen)
+{
+	return load_file(params, NULL, path, err, errlen);
 }
 
 void jw_config_free(struct jw_config *cfg)
@@ -847,6 +887,7 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		cfg->dev = true;
 		return 0;
 	case OPT_LOG_DIR:
+		cfg->log_dir_given = true;
 		return set_string(&cfg->log_dir, "--log-dir", optarg, err, errlen);
 	case OPT_FORMAT:
 		return set_format(cfg, optarg, err, errlen);
@@ -914,7 +955,7 @@ static int parse_argv(struct jw_config *cfg, struct pending_sets *sets, int argc
 			"a program after --)", argv[optind]);
 		return -EINVAL;
 	}
-	if (!cfg->n_pids && !cfg->cmd && !cfg->n_exes) {
+	if (!cfg->n_pids && !cfg->cmd && !cfg->n_exes && !cfg->config_file) {
 		jw_set_err(err, errlen, "no target: give -p PID, --exe PATH, or -- CMD [ARGS...]");
 		return -EINVAL;
 	}
@@ -944,9 +985,14 @@ static int apply_params(struct jw_config *cfg, const struct pending_sets *sets, 
 	int ret;
 
 	if (cfg->config_file) {
-		ret = jw_params_load_file(&cfg->params, cfg->config_file, err, errlen);
+		ret = load_file(&cfg->params, cfg, cfg->config_file, err, errlen);
 		if (ret)
+			return ret == -ENOMEM ? ret : -EINVAL;
+		if (!cfg->n_pids && !cfg->cmd && !cfg->n_exes) {
+			jw_set_err(err, errlen, "no target: give -p PID, --exe PATH, or -- CMD "
+				   "[ARGS...], or exe=PATH lines in %s", cfg->config_file);
 			return -EINVAL;
+		}
 	}
 	for (i = 0; i < sets->n; i++) {
 		ret = jw_params_set(&cfg->params, sets->kv[i], msg, sizeof(msg));

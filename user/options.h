@@ -81,6 +81,7 @@ struct jw_config {
 	char *thread;		/* --thread TID|NAME, NULL: the main thread */
 	char *config_file;
 	char *log_dir;		/* never NULL after parsing */
+	bool log_dir_given;	/* --log-dir was on the command line (a config's log_dir= yields) */
 	char *raw_file;		/* --raw FILE, or NULL */
 	char **cmd;		/* -- CMD [ARGS...]: points into argv, NULL-terminated; or NULL */
 	char *exes[JW_MAX_EXES];	/* --exe PATH: every process of these, now and later */
@@ -128,7 +129,10 @@ int jw_params_set(struct jw_params *params, const char *key_value, char *err, si
  */
 int jw_params_finish(struct jw_params *params, char *err, size_t errlen);
 
-/* Reads KEY=VALUE lines (# comments, blank lines) from @path into @params. 0 or -errno/-EINVAL. */
+/*
+ * Reads KEY=VALUE lines (# comments, blank lines) from @path into @params; the target lines a
+ * command line's config may hold (exe=PATH, log_dir=PATH) are passed over. 0 or -errno/-EINVAL.
+ */
 int jw_params_load_file(struct jw_params *params, const char *path, char *err, size_t errlen);
 
 /*

@@ -59,5 +59,12 @@ for path, what in (("/etc/passwd", "not an executable file"), ("/nonexistent", "
                        text=True, timeout=30)
     err = p.stderr.strip().splitlines()
     check(p.returncode == 1 and len(err) == 1 and what in err[0], f"--exe {path}: {err}")
+
+# Always on: the shipped example config names the targets (exe= lines) and the parameters.
+example = os.path.join(os.environ.get("JW_SRC", "."), "scripts/jankwatch.conf.example")
+p = subprocess.run([JW_BIN, "--config", example, "--log-dir", logs.path, "--duration", "1"],
+                   capture_output=True, text=True, timeout=60)
+check(p.returncode == 0 and "--exe /usr/bin/redis-check-rdb: watching its processes" in p.stderr,
+      f"--config scripts/jankwatch.conf.example alone watches its exe= targets ({p.stderr})")
 logs.cleanup()
 print("PASS")

@@ -886,6 +886,40 @@ static void test_reload(void **state)
 	assert_int_equal(p.v[JW_P_THRESHOLD_MS], 12345);
 }
 
+/*
+ * A config file can name the targets: exe= lines add executables as --exe does, log_dir= sets
+ * the log directory unless --log-dir was given; a config with no target at all is refused.
+ */
+static void test_config_targets(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_params p;
+
+	write_config(fx, "# always on\nexe=/usr/bin/redis-check-rdb\nexe = /usr/sbin/nginx\n"
+			 "log_dir=/var/log/jw-test\nthreshold_ms=200\n");
+	parse_ok(fx, PARSE(fx, "--config", fx->path));
+	assert_int_equal(fx->cfg.n_exes, 2);
+	assert_string_equal(fx->cfg.exes[0], "/usr/bin/redis-check-rdb");
+	assert_string_equal(fx->cfg.exes[1], "/usr/sbin/nginx");
+	assert_string_equal(fx->cfg.log_dir, "/var/log/jw-test");
+	assert_int_equal(fx->cfg.params.v[JW_P_THRESHOLD_MS], 200);
+	/* The command line's --exe come first; --log-dir wins over log_dir=. */
+	parse_ok(fx, PARSE(fx, "--exe", "/bin/true", "--log-dir", "/tmp/x", "--config", fx->path));
+	assert_int_equal(fx->cfg.n_exes, 3);
+	assert_string_equal(fx->cfg.exes[0], "/bin/true");
+	assert_string_equal(fx->cfg.log_dir, "/tmp/x");
+	/* Parameters alone read such a file as a parameter file. */
+	jw_params_defaults(&p);
+	assert_int_equal(jw_params_load_file(&p, fx->path, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(p.v[JW_P_THRESHOLD_MS], 200);
+
+	write_config(fx, "threshold_ms=200\n");
+	parse_fails(fx, PARSE(fx, "--config", fx->path), "or exe=PATH lines in");
+	parse_ok(fx, PARSE(fx, "--config", fx->path, "-p", "1"));
+	write_config(fx, "exe=\n");
+	parse_fails(fx, PARSE(fx, "--config", fx->path), "exe='': empty value");
+}
+
 static void test_parse_config_errors(void **state)
 {
 	struct fixture *fx = *state;
@@ -1018,6 +1052,7 @@ int main(void)
 		T(test_parse_runs_finish),
 		T(test_parse_set_overrides_config),
 		T(test_reload),
+		T(test_config_targets),
 		T(test_parse_config_errors),
 		T(test_parse_help),
 		T(test_usage),
