@@ -447,10 +447,17 @@ static __u32 copy_user_stack(struct task_struct *task, struct jw_sample_rec *rec
 	struct vma_end ve = {};
 	__u64 size = stack_bytes;
 
-	if (bpf_find_vma(task, sp, vma_end_cb, &ve, 0) || ve.end <= sp)
-		return 0;
-	if (ve.end - sp < size)
-		size = ve.end - sp;
+	/*
+	 * bpf_find_vma() fails with EBUSY while another BPF program's deferred mmap unlock is
+	 * pending on this CPU (a second jankwatch sampling the same thread in the same tick): then
+	 * the page-by-page copy below finds the end of the mapping itself.
+	 */
+	if (!bpf_find_vma(task, sp, vma_end_cb, &ve, 0)) {
+		if (ve.end <= sp)
+			return 0;
+		if (ve.end - sp < size)
+			size = ve.end - sp;
+	}
 	size &= ~7ULL;
 	barrier_var(size);
 	if (size > stack_bytes)
@@ -459,7 +466,8 @@ static __u32 copy_user_stack(struct task_struct *task, struct jw_sample_rec *rec
 		return size;
 	/*
 	 * A page of the range was never touched (the random gap the kernel leaves above a new
-	 * process's initial stack): copy page by page up to it. The frames all lie below the gap.
+	 * process's initial stack), or the range passes the mapping's end: copy page by page up
+	 * to it. The frames all lie below.
 	 */
 	for (int i = 0; i < JW_MAX_STACK_BYTES / CHUNK + 1; i++) {
 		__u64 chunk = CHUNK - ((sp + off) & (CHUNK - 1));
