@@ -449,15 +449,12 @@ static void strip_comment(char *line)
 /* One config file line; whitespace around the key, '=' and value is allowed. */
 static int set_string(char **dst, const char *opt, const char *val, char *err, size_t errlen);
 
-/* A config file's exe= line: one more executable to watch, as --exe. */
-static int add_exe(struct jw_config *cfg, const char *path, char *err, size_t errlen)
+/* One more executable to watch: --exe PATH, or a config file's exe=PATH (@how: "--exe ", "exe="). */
+static int add_exe(struct jw_config *cfg, const char *how, const char *path, char *err,
+		   size_t errlen)
 {
-	if (!*path) {
-		jw_set_err(err, errlen, "exe='': empty value");
-		return -EINVAL;
-	}
 	if (cfg->n_exes == JW_MAX_EXES) {
-		jw_set_err(err, errlen, "exe=%s: at most %d executables", path, JW_MAX_EXES);
+		jw_set_err(err, errlen, "%s%s: at most %d executables", how, path, JW_MAX_EXES);
 		return -EINVAL;
 	}
 	cfg->exes[cfg->n_exes] = strdup(path);
@@ -488,8 +485,15 @@ static int load_line(struct jw_params *params, struct jw_config *cfg, char *line
 	*eq = '\0';
 	key = trim(line);
 	value = trim(eq + 1);
-	if (!strcmp(key, "exe"))
-		return cfg ? add_exe(cfg, value, err, errlen) : 0;
+	if (!strcmp(key, "exe")) {
+		if (!cfg)
+			return 0;
+		if (!*value) {
+			jw_set_err(err, errlen, "exe='': empty value");
+			return -EINVAL;
+		}
+		return add_exe(cfg, "exe=", value, err, errlen);
+	}
 	if (!strcmp(key, "log_dir")) {
 		if (!cfg || cfg->log_dir_given)
 			return 0;	/* --log-dir wins */
@@ -902,15 +906,7 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 	case OPT_USER:
 		return set_string(&cfg->user, "--user", optarg, err, errlen);
 	case OPT_EXE:
-		if (cfg->n_exes == JW_MAX_EXES) {
-			jw_set_err(err, errlen, "--exe %s: at most %d executables", optarg, JW_MAX_EXES);
-			return -EINVAL;
-		}
-		cfg->exes[cfg->n_exes] = strdup(optarg);
-		if (!cfg->exes[cfg->n_exes])
-			return -ENOMEM;
-		cfg->n_exes++;
-		return 0;
+		return add_exe(cfg, "--exe ", optarg, err, errlen);
 	case OPT_STACK_BYTES:
 		/* The same parameter as --set stack_bytes=N, queued with the --set values. */
 		if (asprintf(&sets->owned[sets->n_owned], "stack_bytes=%s", optarg) < 0)
