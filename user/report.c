@@ -702,12 +702,8 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 	ret = build_tree(r, proc, samples, n, tree, counts, &ev.samples);
 	jw_log(JW_LOG_DEBUG, "pid %u: %zu samples held, %u unwound and named in %lld us", t->hdr.pid,
 	       n, r->unwound, (long long)(clock_ns(CLOCK_MONOTONIC) - t0) / 1000);
-	if (!ret) {
-		heaviest = jw_stacktree__heaviest(tree);
-		group = jw_stacktree__group(tree);
-		if (!heaviest || !group)
-			ret = -ENOMEM;
-	}
+	if (!ret)
+		ret = jw_stacktree__heaviest_and_group(tree, &heaviest, &group);
 	if (ret)
 		goto out;
 	/* Live, the policy decides now that the group is known (the back-off needs it). */

@@ -640,38 +640,51 @@ static size_t heavy_pick(struct heavy_ent *ents, size_t nr)
 	return best;
 }
 
-/* The heaviest stack's name (@group 0) or its group key (@group 1). */
-static char *heaviest_part(const struct jw_stacktree *t, bool group)
+int jw_stacktree__heaviest_and_group(const struct jw_stacktree *t, char **heaviest,
+				     char **group)
 {
 	struct heavy_ctx h = { 0 };
-	char *res = NULL;
 	size_t i, best;
 	int err;
 
+	*heaviest = *group = NULL;
 	err = tree_walk(t, visit_heavy, &h);
-	if (err) {
-		errno = -err;
-		goto out_free;
+	if (!err && !h.nr) {
+		*heaviest = strdup("");
+		*group = strdup("");
+	} else if (!err) {
+		best = heavy_pick(h.ents, h.nr);
+		*heaviest = h.ents[best].key;
+		*group = h.ents[best].group;
+		h.ents[best].key = h.ents[best].group = NULL;
 	}
-	if (!h.nr) {
-		res = strdup("");
-		goto out_free;
-	}
-	best = heavy_pick(h.ents, h.nr);
-	if (group) {
-		res = h.ents[best].group;
-		h.ents[best].group = NULL;
-	} else {
-		res = h.ents[best].key;
-		h.ents[best].key = NULL;
-	}
-out_free:
 	for (i = 0; i < h.nr; i++) {
 		free(h.ents[i].key);
 		free(h.ents[i].group);
 	}
 	free(h.ents);
-	return res;
+	if (!err && (!*heaviest || !*group))
+		err = -ENOMEM;
+	if (err) {
+		free(*heaviest);
+		free(*group);
+		*heaviest = *group = NULL;
+	}
+	return err;
+}
+
+/* One of the two strings jw_stacktree__heaviest_and_group() makes; NULL with errno set. */
+static char *heaviest_part(const struct jw_stacktree *t, bool group)
+{
+	char *heaviest, *key;
+	int err = jw_stacktree__heaviest_and_group(t, &heaviest, &key);
+
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	free(group ? heaviest : key);
+	return group ? key : heaviest;
 }
 
 char *jw_stacktree__heaviest(const struct jw_stacktree *t)

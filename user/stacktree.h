@@ -59,6 +59,13 @@ char *jw_stacktree__heaviest(const struct jw_stacktree *t);
  */
 char *jw_stacktree__group(const struct jw_stacktree *t);
 
+/*
+ * Both of the above from one walk of the tree: malloc'd strings into @heaviest and @group.
+ * Returns 0, or -ENOMEM (both NULL).
+ */
+int jw_stacktree__heaviest_and_group(const struct jw_stacktree *t, char **heaviest,
+				     char **group);
+
 /* Whether @fr is the system's, not the application's: kernel, libc, ld.so, vdso, no module. */
 bool jw_frame_is_system(const struct jw_frame *fr);
 
