@@ -104,6 +104,14 @@ def target_tasks(proc):
     return [TargetTask(l) for l in list(proc.out) if l.startswith("task ")]
 
 
+def task_of(ev, tasks, what):
+    """The program's own task that event @ev reports: the one of @tasks (TargetTask) that began
+    within 20 ms of it. Checks that there is exactly one; @what says so."""
+    mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
+    check(len(mine) == 1, what)
+    return mine[0]
+
+
 def process_age_s(pid):
     with open(f"/proc/{pid}/stat") as f:
         start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])

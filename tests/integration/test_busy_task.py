@@ -22,9 +22,8 @@ check(len(events) >= 4, f"at least 4 events in 5 s (got {len(events)})")
 for ev in events:
     check(ev["event"] == "MAIN_THREAD_JANK" and ev["pid"] == target.pid and
           ev["tid"] == target.pid and ev["handler"] == "dispatch", "event names pid, tid, handler")
-    mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
-    check(len(mine) == 1, f"event at {ev['begin_time']} matches one task of the target")
-    own_ms = mine[0].dur_ns / 1e6
+    mine = task_of(ev, tasks, f"event at {ev['begin_time']} matches one task of the target")
+    own_ms = mine.dur_ns / 1e6
     check(abs(ev["wall_ms"] - own_ms) <= 0.05 * own_ms,
           f"wall_ms {ev['wall_ms']} within 5% of the target's own {own_ms:.3f}")
     # On a loaded machine part of a busy task waits for a CPU: on-CPU + run queue is the task.

@@ -24,9 +24,8 @@ def watch(target_args, probe, seconds):
 
 
 def matching(ev, tasks):
-    mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
-    check(len(mine) == 1, f"event at {ev['begin_time']} matches one slow task of the target")
-    return mine[0].dur_ns / 1e6
+    mine = task_of(ev, tasks, f"event at {ev['begin_time']} matches one slow task of the target")
+    return mine.dur_ns / 1e6
 
 
 # Exit symbol: dispatch's entry starts the task, after_dispatch's entry ends it.

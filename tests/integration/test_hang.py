@@ -28,9 +28,8 @@ def check_hang(kind, task_ms, hang_ms, extra, frame):
     hang, jank = hangs[0], janks[0]
     check(events.index(hang) < events.index(jank), f"{kind}: the hang comes first")
     check(hang["begin_time"] == jank["begin_time"], f"{kind}: both are the same task")
-    mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - jank["begin_time"]) < 20]
-    check(len(mine) == 1, f"{kind}: the events match one task of the program")
-    end_ms = mono_to_epoch_ms(mine[0].begin_ns + mine[0].dur_ns)
+    mine = task_of(jank, tasks, f"{kind}: the events match one task of the program")
+    end_ms = mono_to_epoch_ms(mine.begin_ns + mine.dur_ns)
     # Raised once the task had run hang_ms, within a few checks (sample_interval, 150 ms).
     late = hang["time"] - hang["begin_time"] - hang_ms
     check(0 <= late <= 600, f"{kind}: raised {late} ms after hang_ms, within 600 ms")
@@ -42,7 +41,7 @@ def check_hang(kind, task_ms, hang_ms, extra, frame):
           f"{kind}: the stacks so far show {frame} under dispatch ({hang['heaviest_stack']})")
     check(len(hang["external_log"]) == 1 and os.path.exists(hang["external_log"][0]),
           f"{kind}: the hang has its stack log")
-    own_ms = mine[0].dur_ns / 1e6
+    own_ms = mine.dur_ns / 1e6
     check(matches_own(jank, own_ms),
           f"{kind}: the jank's wall_ms {jank['wall_ms']} within 5% of the program's {own_ms:.0f}")
     check(any("a task has been running for" in l for l in jw.err), f"{kind}: said on stderr")

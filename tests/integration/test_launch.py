@@ -20,9 +20,8 @@ check(len(tasks) == 12, f"the program ran its 12 tasks ({len(tasks)})")
 late = [t for t in tasks if t.n >= 6]   # past the 3 s startup window (0.7 s per task)
 check(len(events) >= len(late) - 1, f"{len(events)} events for the {len(late)} late tasks")
 for ev in events:
-    mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
-    check(len(mine) == 1, "each event is a task of the program")
-    own_ms = mine[0].dur_ns / 1e6
+    mine = task_of(ev, tasks, "each event is a task of the program")
+    own_ms = mine.dur_ns / 1e6
     # Wait to wait, the task also holds the loop's own work around the callback, which the
     # program does not measure; once per run here it is ~10 ms of interpreter CPU (still
     # unexplained). The 5% bounds on steady loops are in test_syscall_loop and test_loop_presets;

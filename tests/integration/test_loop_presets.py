@@ -27,9 +27,8 @@ def check_preset(binary, loop, dispatch, handler):
     for ev in events:
         check(ev["loop"] == loop and ev["handler"] == handler,
               f"{loop}: handler {handler} ({ev['loop']}, {ev['handler']})")
-        mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
-        check(len(mine) == 1, f"{loop}: the event matches one task of the program")
-        own_ms = mine[0].dur_ns / 1e6
+        mine = task_of(ev, tasks, f"{loop}: the event matches one task of the program")
+        own_ms = mine.dur_ns / 1e6
         check(matches_own(ev, own_ms),
               f"{loop}: wall_ms {ev['wall_ms']} within 5% of the program's own {own_ms:.3f}")
     logs.cleanup()

@@ -18,9 +18,8 @@ try:
         tasks = target_tasks(target)
         check(len(events) >= 3, f"{mode}: at least 3 events (got {len(events)})")
         for ev in events:
-            mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
-            check(len(mine) == 1, f"{mode}: each event is one outer task of the target")
-            own_ms = mine[0].dur_ns / 1e6
+            mine = task_of(ev, tasks, f"{mode}: each event is one outer task of the target")
+            own_ms = mine.dur_ns / 1e6
             check(abs(ev["wall_ms"] - own_ms) <= 0.05 * own_ms,
                   f"{mode}: wall_ms {ev['wall_ms']} is the whole nested task ({own_ms:.3f})")
             tree = stack_tree(open(ev["external_log"][0]).read())

@@ -37,9 +37,8 @@ def check_events(events, own, worker, what):
         check(ev["loop"] == "nginx" and ev["handler"] == "ngx_http_perl_handle_request",
               f"{what}: loop nginx, handler ngx_http_perl_handle_request "
               f"({ev['loop']}, {ev['handler']})")
-        mine = [t for t in own if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
-        check(len(mine) == 1, f"{what}: the event matches one request's jank")
-        own_ms = mine[0].dur_ns / 1e6
+        mine = task_of(ev, own, f"{what}: the event matches one request's jank")
+        own_ms = mine.dur_ns / 1e6
         check(matches_own(ev, own_ms),
               f"{what}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of the "
               f"handler's own {own_ms:.3f}")

@@ -40,9 +40,8 @@ def check_python(python, extra, handler, where):
     for ev in events:
         check(ev["loop"] == "python" and ev["handler"] == want,
               f"{what}: handler {want} ({ev['loop']}, {ev['handler']})")
-        mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
-        check(len(mine) == 1, f"{what}: the event matches one task of the program")
-        own_ms = mine[0].dur_ns / 1e6
+        mine = task_of(ev, tasks, f"{what}: the event matches one task of the program")
+        own_ms = mine.dur_ns / 1e6
         check(matches_own(ev, own_ms),
               f"{what}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of the "
               f"program's own {own_ms:.3f}")

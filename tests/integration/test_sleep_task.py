@@ -34,9 +34,8 @@ def watch(kind, blocking_fn, waker):
     tasks = target_tasks(target)
     check(len(events) >= 3, f"{kind}: at least 3 events in 4 s (got {len(events)})")
     for ev in events:
-        mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
-        check(len(mine) == 1, f"{kind}: the event matches one task of the target")
-        own_ms = mine[0].dur_ns / 1e6
+        mine = task_of(ev, tasks, f"{kind}: the event matches one task of the target")
+        own_ms = mine.dur_ns / 1e6
         check(abs(ev["wall_ms"] - own_ms) <= 0.05 * own_ms,
               f"{kind}: wall_ms {ev['wall_ms']} within 5% of the target's own {own_ms:.3f}")
         check(ev["cpu_ms"] < 5, f"{kind}: cpu_ms {ev['cpu_ms']} is near 0")

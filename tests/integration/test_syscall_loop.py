@@ -38,9 +38,8 @@ def check_own(events, proc, what):
     for ev in events:
         check(ev["handler"] == "syscall" and ev["loop"] == "syscall",
               f"{what}: loop and handler are syscall")
-        mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
-        check(len(mine) == 1, f"{what}: the event matches one task of the program")
-        own_ms = mine[0].dur_ns / 1e6
+        mine = task_of(ev, tasks, f"{what}: the event matches one task of the program")
+        own_ms = mine.dur_ns / 1e6
         # Wait to wait: time waiting for a CPU around the callback is not in the program's own.
         check(matches_own(ev, own_ms),
               f"{what}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of the "
