@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* What every test target shares: a monotonic clock in ns, and busy_work() that spins on it. */
+/*
+ * What every test target shares: a monotonic clock in ns, busy_work() that spins on it, and the
+ * timer loops' options.
+ */
 #ifndef JW_TARGETS_BUSY_H
 #define JW_TARGETS_BUSY_H
 
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static volatile unsigned long sink;
@@ -22,6 +27,29 @@ static __attribute__((noinline, used)) void busy_work(unsigned int ms)
 
 	while (now_ns() < end)
 		sink++;
+}
+
+/* A timer loop's options: --ms (the busy task), --every (ms between), --count (0: forever). */
+struct timer_args {
+	unsigned int ms;
+	unsigned int every;
+	unsigned int count;
+};
+
+static inline struct timer_args parse_timer_args(int argc, char **argv)
+{
+	struct timer_args a = { .ms = 300, .every = 700, .count = 0 };
+	int i;
+
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--ms"))
+			a.ms = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--every"))
+			a.every = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--count"))
+			a.count = atoi(argv[i + 1]);
+	}
+	return a;
 }
 
 #endif

@@ -6,8 +6,6 @@
  */
 #include <event2/event.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "busy.h"
@@ -28,19 +26,12 @@ __attribute__((noinline)) void on_timer(evutil_socket_t fd, short what, void *ar
 
 int main(int argc, char **argv)
 {
-	struct timeval every = { 0, 700000 };
+	struct timer_args args = parse_timer_args(argc, argv);
+	struct timeval every = { args.every / 1000, args.every % 1000 * 1000 };
 	struct event_base *base;
 	struct event *timer;
-	int i;
 
-	for (i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--ms")) {
-			ms = atoi(argv[i + 1]);
-		} else if (!strcmp(argv[i], "--every")) {
-			every.tv_sec = atoi(argv[i + 1]) / 1000;
-			every.tv_usec = atoi(argv[i + 1]) % 1000 * 1000;
-		}
-	}
+	ms = args.ms;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	base = event_base_new();
 	timer = event_new(base, -1, EV_PERSIST, on_timer, NULL);

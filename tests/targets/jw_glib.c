@@ -6,8 +6,6 @@
  */
 #include <glib.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "busy.h"
@@ -31,20 +29,13 @@ __attribute__((noinline)) gboolean on_tick(gpointer data)
 
 int main(int argc, char **argv)
 {
-	unsigned int every = 700;
-	int i;
+	struct timer_args args = parse_timer_args(argc, argv);
 
-	for (i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--ms"))
-			ms = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--every"))
-			every = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--count"))
-			count = atoi(argv[i + 1]);
-	}
+	ms = args.ms;
+	count = args.count;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	loop = g_main_loop_new(NULL, FALSE);
-	g_timeout_add(every, on_tick, NULL);
+	g_timeout_add(args.every, on_tick, NULL);
 	g_main_loop_run(loop);
 	g_main_loop_unref(loop);
 	return 0;

@@ -5,8 +5,6 @@
  * jw_target: "task <n> busy <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <uv.h>
 
@@ -26,18 +24,12 @@ __attribute__((noinline)) void on_timer(uv_timer_t *timer)
 
 int main(int argc, char **argv)
 {
-	unsigned int every = 700;
+	struct timer_args args = parse_timer_args(argc, argv);
 	uv_timer_t timer;
-	int i;
 
-	for (i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--ms"))
-			ms = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--every"))
-			every = atoi(argv[i + 1]);
-	}
+	ms = args.ms;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	uv_timer_init(uv_default_loop(), &timer);
-	uv_timer_start(&timer, on_timer, every, every);
+	uv_timer_start(&timer, on_timer, args.every, args.every);
 	return uv_run(uv_default_loop(), UV_RUN_DEFAULT);
 }
