@@ -9,6 +9,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "jankwatch/abi.h"
+#include "jankwatch/stats_add.h"
 #include "uregs.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -62,13 +63,30 @@ struct {
 	__type(value, __u32);
 } watched_exes SEC(".maps");
 
-/* Preallocated, sized by user space: no hash update on the hot path. */
+/* The statistics, sized by user space (stats_max_entries); a full map sends rows to overflow. */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, JW_MAX_PROBES);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1500);
+	__type(key, struct jw_stats_key);
 	__type(value, struct jw_stats_val);
 } stats SEC(".maps");
+
+/* A zeroed row, never written: what a new row starts as (too big for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jw_stats_val);
+} stats_zero SEC(".maps");
+
+/* The tasks of rows that found the map full: the OVERFLOW row. */
+struct jw_stats_val stats_overflow;
+
+/* Record (time) one task in this many in each row; every task is counted. Reloadable. */
+__u32 stats_every = 1;
+
+/* Outermost tasks ended, every thread's: the status line's rate. */
+__u64 task_count;
 
 #define CHUNK 4096	/* the stack copy's slow path reads page-aligned chunks of this size */
 #define SAMPLE_ROOM (sizeof(struct jw_sample_rec) + JW_MAX_STACK_BYTES + CHUNK)
@@ -147,27 +165,8 @@ static struct jw_task_state *watched_state(struct task_struct *task, bool create
 		return NULL;
 	}
 	s->pid = task->tgid;
-	s->stats_slot = w->slot;
+	s->slot = w->slot;
 	return s;
-}
-
-static void update_stats(struct jw_task_state *s, __u64 wall, __u64 cpu)
-{
-	__u32 key = s->stats_slot * JW_MAX_PROBES + s->probe_id;
-	struct jw_stats_val *v = bpf_map_lookup_elem(&stats, &key);
-
-	if (!v)
-		return;
-	/* Only this thread writes its own entry: no atomics needed. */
-	v->count++;
-	v->total_ns += wall;
-	v->total_cpu_ns += cpu;
-	if (wall > v->max_ns)
-		v->max_ns = wall;
-	if (cpu > v->max_cpu_ns)
-		v->max_cpu_ns = cpu;
-	if (s->flags & JW_TASK_NO_EXIT)
-		v->no_exit++;
 }
 
 /* Reads CPython str @str into @dst: a compact one's characters, else its UTF-8 copy. */
@@ -190,33 +189,68 @@ static void read_py_str(const struct jw_arg_chain *c, __u64 str, char *dst, __u3
 }
 
 /*
- * A reported task whose handler is a CPython code object: its qualified name, file and first
- * line, read now while the object surely lives. A few reads, only for tasks that are reported.
+ * The qualified name, file and first line of CPython code object @code, as probe @inner_probe
+ * (its id + 1) finds handlers; nothing when that probe's handlers are not code objects. A few
+ * reads, done only for reported tasks and new statistics rows, while the object surely lives.
  */
-static void name_py_code(const struct jw_task_state *s, struct jw_task_rec *rec)
+static void name_py_code(__u32 inner_probe, __u64 code, char *name, char *file, __u32 *line)
 {
-	__u32 id = s->inner_probe - 1;
+	__u32 id = inner_probe - 1;
 	struct jw_arg_chain *c;
-	__u64 code = s->handler_addr, str = 0;
+	__u64 str = 0;
 
-	if (!s->inner_probe || !code)
+	if (!inner_probe || !code)
 		return;
 	c = bpf_map_lookup_elem(&arg_chains, &id);
 	if (!c || c->kind != JW_HANDLER_PY_CODE)
 		return;
 	if (!bpf_probe_read_user(&str, sizeof(str), (void *)(code + c->py_qualname)))
-		read_py_str(c, str, rec->handler_name, sizeof(rec->handler_name));
+		read_py_str(c, str, name, JW_HANDLER_NAME_LEN);
 	str = 0;
 	if (!bpf_probe_read_user(&str, sizeof(str), (void *)(code + c->py_filename)))
-		read_py_str(c, str, rec->handler_file, sizeof(rec->handler_file));
-	bpf_probe_read_user(&rec->handler_line, sizeof(rec->handler_line),
-			    (void *)(code + c->py_firstlineno));
+		read_py_str(c, str, file, JW_HANDLER_FILE_LEN);
+	bpf_probe_read_user(line, sizeof(*line), (void *)(code + c->py_firstlineno));
 }
 
-/* The dispatch directly under the waits ended at @now: it names the task if the longest. */
-static __always_inline void close_inner(struct jw_task_state *s, __u64 now)
+/*
+ * The statistics row of what the current thread @tid just ran: probe @probe, outermost or
+ * directly under the waits (@inner), with @handler. Made on first use (named then: the thread,
+ * the uid, a CPython handler); the OVERFLOW row when the map is full.
+ */
+static struct jw_stats_val *stats_row(struct jw_task_state *s, __u32 tid, __u32 probe, __u32 inner,
+				      __u64 handler)
 {
-	__u64 ran = now - s->cur_start;
+	struct jw_stats_key key = {
+		.pid = s->pid, .tid = tid, .probe_id = probe, .inner = inner, .handler = handler,
+	};
+	struct jw_stats_val *v = bpf_map_lookup_elem(&stats, &key);
+	__u32 zero = 0;
+
+	if (v)
+		return v;
+	v = bpf_map_lookup_elem(&stats_zero, &zero);
+	if (!v)
+		return NULL;
+	/* Fails with E2BIG when full; EEXIST cannot happen, only this thread makes its rows. */
+	bpf_map_update_elem(&stats, &key, v, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(&stats, &key);
+	if (!v)
+		return &stats_overflow;
+	v->uid = (__u32)bpf_get_current_uid_gid();
+	bpf_get_current_comm(v->comm, sizeof(v->comm));
+	if (inner)
+		name_py_code(probe + 1, handler, v->handler_name, v->handler_file, &v->handler_line);
+	return v;
+}
+
+/*
+ * The dispatch directly under the waits ended at @now (its exit lost, if @exception): counted in
+ * its own statistics row, and it names the task if it is the longest.
+ */
+static void close_inner(struct jw_task_state *s, __u32 tid, __u64 now, bool exception)
+{
+	__u64 ran = now - s->cur_start, off = s->runq_ns + s->blocked_ns - s->cur_off;
+	struct jw_stats_val *v;
 
 	if (!s->cur_probe)
 		return;
@@ -225,6 +259,9 @@ static __always_inline void close_inner(struct jw_task_state *s, __u64 now)
 		s->inner_probe = s->cur_probe;
 		s->handler_addr = s->cur_handler;
 	}
+	v = stats_row(s, tid, (s->cur_probe - 1) & (JW_MAX_PROBES - 1), 1, s->cur_handler);
+	if (v)
+		jw_stats_add(v, ran, ran > off ? ran - off : 0, exception, stats_every);
 	s->cur_probe = 0;
 }
 
@@ -234,10 +271,15 @@ static void finish_task(struct jw_task_state *s, __u32 tid, __u64 now)
 	__u64 wall = now - s->start_ns;
 	__u64 off = s->runq_ns + s->blocked_ns;
 	__u64 cpu = wall > off ? wall - off : 0;
+	struct jw_stats_val *v;
 	struct jw_task_rec *rec;
 
-	close_inner(s, now);
-	update_stats(s, wall, cpu);
+	/* A dispatch still open under the waits when they end the task never returned. */
+	close_inner(s, tid, now, true);
+	__sync_fetch_and_add(&task_count, 1);
+	v = stats_row(s, tid, s->probe_id, 0, 0);
+	if (v)
+		jw_stats_add(v, wall, cpu, s->flags & JW_TASK_NO_EXIT, stats_every);
 	if (wall < report_min_ns)
 		return;
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
@@ -272,7 +314,8 @@ static void finish_task(struct jw_task_state *s, __u32 tid, __u64 now)
 	rec->handler_line = 0;
 	rec->handler_name[0] = 0;
 	rec->handler_file[0] = 0;
-	name_py_code(s, rec);
+	name_py_code(s->inner_probe, s->handler_addr, rec->handler_name, rec->handler_file,
+		     &rec->handler_line);
 	rec->n_waker_ips = s->longest_waker.n_ips;
 	__builtin_memcpy(rec->waker_comm, s->longest_waker.comm, sizeof(rec->waker_comm));
 	__builtin_memcpy(rec->waker_ips, s->longest_waker.ips, sizeof(rec->waker_ips));
@@ -340,6 +383,7 @@ static __always_inline void open_inner(struct jw_task_state *s, __u64 cookie, __
 
 	s->cur_probe = id + 1;
 	s->cur_start = now;
+	s->cur_off = s->runq_ns + s->blocked_ns;
 	s->cur_handler = 0;
 	if (!(cookie & JW_COOKIE_NAME_ARG))
 		return;
@@ -380,7 +424,7 @@ int dispatch_enter(struct pt_regs *ctx)
 	 */
 	if (s->depth && close_frames(s, sp)) {
 		if (s->depth == 1)
-			close_inner(s, now);
+			close_inner(s, tid, now, true);
 		if (s->depth == 0) {
 			s->flags |= JW_TASK_NO_EXIT;
 			finish_task(s, tid, now);
@@ -421,7 +465,7 @@ int dispatch_exit(struct pt_regs *ctx)
 		s->depth--;
 	}
 	if (s->depth == 1 && s->cur_probe)
-		close_inner(s, bpf_ktime_get_ns());
+		close_inner(s, task->pid, bpf_ktime_get_ns(), false);
 	else if (s->depth == 0)
 		finish_task(s, task->pid, bpf_ktime_get_ns());
 	return 0;
@@ -589,7 +633,7 @@ static __u64 blocking_function(const struct jw_sample_rec *rec)
 /* A watched thread inside a task goes to sleep: keep where, to send it when it wakes. */
 static void block_begins(void *ctx, struct task_struct *prev, struct jw_task_state *s, __u64 now)
 {
-	__u32 slot = s->stats_slot;
+	__u32 slot = s->slot;
 	struct jw_sample_rec *rec;
 
 	s->block_ready = 0;
@@ -611,7 +655,7 @@ static void block_begins(void *ctx, struct task_struct *prev, struct jw_task_sta
  */
 static void block_ends(struct jw_task_state *s, __u64 d)
 {
-	__u32 slot = s->stats_slot, weight;
+	__u32 slot = s->slot, weight;
 	struct jw_sample_rec *rec;
 	__u64 size;
 

@@ -19,7 +19,8 @@
 _Static_assert(sizeof(struct jw_rec_hdr) == 24, "jw_rec_hdr layout");
 _Static_assert(sizeof(struct jw_task_rec) == 672, "jw_task_rec layout");
 _Static_assert(sizeof(struct jw_sample_rec) == 1984, "jw_sample_rec layout");
-_Static_assert(sizeof(struct jw_stats_val) == 48, "jw_stats_val layout");
+_Static_assert(sizeof(struct jw_stats_key) == 24, "jw_stats_key layout");
+_Static_assert(sizeof(struct jw_stats_val) == 592, "jw_stats_val layout");
 _Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
 _Static_assert(sizeof(struct jw_arg_chain) == 48, "jw_arg_chain layout");
 _Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
@@ -98,8 +99,9 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 		jw_log(JW_LOG_ERROR, "cannot open the BPF object: %s", strerror(-err));
 		goto err_free;
 	}
-	/* One row of JW_MAX_PROBES totals, and one block stack, per watched thread. */
-	err = bpf_map__set_max_entries(a->skel->maps.stats, threads * JW_MAX_PROBES);
+	/* The statistics rows, and one block stack per watched thread. */
+	err = bpf_map__set_max_entries(a->skel->maps.stats,
+				       opts->stats_entries ? opts->stats_entries : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(a->skel->maps.blocks, threads);
 	if (err) {
@@ -108,6 +110,7 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	}
 	a->skel->rodata->sample_period_ns = opts->sample_period_ns;
 	a->skel->data->report_min_ns = opts->report_min_ns;
+	a->skel->data->stats_every = opts->stats_every ? opts->stats_every : 1;
 	a->skel->rodata->unwind_mode = opts->unwind_mode;
 	a->skel->rodata->stack_bytes = opts->unwind_mode == JW_UNWIND_FP ? 0 : opts->stack_bytes;
 	err = jankwatch_bpf__load(a->skel);
@@ -280,19 +283,60 @@ void jw_attach__set_report_min(struct jw_attach *a, uint64_t ns)
 	a->skel->data->report_min_ns = ns;
 }
 
-uint64_t jw_attach__tasks(const struct jw_attach *a, uint32_t slot)
+void jw_attach__set_stats_every(struct jw_attach *a, uint32_t n)
 {
-	uint64_t total = 0;
-	uint32_t probe;
+	a->skel->data->stats_every = n ? n : 1;
+}
 
-	for (probe = 0; probe < JW_MAX_PROBES; probe++) {
-		struct jw_stats_val v;
-		__u32 key = slot * JW_MAX_PROBES + probe;
+uint64_t jw_attach__tasks(const struct jw_attach *a)
+{
+	return __atomic_load_n(&a->skel->bss->task_count, __ATOMIC_RELAXED);
+}
 
-		if (!bpf_map__lookup_elem(a->skel->maps.stats, &key, sizeof(key), &v, sizeof(v), 0))
-			total += v.count;
+int jw_attach__stats_each(const struct jw_attach *a, jw_stats_fn fn, void *ctx)
+{
+	const struct bpf_map *map = a->skel->maps.stats;
+	struct jw_stats_key key, next;
+	struct jw_stats_val v;
+	void *prev = NULL;
+	int n = 0;
+
+	/* A row deleted under the walk (a reset) restarts it; the map bounds the walk. */
+	while (n < (int)bpf_map__max_entries(map) &&
+	       !bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
+		key = next;
+		prev = &key;
+		if (bpf_map__lookup_elem(map, &key, sizeof(key), &v, sizeof(v), 0))
+			continue;
+		fn(&key, &v, ctx);
+		n++;
 	}
-	return total;
+	memcpy(&v, (const void *)&a->skel->bss->stats_overflow, sizeof(v));
+	if (v.count)
+		fn(NULL, &v, ctx);
+	return n;
+}
+
+void jw_attach__stats_reset(struct jw_attach *a, pid_t pid)
+{
+	const struct bpf_map *map = a->skel->maps.stats;
+	uint32_t n = 0, max = bpf_map__max_entries(map), i;
+	struct jw_stats_key *keys = calloc(max, sizeof(*keys)), cur, last;
+	void *prev = NULL;
+
+	/* The keys first: deleting under a walk would restart it. */
+	while (keys && n < max && !bpf_map__get_next_key(map, prev, &cur, sizeof(cur))) {
+		if (!pid || cur.pid == (uint32_t)pid)
+			keys[n++] = cur;
+		last = cur;
+		prev = &last;
+	}
+	for (i = 0; i < n; i++)
+		bpf_map__delete_elem(map, &keys[i], sizeof(keys[i]), 0);
+	free(keys);
+	if (!pid)
+		memset((void *)&a->skel->bss->stats_overflow, 0,
+		       sizeof(a->skel->bss->stats_overflow));
 }
 
 int jw_attach__task_state(const struct jw_attach *a, int pidfd, struct jw_task_state *out)

@@ -21,6 +21,8 @@ struct jw_attach_opts {
 	uint32_t stack_bytes;		/* user stack copied per sample, unless unwind_mode is FP */
 	uint32_t max_threads;		/* watched threads: rows of the per-thread maps */
 	uint64_t sample_period_ns;	/* a block counts one sample per period it lasts */
+	uint32_t stats_entries;		/* statistics rows before OVERFLOW */
+	uint32_t stats_every;		/* record 1 task in this many in the statistics */
 };
 
 /* One dispatch hook in one process. exit_offset 0: a return probe ends the task. */
@@ -76,8 +78,21 @@ int jw_attach__events_fd(const struct jw_attach *a);
 /* Copies the kernel side's loss counters (enum jw_drop). */
 void jw_attach__drops(const struct jw_attach *a, uint64_t drops[JW_DROP_MAX]);
 
-/* Tasks the kernel counted in stats slot @slot so far, every probe's (slow or not). */
-uint64_t jw_attach__tasks(const struct jw_attach *a, uint32_t slot);
+/* Tasks the kernel counted so far, every thread's: outermost ones, slow or not. */
+uint64_t jw_attach__tasks(const struct jw_attach *a);
+
+/* A statistics row; @key NULL: the OVERFLOW row (what found the map full). */
+typedef void (*jw_stats_fn)(const struct jw_stats_key *key, const struct jw_stats_val *val,
+			    void *ctx);
+
+/* Calls @fn for every statistics row, then for OVERFLOW if it counted any. Returns the rows. */
+int jw_attach__stats_each(const struct jw_attach *a, jw_stats_fn fn, void *ctx);
+
+/* Empties the statistics of target @pid, or all of them (OVERFLOW too) when @pid is 0. */
+void jw_attach__stats_reset(struct jw_attach *a, pid_t pid);
+
+/* Records (times) 1 task in @n from now on (a reload changed stats_sampling_interval). */
+void jw_attach__set_stats_every(struct jw_attach *a, uint32_t n);
 
 /* Tasks shorter than @ns no longer reach user space (a reload changed the thresholds). */
 void jw_attach__set_report_min(struct jw_attach *a, uint64_t ns);

@@ -8,6 +8,7 @@
 #include "offline.h"
 #include "options.h"
 #include "session.h"
+#include "statsock.h"
 
 int main(int argc, char **argv)
 {
@@ -17,6 +18,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "symbolize") == 0)
 		return jw_symbolize_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "stats") == 0)
+		return jw_stats_main(argc - 1, argv + 1);
 	if (jw_options_parse(&cfg, argc, argv, err, sizeof(err))) {
 		fprintf(stderr, "jankwatch: %s (--help for usage)\n", err);
 		return 2;

@@ -73,6 +73,8 @@ static const struct param_def params_table[] = {
 	[JW_P_STATS_SAMPLING_INTERVAL] = { JW_P_STATS_SAMPLING_INTERVAL,
 		"stats_sampling_interval", 1, 1, 1000000, 0, 0,
 		"record 1 task in N in the statistics" },
+	[JW_P_STATS_MAX_ENTRIES] = { JW_P_STATS_MAX_ENTRIES, "stats_max_entries", 1500, 1,
+		1000000, 0, 0, "statistics rows kept; more go to the OVERFLOW row" },
 };
 
 _Static_assert(sizeof(params_table) / sizeof(params_table[0]) == JW_P_COUNT,
@@ -1069,6 +1071,9 @@ void jw_options_usage(void *out)
 	      "                                              and later\n"
 	      "       jankwatch [OPTIONS] -- CMD [ARGS...]    start a program (as --user USER)\n"
 	      "                                              and watch it; exits with its status\n"
+	      "       jankwatch stats [--reset] [--hist] [-p PID]\n"
+	      "                                              the statistics of the running\n"
+	      "                                              jankwatch instances (CSV)\n"
 	      "       jankwatch symbolize RAW [--debug-dir DIR] [--log-dir DIR]\n"
 	      "                                              re-symbolize a raw capture offline\n"
 	      "\n"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -316,6 +317,48 @@ static bool watching_any(const struct session *s)
 	return false;
 }
 
+/* Adds @fd to what the loop waits for. */
+static void watch_fd(struct session *s, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	if (epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev))
+		jw_log(JW_LOG_WARN, "cannot wait for fd %d: %s", fd, strerror(errno));
+}
+
+/* The loop waits for the ring buffer (its own epoll fd) and the stats socket at once. */
+static int open_poll(struct session *s)
+{
+	s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epoll_fd < 0) {
+		jw_log(JW_LOG_ERROR, "epoll_create1: %s", strerror(errno));
+		return -errno;
+	}
+	watch_fd(s, ring_buffer__epoll_fd(s->rb));
+	return 0;
+}
+
+/*
+ * Waits up to POLL_MS for records or a stats client, then handles both. Returns >= 0, or
+ * -errno when the ring buffer cannot be read.
+ */
+static int poll_once(struct session *s)
+{
+	struct epoll_event ev[2];
+	int n, i, ret;
+
+	n = epoll_wait(s->epoll_fd, ev, 2, POLL_MS);
+	if (n < 0 && errno != EINTR)
+		return -errno;
+	ret = ring_buffer__consume(s->rb);
+	if (ret < 0 && ret != -EINTR)
+		return ret;
+	for (i = 0; i < n; i++)
+		if (ev[i].data.fd == s->stats_fd)
+			session_stats_serve(s);
+	return 0;
+}
+
 /*
  * Resolves everything the command line names before touching the kernel or the log directory,
  * so that a bad target or symbol leaves nothing behind.
@@ -328,6 +371,8 @@ static int setup(struct session *s)
 		.unwind_mode = (enum jw_unwind_mode)cfg->unwind,
 		.stack_bytes = cfg->params.v[JW_P_STACK_BYTES],
 		.sample_period_ns = cfg->params.v[JW_P_SAMPLE_PERIOD_MS] * 1000000ULL,
+		.stats_entries = cfg->params.v[JW_P_STATS_MAX_ENTRIES],
+		.stats_every = cfg->params.v[JW_P_STATS_SAMPLING_INTERVAL],
 	};
 	struct jw_reporter_opts ropts = { .cfg = cfg, .out = stdout };
 	char err[512];
@@ -429,6 +474,12 @@ static int setup(struct session *s)
 		jw_log(JW_LOG_ERROR, "cannot open the ring buffer: %s", strerror(-ret));
 		return ret;
 	}
+	ret = open_poll(s);
+	if (ret)
+		return ret;
+	session_stats_start(s);
+	if (s->stats_fd >= 0)
+		watch_fd(s, s->stats_fd);
 	return s->launched ? start_child(s) : 0;
 }
 
@@ -514,17 +565,6 @@ static void check_hangs(struct session *s, uint64_t now)
 	}
 }
 
-/* Tasks the kernel counted for every slot used so far (a slot's row outlives its process). */
-static uint64_t tasks_so_far(const struct session *s)
-{
-	uint64_t total = 0;
-	size_t i;
-
-	for (i = 0; i < s->n_procs; i++)
-		total += jw_attach__tasks(s->attach, i);
-	return total;
-}
-
 /* Every drop jankwatch knows of: the kernel's and its own. */
 static uint64_t drops_so_far(const struct session *s)
 {
@@ -542,7 +582,7 @@ static uint64_t drops_so_far(const struct session *s)
 static void show_status(struct session *s, uint64_t now)
 {
 	const struct jw_report_counts *c = jw_reporter__counts(s->reporter);
-	uint64_t tasks = tasks_so_far(s);
+	uint64_t tasks = jw_attach__tasks(s->attach);
 	double rate = 0;
 	char line[256];
 	size_t i, n = 0;
@@ -562,11 +602,13 @@ static void show_status(struct session *s, uint64_t now)
 
 /*
  * SIGHUP: the parameters again from --config and --set. A bad configuration keeps the one in
- * force; what the attached probes fixed (sample_period_ms, stack_bytes) waits for a restart.
+ * force; what the loaded programs fixed (sample_period_ms, stack_bytes, stats_max_entries)
+ * waits for a restart.
  */
 static void reload(struct session *s)
 {
-	static const enum jw_param fixed[] = { JW_P_SAMPLE_PERIOD_MS, JW_P_STACK_BYTES };
+	static const enum jw_param fixed[] = { JW_P_SAMPLE_PERIOD_MS, JW_P_STACK_BYTES,
+					       JW_P_STATS_MAX_ENTRIES };
 	struct jw_params *old = &s->cfg->params, np;
 	char err[512];
 	size_t i;
@@ -586,6 +628,7 @@ static void reload(struct session *s)
 	*old = np;
 	jw_policy__set_params(s->policy, &np);
 	jw_attach__set_report_min(s->attach, jw_policy__min_threshold_ns(&np));
+	jw_attach__set_stats_every(s->attach, np.v[JW_P_STATS_SAMPLING_INTERVAL]);
 	jw_logdir__set_quota(s->logdir, np.v[JW_P_LOG_QUOTA_BYTES]);
 	jw_log(JW_LOG_INFO, "SIGHUP: parameters reloaded%s%s", s->cfg->config_file ? " from " : "",
 	       s->cfg->config_file ? s->cfg->config_file : "");
@@ -599,9 +642,9 @@ static int run_loop(struct session *s)
 
 	while (!stop_requests) {
 		uint64_t now;
-		int ret = ring_buffer__poll(s->rb, POLL_MS);
+		int ret = poll_once(s);
 
-		if (ret < 0 && ret != -EINTR) {
+		if (ret < 0) {
 			jw_log(JW_LOG_ERROR, "reading the ring buffer: %s", strerror(-ret));
 			return ret;
 		}
@@ -649,7 +692,7 @@ static void print_summary(struct session *s)
 	jw_attach__drops(s->attach, drops);
 	jw_log(JW_LOG_INFO, "%llu tasks, %llu janks (cpu %llu, runqueue %llu, blocked %llu, io %llu), "
 	       "%llu hangs, %llu stack logs written, %llu trace reports decided, %llu withheld "
-	       "(budget, back-off or quota)", (unsigned long long)tasks_so_far(s),
+	       "(budget, back-off or quota)", (unsigned long long)jw_attach__tasks(s->attach),
 	       (unsigned long long)c->janks, (unsigned long long)c->by_cause[0],
 	       (unsigned long long)c->by_cause[1], (unsigned long long)c->by_cause[2],
 	       (unsigned long long)c->by_cause[3], (unsigned long long)c->hangs,
@@ -674,6 +717,9 @@ static void teardown(struct session *s)
 {
 	size_t i;
 
+	session_stats_finish(s);
+	if (s->epoll_fd >= 0)
+		close(s->epoll_fd);
 	ring_buffer__free(s->rb);
 	jw_attach__free(s->attach);
 	jw_reporter__free(s->reporter);
@@ -717,6 +763,8 @@ int jw_session_run(struct jw_config *cfg)
 		return 1;
 	}
 	s->cfg = cfg;
+	s->stats_fd = -1;
+	s->epoll_fd = -1;
 	if (install_signals() || setup(s))
 		goto out;
 	jw_log(JW_LOG_INFO, "ready; Ctrl-C to stop");

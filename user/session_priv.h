@@ -85,6 +85,11 @@ struct session {
 	struct jw_clocks clocks;
 	FILE *raw;		/* --raw capture, or NULL */
 	struct ring_buffer *rb;
+	int epoll_fd;			/* what the loop waits for, or -1 */
+	int stats_fd;			/* the stats socket (statsock.h), or -1 */
+	char stats_path[108];
+	struct stats_name *names;	/* the names of statistics rows, kept past their process */
+	size_t n_names, cap_names;
 	uint64_t records;
 	uint64_t lost_samples;	/* samples user space could not keep (out of memory) */
 	uint64_t unknown;	/* records of a thread or type this session does not know */
@@ -105,6 +110,18 @@ bool session_watching(const struct session *s, pid_t pid);
 
 /* Watches process @pid in a free slot (resolve, then attach). 0 or -errno. */
 int session_add_proc(struct session *s, pid_t pid);
+
+/* Listens for `jankwatch stats`, and says which targets another jankwatch watches too. */
+void session_stats_start(struct session *s);
+
+/* Answers the `jankwatch stats` clients waiting. */
+void session_stats_serve(struct session *s);
+
+/* Names the statistics rows of @pid while it is still watched: it is about to be forgotten. */
+void session_stats_keep_names(struct session *s, pid_t pid);
+
+/* Stops listening and writes the statistics into the log directory (stats.csv). */
+void session_stats_finish(struct session *s);
 
 /* --exe: checks the files before anything is attached. 0 or -errno. */
 int session_resolve_exes(struct session *s);

@@ -286,8 +286,10 @@ void session_drop_proc(struct session *s, size_t i)
 {
 	struct jw_proc *p = &s->procs[i];
 
-	if (s->attach && p->target.pid)
+	if (s->attach && p->target.pid) {
 		jw_attach__forget(s->attach, p->target.pid, p->target.tid);
+		session_stats_keep_names(s, p->target.pid);
+	}
 	jw_symbolizer__free(p->sym);
 	jw_samplebuf_free(&s->threads[i].samples);
 	if (s->threads[i].has_pidfd)

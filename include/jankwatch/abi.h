@@ -139,17 +139,35 @@ struct jw_sample_rec {
 #define JW_UREG_IP 16
 #endif
 
+#define JW_HIST_SLOTS 32	/* log2 latency histogram: slot i counts [2^i, 2^(i+1)) us */
+
 /*
- * Totals per (watched thread, probe), for every task, slow or not: entry
- * slot * JW_MAX_PROBES + probe_id of the stats array, slot being the thread's jw_watch.slot.
+ * The statistics (LooperStats) of every task, slow or not, one row per (process, thread, what
+ * ran): an outermost task (inner 0: a --probe dispatch, or the wait-to-wait envelope) or a
+ * dispatch a preset hooks directly under the waits (inner 1), with the handler it named.
  */
+struct jw_stats_key {
+	__u32 pid;
+	__u32 tid;
+	__u32 probe_id;
+	__u32 inner;
+	__u64 handler;		/* the handler's address (code, or a CPython code object); 0: none */
+};
+
 struct jw_stats_val {
-	__u64 count;
-	__u64 total_ns;
+	__u64 count;		/* every task */
+	__u64 recorded;		/* of them, the ones timed: 1 in stats_sampling_interval */
+	__u64 total_ns;		/* wall time of the recorded ones */
 	__u64 max_ns;
 	__u64 total_cpu_ns;
 	__u64 max_cpu_ns;
-	__u64 no_exit;		/* tasks closed without their exit */
+	__u64 exceptions;	/* tasks closed without their exit (longjmp, exception) */
+	__u32 uid;		/* the process's real uid, when the row was made */
+	__u32 handler_line;	/* a CPython handler: its first line, name and file */
+	char comm[JW_COMM_LEN];	/* the thread's name when the row was made */
+	__u32 hist[JW_HIST_SLOTS];	/* recorded tasks by log2 of their wall time in us */
+	char handler_name[JW_HANDLER_NAME_LEN];
+	char handler_file[JW_HANDLER_FILE_LEN];
 };
 
 /* The context that woke a sleeping thread, as sched_waking saw it. */
@@ -173,7 +191,7 @@ struct jw_task_state {
 	__u32 depth;		/* open dispatches recorded in sp[] */
 	__u32 probe_id;		/* probe of the outermost dispatch */
 	__u32 pid;
-	__u32 stats_slot;	/* the thread's row in the stats array */
+	__u32 slot;		/* the thread's row in the blocks array */
 	__u32 flags;		/* enum jw_task_flags of the current task */
 	__u32 pad;
 	__u32 samples;
@@ -202,6 +220,7 @@ struct jw_task_state {
 	__u32 cur_probe;
 	__u64 cur_start;
 	__u64 cur_handler;
+	__u64 cur_off;		/* runq_ns + blocked_ns when the one running began */
 };
 
 /* Why a watched thread inside a task is off the CPU. */
@@ -244,7 +263,7 @@ struct jw_exe_key {
 /* A thread user space asked to watch. */
 struct jw_watch {
 	__u32 pid;
-	__u32 slot;		/* the thread's row in the stats array */
+	__u32 slot;		/* the thread's row in the blocks array */
 };
 
 #endif /* JANKWATCH_ABI_H */

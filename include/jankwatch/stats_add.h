@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * How one task is counted in a statistics row: shared by the BPF programs, which count every
+ * task, and the unit tests, which feed it streams of tasks.
+ */
+#ifndef JANKWATCH_STATS_ADD_H
+#define JANKWATCH_STATS_ADD_H
+
+#ifndef __VMLINUX_H__
+#include <stdbool.h>
+#endif
+
+#include "jankwatch/abi.h"
+
+/* The log2 histogram slot of @us: i for [2^i, 2^(i+1)), 0 for under 2 us. */
+static inline __u32 jw_stats_slot(__u64 us)
+{
+	__u32 r = 0;
+
+	if (us >> 32) {
+		us >>= 32;
+		r += 32;
+	}
+	if (us >> 16) {
+		us >>= 16;
+		r += 16;
+	}
+	if (us >> 8) {
+		us >>= 8;
+		r += 8;
+	}
+	if (us >> 4) {
+		us >>= 4;
+		r += 4;
+	}
+	if (us >> 2) {
+		us >>= 2;
+		r += 2;
+	}
+	r += (__u32)(us >> 1);
+	return r < JW_HIST_SLOTS ? r : JW_HIST_SLOTS - 1;
+}
+
+/*
+ * Counts a task of @wall ns (@cpu of them on the CPU) in row @v, and times it when it is the
+ * row's 1 in @every (the first, then every @every-th). Atomic: the OVERFLOW row is shared by
+ * threads, and a reset may delete a row meanwhile.
+ */
+static inline void jw_stats_add(struct jw_stats_val *v, __u64 wall, __u64 cpu, bool exception,
+				__u32 every)
+{
+	__u64 n = __sync_fetch_and_add(&v->count, 1);
+	__u32 slot;
+
+	if (exception)
+		__sync_fetch_and_add(&v->exceptions, 1);
+	if (every > 1 && n % every)
+		return;
+	__sync_fetch_and_add(&v->recorded, 1);
+	__sync_fetch_and_add(&v->total_ns, wall);
+	__sync_fetch_and_add(&v->total_cpu_ns, cpu);
+	if (wall > v->max_ns)
+		v->max_ns = wall;
+	if (cpu > v->max_cpu_ns)
+		v->max_cpu_ns = cpu;
+	slot = jw_stats_slot(wall / 1000);
+	/* Opaque to the compiler, so that the mask stays for the BPF verifier to see. */
+	__asm__ volatile("" : "+r"(slot));
+	__sync_fetch_and_add(&v->hist[slot & (JW_HIST_SLOTS - 1)], 1);
+}
+
+#endif
