@@ -88,6 +88,20 @@ __u32 stats_every = 1;
 /* Outermost tasks ended, every thread's: the status line's rate. */
 __u64 task_count;
 
+/*
+ * The processes whose scheduler events and task slices user space wants for a trace log (a
+ * window is open, or the flight recorder runs), by tgid; trace_on counts them, so that with
+ * none a context switch does not look.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, __u32);
+} trace_pids SEC(".maps");
+
+__u32 trace_on;
+
 #define CHUNK 4096	/* the stack copy's slow path reads page-aligned chunks of this size */
 #define SAMPLE_ROOM (sizeof(struct jw_sample_rec) + JW_MAX_STACK_BYTES + CHUNK)
 
@@ -265,6 +279,35 @@ static void close_inner(struct jw_task_state *s, __u32 tid, __u64 now, bool exce
 	s->cur_probe = 0;
 }
 
+/* A task of a traced process ended at @now: its slice for the trace log. */
+static void trace_slice(const struct jw_task_state *s, __u32 tid, __u64 now)
+{
+	struct jw_slice_rec *rec;
+	__u32 pid = s->pid;
+
+	if (!bpf_map_lookup_elem(&trace_pids, &pid))
+		return;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		count_drop(JW_DROP_TRACE);
+		return;
+	}
+	rec->hdr.type = JW_REC_SLICE;
+	rec->hdr.flags = s->flags;
+	rec->hdr.size = sizeof(*rec);
+	rec->hdr.pid = pid;
+	rec->hdr.tid = tid;
+	rec->hdr.ts_ns = now;
+	rec->seq = s->seq;
+	rec->start_ns = s->start_ns;
+	rec->handler_addr = s->handler_addr;
+	rec->probe_id = s->probe_id;
+	rec->inner_probe = s->inner_probe;
+	rec->cpu = bpf_get_smp_processor_id();
+	rec->pad = 0;
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+}
+
 /* The outermost dispatch ended at @now: account it, and report it when it may be a jank. */
 static void finish_task(struct jw_task_state *s, __u32 tid, __u64 now)
 {
@@ -280,6 +323,8 @@ static void finish_task(struct jw_task_state *s, __u32 tid, __u64 now)
 	v = stats_row(s, tid, s->probe_id, 0, 0);
 	if (v)
 		jw_stats_add(v, wall, cpu, s->flags & JW_TASK_NO_EXIT, stats_every);
+	if (trace_on)
+		trace_slice(s, tid, now);
 	if (wall < report_min_ns)
 		return;
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
@@ -688,6 +733,89 @@ static void block_ends(struct jw_task_state *s, __u64 d)
 	s->samples++;
 }
 
+/* The state sched_switch's prev_state shows: its highest TASK_REPORT bit, as the kernel's. */
+static __u32 report_state(struct task_struct *p, bool preempt)
+{
+	__u32 state = p->__state, bits;
+
+	if (preempt)
+		return JW_STATE_PREEMPTED;
+	if (state == (0x0002 | 0x0400))	/* TASK_IDLE: TASK_REPORT_IDLE */
+		return 0x80;
+	if (state & 0x1000)		/* TASK_RTLOCK_WAIT shows as uninterruptible */
+		return 0x02;
+	bits = (state | p->exit_state) & 0x7f;
+	for (int i = 6; i >= 0; i--)
+		if (bits & (1U << i))
+			return 1U << i;
+	return 0;
+}
+
+/* A context switch where a traced process's thread leaves or takes the CPU. */
+static void trace_switch(bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 a = prev->tgid, b = next->tgid;
+	struct jw_sched_rec *rec;
+
+	if (!bpf_map_lookup_elem(&trace_pids, &a) && !bpf_map_lookup_elem(&trace_pids, &b))
+		return;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		count_drop(JW_DROP_TRACE);
+		return;
+	}
+	rec->hdr.type = JW_REC_SCHED;
+	rec->hdr.flags = 0;
+	rec->hdr.size = sizeof(*rec);
+	rec->hdr.pid = a;
+	rec->hdr.tid = prev->pid;
+	rec->hdr.ts_ns = bpf_ktime_get_ns();
+	rec->kind = JW_SCHED_SWITCH;
+	rec->cpu = bpf_get_smp_processor_id();
+	bpf_probe_read_kernel_str(rec->comm, sizeof(rec->comm), prev->comm);
+	rec->prio = prev->prio;
+	rec->prev_state = report_state(prev, preempt);
+	rec->other_pid = b;
+	rec->other_tid = next->pid;
+	bpf_probe_read_kernel_str(rec->other_comm, sizeof(rec->other_comm), next->comm);
+	rec->other_prio = next->prio;
+	rec->target_cpu = 0;
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+}
+
+/* A traced process's thread @p is woken, by the thread running now (or an interrupt). */
+static void trace_waking(struct task_struct *p)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct jw_sched_rec *rec;
+	__u32 pid = p->tgid;
+
+	if (!bpf_map_lookup_elem(&trace_pids, &pid))
+		return;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		count_drop(JW_DROP_TRACE);
+		return;
+	}
+	rec->hdr.type = JW_REC_SCHED;
+	rec->hdr.flags = 0;
+	rec->hdr.size = sizeof(*rec);
+	rec->hdr.pid = id >> 32;
+	rec->hdr.tid = (__u32)id;
+	rec->hdr.ts_ns = bpf_ktime_get_ns();
+	rec->kind = JW_SCHED_WAKING;
+	rec->cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
+	rec->prio = p->prio;
+	rec->prev_state = 0;
+	rec->other_pid = pid;
+	rec->other_tid = p->pid;
+	bpf_probe_read_kernel_str(rec->other_comm, sizeof(rec->other_comm), p->comm);
+	rec->other_prio = p->prio;
+	rec->target_cpu = BPF_CORE_READ(p, thread_info.cpu);
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+}
+
 /*
  * Splits a watched thread's off-CPU time inside a task (runnable but preempted, asleep, asleep in
  * IO) and takes the stack where it sleeps. Runs on every context switch of the machine: for
@@ -700,6 +828,8 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	struct jw_task_state *s;
 	__u64 now = 0;
 
+	if (trace_on)
+		trace_switch(preempt, prev, next);
 	s = bpf_task_storage_get(&task_state, prev, 0, 0);
 	if (s && s->depth) {
 		now = bpf_ktime_get_ns();
@@ -750,6 +880,8 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	struct task_struct *cur;
 	long n;
 
+	if (trace_on)
+		trace_waking(p);
 	if (!s || !s->off_ns || s->off_state == JW_OFF_RUNQ)
 		return 0;
 	cur = bpf_get_current_task_btf();

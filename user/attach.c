@@ -22,6 +22,8 @@ _Static_assert(sizeof(struct jw_sample_rec) == 1984, "jw_sample_rec layout");
 _Static_assert(sizeof(struct jw_stats_key) == 24, "jw_stats_key layout");
 _Static_assert(sizeof(struct jw_stats_val) == 592, "jw_stats_val layout");
 _Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
+_Static_assert(sizeof(struct jw_sched_rec) == 88, "jw_sched_rec layout");
+_Static_assert(sizeof(struct jw_slice_rec) == 64, "jw_slice_rec layout");
 _Static_assert(sizeof(struct jw_arg_chain) == 48, "jw_arg_chain layout");
 _Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
 		       (int)JW_UNWIND_MODE_FP == (int)JW_UNWIND_FP &&
@@ -39,6 +41,7 @@ struct jw_attach {
 	struct owned_link *links;
 	size_t n_links;
 	size_t cap_links;
+	uint32_t n_traced;	/* processes in trace_pids */
 	bool exec_hooked;
 };
 
@@ -286,6 +289,28 @@ void jw_attach__set_report_min(struct jw_attach *a, uint64_t ns)
 void jw_attach__set_stats_every(struct jw_attach *a, uint32_t n)
 {
 	a->skel->data->stats_every = n ? n : 1;
+}
+
+int jw_attach__trace(struct jw_attach *a, pid_t pid, bool on)
+{
+	const struct bpf_map *map = a->skel->maps.trace_pids;
+	__u32 key = pid, one = 1;
+	int ret;
+
+	if (on) {
+		ret = bpf_map__update_elem(map, &key, sizeof(key), &one, sizeof(one), BPF_NOEXIST);
+		if (ret == -EEXIST)
+			return 0;
+	} else {
+		ret = bpf_map__delete_elem(map, &key, sizeof(key), 0);
+		if (ret == -ENOENT)
+			return 0;
+	}
+	if (ret)
+		return ret;
+	a->n_traced += on ? 1 : -1;
+	a->skel->bss->trace_on = a->n_traced;
+	return 0;
 }
 
 uint64_t jw_attach__tasks(const struct jw_attach *a)

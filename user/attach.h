@@ -78,6 +78,12 @@ int jw_attach__events_fd(const struct jw_attach *a);
 /* Copies the kernel side's loss counters (enum jw_drop). */
 void jw_attach__drops(const struct jw_attach *a, uint64_t drops[JW_DROP_MAX]);
 
+/*
+ * Starts (@on) or stops sending the scheduler events and task slices of process @pid, for a
+ * trace log. 0 or -errno.
+ */
+int jw_attach__trace(struct jw_attach *a, pid_t pid, bool on);
+
 /* Tasks the kernel counted so far, every thread's: outermost ones, slow or not. */
 uint64_t jw_attach__tasks(const struct jw_attach *a);
 

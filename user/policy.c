@@ -222,6 +222,39 @@ enum jw_verdict jw_policy__decide(struct jw_policy *p, struct jw_task_facts *t)
 	return want;
 }
 
+uint64_t jw_policy__trace_from_ns(const struct jw_params *params)
+{
+	switch (params->v[JW_P_LOG_TYPE]) {
+	case 0:
+		return (uint64_t)params->v[JW_P_TRACE_THRESHOLD_MS] * 1000000;
+	case 2:
+		return (uint64_t)params->v[JW_P_THRESHOLD_MS] * 1000000;
+	default:
+		return 0;
+	}
+}
+
+bool jw_policy__trace_possible(const struct jw_policy *p, const struct jw_task_facts *t)
+{
+	uint64_t startup_ns = (uint64_t)p->params.v[JW_P_IGNORE_STARTUP_TIME] * 1000000000;
+	const struct budget_list *l = &p->budgets[BUDGET_TRACE];
+	size_t i;
+
+	if (!jw_policy__trace_from_ns(&p->params) ||
+	    t->begin_boot_ns < t->proc_start_boot_ns + startup_ns)
+		return false;
+	if (p->all)
+		return true;
+	for (i = 0; i < l->n; i++) {
+		const struct budget *b = &l->v[i];
+
+		if (b->id == t->uid && b->window_start_s && t->now_s >= b->window_start_s &&
+		    t->now_s < b->window_start_s + p->window_s && b->used >= 1)
+			return false;
+	}
+	return true;
+}
+
 enum jw_verdict jw_policy__decide_hang(struct jw_policy *p, const struct jw_task_facts *t)
 {
 	uint64_t startup_ns = (uint64_t)p->params.v[JW_P_IGNORE_STARTUP_TIME] * 1000000000;

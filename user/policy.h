@@ -76,6 +76,19 @@ size_t jw_policy__save(struct jw_policy *p, char *buf, size_t len);
 int jw_policy__load(struct jw_policy *p, const char *text);
 
 /*
+ * The wall time past which a task still running opens a trace window: trace_threshold_ms under
+ * log_type 0, threshold_ms under 2; 0 under log_type 1, which writes no traces.
+ */
+uint64_t jw_policy__trace_from_ns(const struct jw_params *params);
+
+/*
+ * Whether a task of @t's process (pid, uid, begin, process start, now) might still be decided
+ * for a trace: traces are on, it is past the startup window, and the uid's trace budget is not
+ * spent (or --all). Spends nothing: the decision is jw_policy__decide()'s, at the task's end.
+ */
+bool jw_policy__trace_possible(const struct jw_policy *p, const struct jw_task_facts *t);
+
+/*
  * A task still running (@t's wall_ns so far): a hang once past hang_ms, outside the startup
  * window. It gets the stacks so far (JW_VERDICT_STACK) within a budget of its own,
  * report_times_per_app hangs per process per day (hour with --dev); past it, the event only.

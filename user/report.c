@@ -11,6 +11,7 @@
 #include "report_stack.h"
 #include "stacktree.h"
 #include "text.h"
+#include "trace.h"
 #include "unwind.h"
 #include "rawfile.h"
 
@@ -40,7 +41,6 @@ struct handler_tally {
 	size_t n;
 };
 
-#define TRACE_WINDOW_S 3
 
 struct jw_reporter {
 	struct jw_reporter_opts opts;
@@ -57,6 +57,7 @@ struct jw_reporter {
 	uint8_t *stack;			/* scratch: a sample's stack copy, patched */
 	struct user_stack fp;		/* scratch: the frame-pointer stack of a sample */
 	struct user_stack dw;		/* scratch: the DWARF stack of a sample */
+	struct jw_tracer *tracer;	/* keeps the trace windows of TRACE verdicts; or NULL */
 };
 
 static int64_t clock_ns(clockid_t id)
@@ -225,8 +226,8 @@ static int kernel_leaf(const struct jw_reporter *r, const struct jw_sample_rec *
 	return 0;
 }
 
-static size_t sample_frames(struct jw_reporter *r, struct jw_proc *proc,
-			    const struct jw_sample_rec *s, struct jw_frame *frames)
+size_t jw_reporter__sample_frames(struct jw_reporter *r, struct jw_proc *proc,
+				  const struct jw_sample_rec *s, struct jw_frame *frames)
 {
 	const struct user_stack *st = &r->fp;
 	size_t n = 0;
@@ -311,7 +312,7 @@ static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *
 		if (!counts[i])
 			continue;
 		r->unwound++;
-		nf = sample_frames(r, proc, samples[i], frames);
+		nf = jw_reporter__sample_frames(r, proc, samples[i], frames);
 		complete = nf && frames[0].kind != JW_FRAME_KERNEL &&
 			   jw_symbol_is_thread_root(frames[0].symbol);
 		if (proc->handler_rule)
@@ -686,7 +687,8 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 		  struct jw_task_facts *facts)
 {
 	char path[4096], waker[JW_COMM_LEN + 16], *heaviest = NULL, *group = NULL;
-	const char *logs[1] = { path };
+	char trace_paths[2][PATH_MAX];
+	const char *logs[1] = { path }, *trace_logs[2] = { trace_paths[0], trace_paths[1] };
 	struct jw_event ev = { .external_log = logs };
 	uint32_t *counts = calloc(n + 1, sizeof(*counts));
 	struct jw_stacktree *tree = jw_stacktree__new();
@@ -726,13 +728,16 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 	if (verdict == JW_VERDICT_STACK) {
 		add_stack_log(r, proc, t, tree, &ev, path, sizeof(path));
 	} else if (verdict == JW_VERDICT_TRACE) {
-		/* The seed's trace window: from the moment the task crossed the threshold, 3 s. */
-		uint64_t from = t->start_ns + r->opts.cfg->params.v[JW_P_TRACE_THRESHOLD_MS] * NS_PER_MS;
-
 		r->counts.traces++;
-		jw_log(JW_LOG_INFO, "pid %u: a %.0f ms task gets a trace report over %.3f..%.3f s "
-		       "(CLOCK_MONOTONIC); trace files are not written yet", t->hdr.pid,
-		       (t->end_ns - t->start_ns) / 1e6, from / 1e9, from / 1e9 + TRACE_WINDOW_S);
+		ev.n_external_log = jw_tracer__keep(r->tracer, proc, t, ev.handler, samples, n,
+						    trace_paths);
+		ev.external_log = trace_logs;
+		if (!ev.n_external_log)
+			jw_log(JW_LOG_INFO, "pid %u: a %.0f ms task decided for a trace gets no trace "
+			       "log (%s)", t->hdr.pid, (t->end_ns - t->start_ns) / 1e6,
+			       !r->tracer ? "a raw capture holds none" :
+			       jw_logdir__over_quota(r->opts.logdir) ? "log quota reached" :
+			       "another window is open");
 	} else {
 		r->counts.withheld++;
 	}
@@ -795,6 +800,11 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 	if (!jw_policy__triage(r->opts.policy, &facts))
 		return 0;
 	return report(r, proc, t, samples, n, JW_VERDICT_NONE, now_real / NS_PER_MS, &facts);
+}
+
+void jw_reporter__set_tracer(struct jw_reporter *r, struct jw_tracer *t)
+{
+	r->tracer = t;
 }
 
 void jw_reporter__set_ksyms(struct jw_reporter *r, const struct jw_ksyms *ks)

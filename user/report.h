@@ -19,6 +19,7 @@
 #include "target.h"
 
 struct jw_stack_rule;
+struct jw_tracer;
 
 /* A watched process and what naming its code needs. */
 struct jw_proc {
@@ -84,6 +85,17 @@ int jw_reporter__hang(struct jw_reporter *r, struct jw_proc *proc, const struct 
  */
 int jw_reporter__replay(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
 			void *const *samples, size_t n, enum jw_verdict verdict, uint64_t time_ms);
+
+/* Trace verdicts keep their windows in @t from now on (NULL: no trace logs). */
+void jw_reporter__set_tracer(struct jw_reporter *r, struct jw_tracer *t);
+
+/*
+ * Names the frames of sample @s of @proc into @frames (room for JW_MAX_USER_FRAMES +
+ * JW_MAX_KERNEL_FRAMES), outermost first: the user stack from its root, then the kernel stack.
+ * Returns how many.
+ */
+size_t jw_reporter__sample_frames(struct jw_reporter *r, struct jw_proc *proc,
+				  const struct jw_sample_rec *s, struct jw_frame *frames);
 
 /* Names kernel frames with @ks from now on (a raw capture carries its own per report). */
 void jw_reporter__set_ksyms(struct jw_reporter *r, const struct jw_ksyms *ks);

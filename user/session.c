@@ -18,6 +18,7 @@
 #include "session_priv.h"
 
 #define POLL_MS 100
+#define TRACE_WINDOW_NS 3000000000ULL	/* the seed's: a trace covers 3 s */
 #define ALIVE_CHECK_NS 500000000ULL
 #define AGING_EVERY_NS (3600 * 1000000000ULL)
 #define STATUS_EVERY_NS 1000000000ULL
@@ -119,6 +120,7 @@ static int on_task(struct session *s, const struct jw_task_rec *t)
 		jw_log(JW_LOG_INFO, "pid %d exited %.0f ms into a task", t->hdr.pid,
 		       (t->end_ns - t->start_ns) / 1e6);
 	ret = jw_reporter__task(s->reporter, th->proc, t, items, n);
+	jw_tracer__settle(s->tracer, t->hdr.pid, t->seq);
 	jw_samplebuf_clear(&th->samples);
 	if (ret)
 		jw_log(JW_LOG_WARN, "cannot report a task of pid %d: %s", t->hdr.pid,
@@ -151,10 +153,21 @@ static int on_record(void *ctx, void *data, size_t size)
 			jw_log(JW_LOG_INFO, "pid %d started: watching it", h->pid);
 		s->just_exec = false;
 		return 0;
+	case JW_REC_SCHED:
+		if (h->size < sizeof(struct jw_sched_rec))
+			break;
+		jw_tracer__sched(s->tracer, data);
+		return 0;
+	case JW_REC_SLICE:
+		if (h->size < sizeof(struct jw_slice_rec))
+			break;
+		jw_tracer__slice(s->tracer, data);
+		return 0;
 	case JW_REC_SAMPLE:
 		th = find_thread(s, h->tid);
 		if (!th || h->size < sizeof(struct jw_sample_rec))
 			break;
+		jw_tracer__sample(s->tracer, data);
 		if (jw_samplebuf_add(&th->samples, ((const struct jw_sample_rec *)data)->seq, data,
 				     h->size))
 			s->lost_samples++;
@@ -317,6 +330,35 @@ static bool watching_any(const struct session *s)
 	return false;
 }
 
+/*
+ * The trace windows, unless log_type 1 (no traces): with the flight recorder on, every watched
+ * process's events are kept from now on.
+ */
+static int start_tracer(struct session *s)
+{
+	const struct jw_params *p = &s->cfg->params;
+	struct jw_tracer_opts topts = {
+		.window_ns = TRACE_WINDOW_NS,
+		.flight_ns = (uint64_t)p->v[JW_P_FLIGHT_RECORDER_S] * 1000000000ULL,
+		.logdir = s->logdir,
+		.attach = s->attach,
+		.reporter = s->reporter,
+		.clocks = &s->clocks,
+	};
+	size_t i;
+
+	if (!jw_policy__trace_from_ns(p))
+		return 0;
+	s->tracer = jw_tracer__new(&topts);
+	if (!s->tracer)
+		return -ENOMEM;
+	jw_reporter__set_tracer(s->reporter, s->tracer);
+	for (i = 0; i < s->n_procs; i++)
+		if (s->procs[i].target.pid)
+			jw_tracer__watch(s->tracer, &s->procs[i]);
+	return 0;
+}
+
 /* Adds @fd to what the loop waits for. */
 static void watch_fd(struct session *s, int fd)
 {
@@ -468,6 +510,9 @@ static int setup(struct session *s)
 	s->reporter = jw_reporter__new(&ropts);
 	if (!s->reporter)
 		return -ENOMEM;
+	ret = start_tracer(s);
+	if (ret)
+		return ret;
 	s->rb = ring_buffer__new(jw_attach__events_fd(s->attach), on_record, s, NULL);
 	if (!s->rb) {
 		ret = -errno;
@@ -512,6 +557,35 @@ static bool any_alive(struct session *s)
  * the samples so far; the task's own event follows when it ends. Read from the thread's task
  * state (one map lookup per thread), every sample_interval.
  */
+/*
+ * A task still running past the trace threshold opens its trace window now, so that the trace
+ * shows the jank as it goes on (the seed's trace starts at the crossing too).
+ */
+static void check_trace(struct session *s, struct thread_slot *th, const struct jw_task_state *st,
+			uint64_t now)
+{
+	uint64_t from = jw_policy__trace_from_ns(&s->cfg->params);
+	struct jw_task_facts facts;
+
+	if (!s->tracer || !st->depth || st->start_ns > now || now - st->start_ns < from ||
+	    th->trace_seq == st->seq + 1)
+		return;
+	th->trace_seq = st->seq + 1;
+	facts = (struct jw_task_facts){
+		.pid = th->proc->target.pid,
+		.uid = th->proc->target.uid,
+		.begin_boot_ns = st->start_ns + s->clocks.boottime_ns,
+		.proc_start_boot_ns = th->proc->start_boot_ns,
+		.now_s = (now + s->clocks.realtime_ns) / 1000000000ULL,
+	};
+	if (!jw_policy__trace_possible(s->policy, &facts))
+		return;
+	ring_buffer__consume(s->rb);
+	jw_tracer__open(s->tracer, th->proc, th->tid, st->seq, st->start_ns, now,
+			th->samples.seq == st->seq ? th->samples.items : NULL,
+			th->samples.seq == st->seq ? th->samples.n : 0);
+}
+
 static void check_hangs(struct session *s, uint64_t now)
 {
 	uint64_t hang_ns = (uint64_t)s->cfg->params.v[JW_P_HANG_MS] * 1000000;
@@ -529,8 +603,10 @@ static void check_hangs(struct session *s, uint64_t now)
 		int ret;
 
 		if (!s->procs[i].target.pid || !th->has_pidfd || !th->proc ||
-		    jw_attach__task_state(s->attach, th->pidfd, &st) ||
-		    !jw_hang_due(&st, now, hang_ns, th->hang_seq))
+		    jw_attach__task_state(s->attach, th->pidfd, &st))
+			continue;
+		check_trace(s, th, &st, now);
+		if (!jw_hang_due(&st, now, hang_ns, th->hang_seq))
 			continue;
 		th->hang_seq = st.seq + 1;
 		/* What the kernel sent of this task so far. */
@@ -662,6 +738,7 @@ static int run_loop(struct session *s)
 			reload(s);
 			hang_every = (uint64_t)s->cfg->params.v[JW_P_SAMPLE_INTERVAL] * 1000000;
 		}
+		jw_tracer__tick(s->tracer, now);
 		if (now - s->status_ns >= STATUS_EVERY_NS)
 			show_status(s, now);
 		if (now - last_aging >= AGING_EVERY_NS) {
@@ -691,13 +768,19 @@ static void print_summary(struct session *s)
 	jw_log_status(NULL);
 	jw_attach__drops(s->attach, drops);
 	jw_log(JW_LOG_INFO, "%llu tasks, %llu janks (cpu %llu, runqueue %llu, blocked %llu, io %llu), "
-	       "%llu hangs, %llu stack logs written, %llu trace reports decided, %llu withheld "
-	       "(budget, back-off or quota)", (unsigned long long)jw_attach__tasks(s->attach),
+	       "%llu hangs, %llu stack logs written, %llu trace reports decided (%llu trace files "
+	       "written), %llu withheld (budget, back-off or quota)",
+	       (unsigned long long)jw_attach__tasks(s->attach),
 	       (unsigned long long)c->janks, (unsigned long long)c->by_cause[0],
 	       (unsigned long long)c->by_cause[1], (unsigned long long)c->by_cause[2],
 	       (unsigned long long)c->by_cause[3], (unsigned long long)c->hangs,
 	       (unsigned long long)c->stack_logs, (unsigned long long)c->traces,
-	       (unsigned long long)c->withheld);
+	       (unsigned long long)jw_tracer__written(s->tracer), (unsigned long long)c->withheld);
+	if (drops[JW_DROP_TRACE] || jw_tracer__lost(s->tracer))
+		jw_log(JW_LOG_WARN, "trace logs might be incomplete: lost %llu scheduler events "
+		       "(ring buffer full), %llu (trace buffers full)",
+		       (unsigned long long)drops[JW_DROP_TRACE],
+		       (unsigned long long)jw_tracer__lost(s->tracer));
 	if (drops[JW_DROP_TASK] || drops[JW_DROP_SAMPLE] || drops[JW_DROP_STATE] ||
 	    s->lost_samples || c->write_errors)
 		jw_log(JW_LOG_WARN,
@@ -718,6 +801,9 @@ static void teardown(struct session *s)
 	size_t i;
 
 	session_stats_finish(s);
+	/* A trace window decided for a trace is written now, even unfinished. */
+	jw_tracer__free(s->tracer);
+	s->tracer = NULL;
 	if (s->epoll_fd >= 0)
 		close(s->epoll_fd);
 	ring_buffer__free(s->rb);
@@ -770,6 +856,8 @@ int jw_session_run(struct jw_config *cfg)
 	jw_log(JW_LOG_INFO, "ready; Ctrl-C to stop");
 	if (run_loop(s) == 0)
 		status = 0;
+	/* Ctrl-C: the trace windows decided for a trace are written now, even unfinished. */
+	jw_tracer__flush(s->tracer);
 	print_summary(s);
 out:
 	if (s->launched)

@@ -16,6 +16,7 @@
 #include "presets.h"
 #include "report.h"
 #include "samplebuf.h"
+#include "trace.h"
 
 /* Samples held per thread for the task in flight: evenly thinned beyond this. */
 #define SAMPLES_HELD 512
@@ -29,6 +30,7 @@ struct thread_slot {
 	int pidfd;		/* the thread, to read its task state; valid when has_pidfd */
 	bool has_pidfd;
 	uint64_t hang_seq;	/* the last task reported as a hang, + 1 */
+	uint64_t trace_seq;	/* the last task that opened a trace window, + 1 */
 };
 
 /* A --probe resolved in one process. */
@@ -82,6 +84,7 @@ struct session {
 	struct jw_logdir *logdir;
 	struct jw_ksyms *ksyms;
 	struct jw_reporter *reporter;
+	struct jw_tracer *tracer;	/* trace windows; NULL when traces are off */
 	struct jw_clocks clocks;
 	FILE *raw;		/* --raw capture, or NULL */
 	struct ring_buffer *rb;

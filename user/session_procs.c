@@ -276,6 +276,7 @@ int session_attach_proc(struct session *s, size_t i)
 	ret = jw_samplebuf_init(&th->samples, SAMPLES_HELD);
 	if (ret)
 		return ret;
+	jw_tracer__watch(s->tracer, p);
 	jw_log(JW_LOG_INFO, "watching pid %d (%s), thread %d", p->target.pid, p->target.comm,
 	       p->target.tid);
 	return 0;
@@ -289,6 +290,7 @@ void session_drop_proc(struct session *s, size_t i)
 	if (s->attach && p->target.pid) {
 		jw_attach__forget(s->attach, p->target.pid, p->target.tid);
 		session_stats_keep_names(s, p->target.pid);
+		jw_tracer__forget(s->tracer, p->target.pid);
 	}
 	jw_symbolizer__free(p->sym);
 	jw_samplebuf_free(&s->threads[i].samples);

@@ -30,6 +30,8 @@ enum jw_rec_type {
 	JW_REC_TASK = 1,	/* a task over the lowest threshold ended */
 	JW_REC_SAMPLE = 2,	/* a stack sample taken inside a task */
 	JW_REC_EXEC = 3,	/* a process exec'd a watched executable (--exe); a bare header */
+	JW_REC_SCHED = 4,	/* a context switch or wakeup touching a traced process */
+	JW_REC_SLICE = 5,	/* a task of a traced process's watched thread ended */
 };
 
 /* Flags of a TASK record. */
@@ -64,6 +66,7 @@ enum jw_drop {
 	JW_DROP_SAMPLE,		/* a SAMPLE record could not be reserved */
 	JW_DROP_NEST,		/* a nested entry beyond JW_MAX_NEST */
 	JW_DROP_STATE,		/* no per-thread state could be created */
+	JW_DROP_TRACE,		/* a SCHED or SLICE record could not be reserved */
 	JW_DROP_MAX,
 };
 
@@ -131,6 +134,42 @@ struct jw_sample_rec {
 	__u64 kernel_ips[JW_MAX_KERNEL_FRAMES];
 	__u64 user_ips[JW_MAX_USER_FRAMES];
 	__u8 stack[];		/* stack_size bytes */
+};
+
+/* What a SCHED record is: a line of the trace log. */
+enum jw_sched_kind { JW_SCHED_SWITCH = 0, JW_SCHED_WAKING = 1 };
+
+/* sched_switch's prev_state bit for a thread switched out while runnable (TASK_REPORT_MAX). */
+#define JW_STATE_PREEMPTED 0x100
+
+/*
+ * A context switch or a wakeup where a traced process's thread is one side, as the kernel's
+ * sched_switch and sched_waking events describe them.
+ */
+struct jw_sched_rec {
+	struct jw_rec_hdr hdr;	/* pid, tid: the thread on the CPU (switch: prev; waking: the waker) */
+	__u32 kind;		/* enum jw_sched_kind */
+	__u32 cpu;
+	char comm[JW_COMM_LEN];	/* of the thread on the CPU */
+	__s32 prio;		/* switch: prev's; waking: the woken thread's */
+	__u32 prev_state;	/* switch: the TASK_REPORT bit of prev's state, or JW_STATE_PREEMPTED */
+	__u32 other_pid;	/* switch: next's process; waking: the woken thread's */
+	__u32 other_tid;
+	char other_comm[JW_COMM_LEN];
+	__s32 other_prio;	/* switch: next's */
+	__u32 target_cpu;	/* waking: the CPU the woken thread last ran on */
+};
+
+/* A task of a traced process's watched thread: a slice of the trace log. */
+struct jw_slice_rec {
+	struct jw_rec_hdr hdr;	/* ts_ns: the task's end */
+	__u64 seq;
+	__u64 start_ns;
+	__u64 handler_addr;	/* as in jw_task_rec */
+	__u32 probe_id;
+	__u32 inner_probe;
+	__u32 cpu;		/* where it ended */
+	__u32 pad;
 };
 
 /* DWARF register numbers of the stack pointer and the instruction pointer. */
