@@ -14,6 +14,7 @@
 #include "jankwatch.skel.h"
 #include "log.h"
 #include "options.h"
+#include "placement.h"
 
 /* The records' layout is a contract with the BPF object: catch any drift at compile time. */
 _Static_assert(sizeof(struct jw_rec_hdr) == 24, "jw_rec_hdr layout");
@@ -147,9 +148,15 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
 			 const char *name)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie);
+	struct jw_placement place;
 	struct bpf_link *link;
 	int err;
 
+	/* Past what the kernel would single-step at every hit, where that is safe. */
+	jw_probe_place_file(path, offset, &place);
+	jw_log(JW_LOG_DEBUG, "%s on %s:%s: %s", retprobe ? "return probe" : "uprobe", path, name,
+	       place.why);
+	offset += place.skip;
 	link = bpf_program__attach_uprobe_opts(prog, pid, path, offset, &opts);
 	if (!link) {
 		err = -errno;

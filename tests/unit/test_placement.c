@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Where a uprobe on a function's entry goes: past what would be single-stepped, when safe. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "placement.h"
+
+static uint32_t skip_of(const uint8_t *code, size_t len, struct jw_placement *p)
+{
+	jw_probe_place(code, len, p);
+	return p->skip;
+}
+
+/* -fcf-protection: endbr64, then the frame pointer's push; or a callee-saved push. */
+static void test_past_endbr64(void **state)
+{
+	const uint8_t fp[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5 };
+	const uint8_t r15[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x41, 0x57, 0x41, 0x56 };
+	struct jw_placement p;
+
+	(void)state;
+	assert_int_equal(skip_of(fp, sizeof(fp), &p), 4);
+	assert_non_null(strstr(p.why, "endbr64"));
+	assert_non_null(strstr(p.why, "push %rbp"));
+	assert_int_equal(skip_of(r15, sizeof(r15), &p), 4);
+	assert_non_null(strstr(p.why, "push %r15"));
+}
+
+/* An emulated first instruction: the entry. */
+static void test_emulated_entry(void **state)
+{
+	const uint8_t push[] = { 0x55, 0x48, 0x89, 0xe5 };
+	const uint8_t r12[] = { 0x41, 0x54, 0x55 };
+	const uint8_t jmp[] = { 0xe9, 0x10, 0x00, 0x00, 0x00 };
+	struct jw_placement p;
+
+	(void)state;
+	assert_int_equal(skip_of(push, sizeof(push), &p), 0);
+	assert_non_null(strstr(p.why, "push %rbp is emulated"));
+	assert_int_equal(skip_of(r12, sizeof(r12), &p), 0);
+	assert_int_equal(skip_of(jmp, sizeof(jmp), &p), 0);
+}
+
+/* Register moves into scratch registers are passed; into argument registers or rsp, never. */
+static void test_moves(void **state)
+{
+	const uint8_t to_rax[] = { 0x48, 0x89, 0xf8, 0x53 };		/* mov %rdi,%rax; push %rbx */
+	const uint8_t to_r10[] = { 0x49, 0x89, 0xfa, 0x41, 0x54 };	/* mov %rdi,%r10; push %r12 */
+	const uint8_t to_rsi[] = { 0x48, 0x89, 0xfe, 0x53 };		/* mov %rdi,%rsi: an argument */
+	const uint8_t to_rdi[] = { 0x48, 0x8b, 0xf8, 0x53 };		/* mov %rax,%rdi */
+	const uint8_t to_rbp[] = { 0x48, 0x89, 0xe5, 0x53 };		/* mov %rsp,%rbp */
+	const uint8_t to_r9d[] = { 0x41, 0x89, 0xc1, 0x53 };		/* mov %eax,%r9d */
+	const uint8_t mem[] = { 0x48, 0x89, 0x07, 0x53 };		/* mov %rax,(%rdi) */
+	struct jw_placement p;
+
+	(void)state;
+	assert_int_equal(skip_of(to_rax, sizeof(to_rax), &p), 3);
+	assert_non_null(strstr(p.why, "mov %rdi,%rax"));
+	assert_int_equal(skip_of(to_r10, sizeof(to_r10), &p), 3);
+	assert_non_null(strstr(p.why, "push %r12"));
+	assert_int_equal(skip_of(to_rsi, sizeof(to_rsi), &p), 0);
+	assert_int_equal(skip_of(to_rdi, sizeof(to_rdi), &p), 0);
+	assert_int_equal(skip_of(to_rbp, sizeof(to_rbp), &p), 0);
+	assert_int_equal(skip_of(to_r9d, sizeof(to_r9d), &p), 0);
+	assert_int_equal(skip_of(mem, sizeof(mem), &p), 0);
+}
+
+/* Never past a change of rsp, nor past anything unknown; nor onto something single-stepped. */
+static void test_stops(void **state)
+{
+	const uint8_t sub[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x83, 0xec, 0x18, 0x55 };
+	const uint8_t tls[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x64, 0x8b, 0x04, 0x25, 0x18, 0x00 };
+	const uint8_t mov_first[] = { 0x48, 0x83, 0xec, 0x08, 0x55 };	/* sub $8,%rsp */
+	const uint8_t short_code[] = { 0xf3, 0x0f, 0x1e };
+	struct jw_placement p;
+
+	(void)state;
+	assert_int_equal(skip_of(sub, sizeof(sub), &p), 0);
+	assert_non_null(strstr(p.why, "single-stepped"));
+	assert_int_equal(skip_of(tls, sizeof(tls), &p), 0);
+	assert_int_equal(skip_of(mov_first, sizeof(mov_first), &p), 0);
+	assert_int_equal(skip_of(short_code, sizeof(short_code), &p), 0);
+	assert_int_equal(skip_of(NULL, 0, &p), 0);
+}
+
+/* Nops and several passable instructions in a row; at most a few. */
+static void test_runs(void **state)
+{
+	const uint8_t nops[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x66, 0x90, 0x0f, 0x1f, 0x40, 0x00,
+				 0x48, 0x89, 0xfb, 0xe8, 0, 0, 0, 0 };
+	const uint8_t many[] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0x55 };
+	struct jw_placement p;
+
+	(void)state;
+	assert_int_equal(skip_of(nops, sizeof(nops), &p), 13);
+	assert_non_null(strstr(p.why, "call"));
+	assert_int_equal(skip_of(many, sizeof(many), &p), 0);
+}
+
+/* glibc's syscall wrappers: a compare of __libc_single_threaded, then the branch. */
+static void test_syscall_wrappers(void **state)
+{
+	/* epoll_wait: cmpb $0x0,0xd26f1(%rip); mov %ecx,%r10d; je */
+	const uint8_t epoll_wait[] = { 0x80, 0x3d, 0xf1, 0x26, 0x0d, 0x00, 0x00, 0x41, 0x89, 0xca,
+				       0x74, 0x14, 0xb8, 0xe8, 0x00, 0x00, 0x00 };
+	/* poll: cmpb $0x0,...(%rip); je */
+	const uint8_t poll[] = { 0x80, 0x3d, 0xb1, 0xf3, 0x0d, 0x00, 0x00, 0x74, 0x17 };
+	/* mov $0x7,%eax; syscall: nothing emulated after */
+	const uint8_t raw[] = { 0xb8, 0x07, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	/* xor %edi,%edi writes an argument register */
+	const uint8_t xor_arg[] = { 0x31, 0xff, 0x55 };
+	/* test %eax,%eax; xor %eax,%eax; push %rbx */
+	const uint8_t flags[] = { 0x85, 0xc0, 0x31, 0xc0, 0x53 };
+	struct jw_placement p;
+
+	(void)state;
+	assert_int_equal(skip_of(epoll_wait, sizeof(epoll_wait), &p), 10);
+	assert_non_null(strstr(p.why, "jcc"));
+	assert_int_equal(skip_of(poll, sizeof(poll), &p), 7);
+	assert_int_equal(skip_of(raw, sizeof(raw), &p), 0);
+	assert_int_equal(skip_of(xor_arg, sizeof(xor_arg), &p), 0);
+	assert_int_equal(skip_of(flags, sizeof(flags), &p), 4);
+}
+
+static void test_file(void **state)
+{
+	struct jw_placement p;
+
+	(void)state;
+	assert_int_equal(jw_probe_place_file("/nonexistent/jw", 0, &p), -ENOENT);
+	assert_int_equal(p.skip, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_past_endbr64),
+		cmocka_unit_test(test_emulated_entry),
+		cmocka_unit_test(test_moves),
+		cmocka_unit_test(test_stops),
+		cmocka_unit_test(test_runs),
+		cmocka_unit_test(test_syscall_wrappers),
+		cmocka_unit_test(test_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
