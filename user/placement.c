@@ -121,7 +121,13 @@ static void decode(const uint8_t *p, size_t len, struct insn *in)
 	size_t i;
 
 	memset(in, 0, sizeof(*in));
-	snprintf(in->text, sizeof(in->text), len ? "%02x" : "nothing", len ? p[0] : 0);
+	/* What the decoder does not know is shown as its first bytes. */
+	if (!len)
+		snprintf(in->text, sizeof(in->text), "nothing");
+	for (i = 0; i < len && i < 4; i++)
+		snprintf(in->text + 3 * i, sizeof(in->text) - 3 * i, "%s%02x", i ? " " : "", p[i]);
+	if (len > 4)
+		snprintf(in->text + 11, sizeof(in->text) - 11, " ...");
 	for (i = 0; i < sizeof(nops) / sizeof(nops[0]); i++) {
 		if (len >= nops[i].len && !memcmp(p, nops[i].bytes, nops[i].len)) {
 			in->kind = INSN_SKIPPABLE;
