@@ -118,16 +118,15 @@ static void decode(const uint8_t *p, size_t len, struct insn *in)
 		{ { 0x0f, 0x1f, 0x44, 0x00, 0x00 }, 5, "nopl 0x0(%rax,%rax,1)" },
 		{ { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 }, 6, "nopw 0x0(%rax,%rax,1)" },
 	};
-	size_t i;
+	size_t i, o;
 
 	memset(in, 0, sizeof(*in));
 	/* What the decoder does not know is shown as its first bytes. */
-	if (!len)
-		snprintf(in->text, sizeof(in->text), "nothing");
-	for (i = 0; i < len && i < 4; i++)
-		snprintf(in->text + 3 * i, sizeof(in->text) - 3 * i, "%s%02x", i ? " " : "", p[i]);
+	snprintf(in->text, sizeof(in->text), "nothing");
+	for (i = 0, o = 0; i < len && i < 4; i++)
+		o += snprintf(in->text + o, sizeof(in->text) - o, "%s%02x", i ? " " : "", p[i]);
 	if (len > 4)
-		snprintf(in->text + 11, sizeof(in->text) - 11, " ...");
+		snprintf(in->text + o, sizeof(in->text) - o, " ...");
 	for (i = 0; i < sizeof(nops) / sizeof(nops[0]); i++) {
 		if (len >= nops[i].len && !memcmp(p, nops[i].bytes, nops[i].len)) {
 			in->kind = INSN_SKIPPABLE;

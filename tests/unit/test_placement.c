@@ -85,6 +85,7 @@ static void test_stops(void **state)
 	assert_non_null(strstr(p.why, "single-stepped"));
 	assert_int_equal(skip_of(tls, sizeof(tls), &p), 0);
 	assert_int_equal(skip_of(mov_first, sizeof(mov_first), &p), 0);
+	assert_non_null(strstr(p.why, "on the entry: 48 83 ec 08 ... is single-stepped"));
 	assert_int_equal(skip_of(short_code, sizeof(short_code), &p), 0);
 	assert_int_equal(skip_of(NULL, 0, &p), 0);
 }
