@@ -85,8 +85,8 @@ struct jw_stats_val stats_overflow;
 /* Record (time) one task in this many in each row; every task is counted. Reloadable. */
 __u32 stats_every = 1;
 
-/* Outermost tasks ended, every thread's: the status line's rate. */
-__u64 task_count;
+/* Outermost tasks ended, every thread's, by CPU: the status line's rate. */
+__u64 task_count[JW_MAX_CPUS];
 
 /*
  * The processes whose scheduler events and task slices user space wants for a trace log (a
@@ -275,7 +275,8 @@ static void close_inner(struct jw_task_state *s, __u32 tid, __u64 now, bool exce
 	}
 	v = stats_row(s, tid, (s->cur_probe - 1) & (JW_MAX_PROBES - 1), 1, s->cur_handler);
 	if (v)
-		jw_stats_add(v, ran, ran > off ? ran - off : 0, exception, stats_every);
+		jw_stats_add(v, ran, ran > off ? ran - off : 0, exception, stats_every,
+			     v == &stats_overflow);
 	s->cur_probe = 0;
 }
 
@@ -319,10 +320,12 @@ static void finish_task(struct jw_task_state *s, __u32 tid, __u64 now)
 
 	/* A dispatch still open under the waits when they end the task never returned. */
 	close_inner(s, tid, now, true);
-	__sync_fetch_and_add(&task_count, 1);
+	/* Per CPU, unlocked: a count for the status line, not worth a locked add per task. */
+	task_count[bpf_get_smp_processor_id() & (JW_MAX_CPUS - 1)]++;
 	v = stats_row(s, tid, s->probe_id, 0, 0);
 	if (v)
-		jw_stats_add(v, wall, cpu, s->flags & JW_TASK_NO_EXIT, stats_every);
+		jw_stats_add(v, wall, cpu, s->flags & JW_TASK_NO_EXIT, stats_every,
+			     v == &stats_overflow);
 	if (trace_on)
 		trace_slice(s, tid, now);
 	if (wall < report_min_ns)

@@ -322,7 +322,12 @@ int jw_attach__trace(struct jw_attach *a, pid_t pid, bool on)
 
 uint64_t jw_attach__tasks(const struct jw_attach *a)
 {
-	return __atomic_load_n(&a->skel->bss->task_count, __ATOMIC_RELAXED);
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < JW_MAX_CPUS; i++)
+		total += __atomic_load_n(&a->skel->bss->task_count[i], __ATOMIC_RELAXED);
+	return total;
 }
 
 int jw_attach__stats_each(const struct jw_attach *a, jw_stats_fn fn, void *ctx)

@@ -20,6 +20,7 @@
 #define JW_COMM_LEN 16
 #define JW_HANDLER_NAME_LEN 128
 #define JW_HANDLER_FILE_LEN 256
+#define JW_MAX_CPUS 256		/* per-CPU counters in .bss (a power of two) */
 
 /* Attach cookie of a dispatch probe: the probe id in the low bits, its role above. */
 #define JW_COOKIE_RETPROBE (1ULL << 33)	/* the exit is a return probe: sp is one slot higher */

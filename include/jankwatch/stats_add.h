@@ -43,30 +43,46 @@ static inline __u32 jw_stats_slot(__u64 us)
 
 /*
  * Counts a task of @wall ns (@cpu of them on the CPU) in row @v, and times it when it is the
- * row's 1 in @every (the first, then every @every-th). Atomic: the OVERFLOW row is shared by
- * threads, and a reset may delete a row meanwhile.
+ * row's 1 in @every (the first, then every @every-th). A thread's own rows are written by it
+ * alone: plain adds. The OVERFLOW row (@shared) is every thread's: atomic adds (its maxima may
+ * race; a lost maximum is the price of not locking). Inlined: BPF calls take five arguments.
  */
-static inline void jw_stats_add(struct jw_stats_val *v, __u64 wall, __u64 cpu, bool exception,
-				__u32 every)
+static inline __attribute__((always_inline)) void
+jw_stats_add(struct jw_stats_val *v, __u64 wall, __u64 cpu, bool exception, __u32 every,
+	     bool shared)
 {
-	__u64 n = __sync_fetch_and_add(&v->count, 1);
+	__u64 n;
 	__u32 slot;
 
-	if (exception)
-		__sync_fetch_and_add(&v->exceptions, 1);
+	if (shared) {
+		n = __sync_fetch_and_add(&v->count, 1);
+		if (exception)
+			__sync_fetch_and_add(&v->exceptions, 1);
+	} else {
+		n = v->count++;
+		v->exceptions += exception;
+	}
 	if (every > 1 && n % every)
 		return;
-	__sync_fetch_and_add(&v->recorded, 1);
-	__sync_fetch_and_add(&v->total_ns, wall);
-	__sync_fetch_and_add(&v->total_cpu_ns, cpu);
+	slot = jw_stats_slot(wall / 1000);
+	/* Opaque to the compiler, so that the mask stays for the BPF verifier to see. */
+	__asm__ volatile("" : "+r"(slot));
+	slot &= JW_HIST_SLOTS - 1;
+	if (shared) {
+		__sync_fetch_and_add(&v->recorded, 1);
+		__sync_fetch_and_add(&v->total_ns, wall);
+		__sync_fetch_and_add(&v->total_cpu_ns, cpu);
+		__sync_fetch_and_add(&v->hist[slot], 1);
+	} else {
+		v->recorded++;
+		v->total_ns += wall;
+		v->total_cpu_ns += cpu;
+		v->hist[slot]++;
+	}
 	if (wall > v->max_ns)
 		v->max_ns = wall;
 	if (cpu > v->max_cpu_ns)
 		v->max_cpu_ns = cpu;
-	slot = jw_stats_slot(wall / 1000);
-	/* Opaque to the compiler, so that the mask stays for the BPF verifier to see. */
-	__asm__ volatile("" : "+r"(slot));
-	__sync_fetch_and_add(&v->hist[slot & (JW_HIST_SLOTS - 1)], 1);
 }
 
 #endif

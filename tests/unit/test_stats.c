@@ -43,7 +43,7 @@ static void test_stream_every_task(void **state)
 	for (i = 1; i <= 1000; i++) {
 		uint64_t wall = (uint64_t)i * 1000;	/* 1..1000 us */
 
-		jw_stats_add(&v, wall, wall / 2, i % 100 == 0, 1);
+		jw_stats_add(&v, wall, wall / 2, i % 100 == 0, 1, false);
 		total += wall;
 	}
 	assert_int_equal(v.count, 1000);
@@ -60,7 +60,7 @@ static void test_stream_every_task(void **state)
 	assert_int_equal(v.hist[9], 1000 - 511);	/* 512..1000 us */
 }
 
-/* 1 in N: the first, then every N-th is timed; all are counted. */
+/* 1 in N: the first, then every N-th is timed; all are counted. Shared or not, the same sums. */
 static void test_stream_sampled(void **state)
 {
 	struct jw_stats_val v = { 0 };
@@ -68,7 +68,7 @@ static void test_stream_sampled(void **state)
 
 	(void)state;
 	for (i = 0; i < 10; i++)
-		jw_stats_add(&v, i == 5 ? 9000000 : 1000, 0, false, 4);
+		jw_stats_add(&v, i == 5 ? 9000000 : 1000, 0, false, 4, i & 1);
 	assert_int_equal(v.count, 10);
 	assert_int_equal(v.recorded, 3);	/* tasks 0, 4, 8 */
 	assert_int_equal(v.total_ns, 3000);
