@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
 	build-essential cmake pkg-config
-	clang llvm
+	clang llvm libclang-rt-14-dev
 	libbpf-dev bpftool
 	libelf-dev libdw-dev zlib1g-dev
 	libcmocka-dev

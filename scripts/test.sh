@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Installs what is missing, builds, and runs every test under ctest: the unit tests plain and
 # with AddressSanitizer + UndefinedBehaviorSanitizer, then the integration tests (root, real BPF,
-# real processes). Under CI=true a skipped test is a failure. Leaves the binary at build/jankwatch.
+# real processes), then the fuzz harnesses over their corpora. Under CI=true a skipped test is a
+# failure. Leaves the binary at build/jankwatch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +23,12 @@ run() {
 run "unit tests" -L plain
 run "unit tests with ASan + UBSan" -L san
 run "integration tests" -L integration
+# The fuzz harnesses, built with clang, replay their committed corpora once (scripts/fuzz.sh
+# runs them for real).
+CC=clang cmake -S . -B build-fuzz -DJW_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-fuzz -j"$(nproc)" --target fuzzers >/dev/null
+echo "== fuzz corpora"
+(cd build-fuzz && ctest --output-on-failure -L fuzz) 2>&1 | tee -a "$log" || status=1
 
 skipped=$(grep -c '\*\*\*Skipped\|Not Run' "$log" || true)
 if ((skipped > 0)); then

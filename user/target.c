@@ -253,6 +253,28 @@ static void mapped_path(pid_t pid, const char *line, char *file, char *path, siz
 		snprintf(path, len, "%s", file);
 }
 
+int jw_maps_line_match(pid_t pid, const char *line, const char *name, char *path, size_t len)
+{
+	char copy[PATH_MAX + 256], name_only[PATH_MAX], *file;
+	size_t n;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	file = strchr(copy, '/');
+	if (!file)
+		return -ENOENT;
+	file[strcspn(file, "\n")] = '\0';
+	/* Match on the name without the " (deleted)" the kernel appends. */
+	n = strlen(file);
+	if (n > strlen(DELETED_SUFFIX) &&
+	    strcmp(file + n - strlen(DELETED_SUFFIX), DELETED_SUFFIX) == 0)
+		n -= strlen(DELETED_SUFFIX);
+	snprintf(name_only, sizeof(name_only), "%.*s", (int)n, file);
+	if (!mapping_matches(name_only, name))
+		return -ENOENT;
+	mapped_path(pid, copy, file, path, len);
+	return 0;
+}
+
 int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len)
 {
 	char mpath[64], line[PATH_MAX + 256];
@@ -267,25 +289,8 @@ int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len)
 	f = fopen(mpath, "re");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *file = strchr(line, '/'), name_only[PATH_MAX];
-		size_t n;
-
-		if (!file)
-			continue;
-		file[strcspn(file, "\n")] = '\0';
-		/* Match on the name without the " (deleted)" the kernel appends. */
-		n = strlen(file);
-		if (n > strlen(DELETED_SUFFIX) &&
-		    strcmp(file + n - strlen(DELETED_SUFFIX), DELETED_SUFFIX) == 0)
-			n -= strlen(DELETED_SUFFIX);
-		snprintf(name_only, sizeof(name_only), "%.*s", (int)n, file);
-		if (mapping_matches(name_only, name)) {
-			mapped_path(pid, line, file, path, len);
-			ret = 0;
-			break;
-		}
-	}
+	while (ret && fgets(line, sizeof(line), f))
+		ret = jw_maps_line_match(pid, line, name, path, len);
 	fclose(f);
 	return ret;
 }

@@ -35,6 +35,13 @@ bool jw_target_alive(const struct jw_target *t);
 int jw_proc_stat_parse(const char *stat, char *comm, size_t commlen, uint64_t *start_jiffies);
 
 /*
+ * One line of /proc/PID/maps: whether it maps file @name (as jw_target_find_mapping() matches
+ * it), and then the path to open it by (the file, or /proc/PID/map_files/RANGE when the file
+ * was deleted or replaced) in @path. 0, or -ENOENT.
+ */
+int jw_maps_line_match(pid_t pid, const char *line, const char *name, char *path, size_t len);
+
+/*
  * Finds the file mapped by process @pid that @name designates: an absolute path as is, else a
  * mapped file whose base name is @name or starts with "@name." (libglib-2.0.so -> .so.0), or,
  * when @name ends in "*", starts with what comes before it (libpython3.*).
