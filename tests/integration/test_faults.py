@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Faults while watching: what survives, and that nothing is lost without being counted.
+
+(a) jankwatch gets SIGKILL: none of its BPF programs, and no perf event link of them, is left
+    in the kernel (they are held by its file descriptors), and the target runs on.
+(b) The log directory's disk fills (a 16 KiB tmpfs): every jank still gets its event line on
+    stdout, the files that did not fit are counted as failed writes in the summary, and
+    jankwatch exits 0.
+(c) The target forks a child that runs the same loop: the parent's janks are still reported,
+    the child's are not (it was not asked for), and nothing else is.
+"""
+import json
+import subprocess
+
+from jwtest import *
+
+OURS = {"dispatch_enter", "dispatch_exit", "on_sample", "on_sched_switch", "on_sched_waking",
+        "wait_return", "wait_enter", "on_exec", "on_exit"}
+
+
+def progs():
+    out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True,
+                         check=True).stdout
+    return {p["id"] for p in json.loads(out) if p.get("name") in OURS}
+
+
+def links_to(ids):
+    out = subprocess.run(["bpftool", "link", "show", "-j"], capture_output=True, text=True,
+                         check=True).stdout
+    return [l for l in json.loads(out) if l.get("prog_id") in ids]
+
+
+require_bpf()
+if not shutil.which("bpftool"):
+    fail("bpftool is missing: scripts/setup.sh installs it")
+logs = LogDir()
+target = start_target("--busy", "--ms", "200", "--every", "700")
+try:
+    wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+
+    # (a) SIGKILL.
+    before = progs()
+    jw = start_jankwatch(["-p", str(target.pid), "--probe", f"{TARGET}:dispatch", "--set",
+                          "ignore_startup_time=3", "--log-dir", logs.path])
+    mine = progs() - before
+    check(len(mine) >= 3 and links_to(mine), f"(a) jankwatch's programs are loaded and linked "
+          f"({len(mine)} programs, {len(links_to(mine))} links)")
+    jw.p.kill()
+    jw.wait(10)
+    wait_for(lambda: not (progs() & mine) and not links_to(mine), 10,
+             "(a) the kernel to drop the programs of a killed jankwatch")
+    check(True, "(a) after SIGKILL none of its programs or links is left")
+    check(target.p.poll() is None, "(a) the target runs on")
+
+    # (b) A full disk.
+    full = tempfile.mkdtemp(prefix="jw-full-")
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", full], check=True)
+    try:
+        rc, events, err = run_jankwatch(["-p", str(target.pid), "--probe", f"{TARGET}:dispatch",
+                                         "--set", "ignore_startup_time=3", "--all",
+                                         "--stack-bytes", "65536", "--duration", "6",
+                                         "--log-dir", full], 60)
+        written = [e for e in events if e["external_log"]]
+        summary = [l for l in err if "file writes" in l]
+        failed = int(re.search(r"(\d+) file writes", summary[0]).group(1)) if summary else 0
+        print(f"(b) {len(events)} events, {len(written)} with files, {failed} failed writes")
+        check(rc == 0, f"(b) jankwatch exits 0 on a full disk (got {rc})")
+        check(len(events) >= 5, f"(b) every jank still has its event line ({len(events)})")
+        check(len(written) < len(events) and failed + len(written) >= len(events) - 1,
+              f"(b) the files that did not fit are counted: {len(written)} written, {failed} "
+              f"failed writes of {len(events)} janks")
+    finally:
+        subprocess.run(["umount", full], check=False)
+        os.rmdir(full)
+
+    # (c) A fork: a select() loop with a 200 ms jank every 0.7 s forks 5 s in; both go on.
+    forker = Proc([sys.executable, "-c", """
+import os, select, sys, time
+start, forked, n = time.monotonic(), False, 0
+while True:
+    select.select([], [], [], 0.5)
+    begin = time.monotonic_ns()
+    while time.monotonic_ns() < begin + 200_000_000:
+        pass
+    n += 1
+    print(f"task {n} {os.getpid()} {begin}", flush=True)
+    if not forked and time.monotonic() - start > 5:
+        forked = True
+        if os.fork() == 0:
+            print(f"child {os.getpid()}", flush=True)
+"""])
+    wait_for(lambda: process_age_s(forker.pid) >= 3, 10, "the forking target to be 3 s old")
+    jw = start_jankwatch(["-p", str(forker.pid), "--set", "ignore_startup_time=3", "--all",
+                          "--log-dir", logs.path])
+    wait_for(lambda: any(l.startswith("child ") for l in forker.out), 15, "(c) the fork")
+    fork_ns = time.monotonic_ns()
+    child_pid = int([l for l in forker.out if l.startswith("child ")][0].split()[1])
+    time.sleep(3)
+    check(stop_jankwatch(jw) == 0, "(c) jankwatch exits 0")
+    evs = json_lines(jw)
+    after = [e for e in evs if e["begin_time"] >= mono_to_epoch_ms(fork_ns)]
+    check(evs and all(e["pid"] == forker.pid for e in evs),
+          f"(c) only the watched parent's janks ({len(evs)} events, none of child {child_pid})")
+    check(len(after) >= 2, f"(c) the parent's janks after the fork are still reported "
+          f"({len(after)})")
+    forker.kill()
+    try:
+        os.kill(child_pid, 9)
+    except ProcessLookupError:
+        pass
+finally:
+    target.kill()
+    logs.cleanup()
