@@ -8,6 +8,9 @@
     jankwatch exits 0.
 (c) The target forks a child that runs the same loop: the parent's janks are still reported,
     the child's are not (it was not asked for), and nothing else is.
+(d) The ring buffer overflows: jankwatch is stopped (SIGSTOP) for 3 s while the target janks
+    nearly all the time with 64 KiB stack copies every 10 ms (about 16 MiB for an 8 MiB buffer); once it runs again the lost samples are counted in the
+    events ("dropped") and the summary, and the janks after it are reported whole.
 """
 import json
 import subprocess
@@ -108,6 +111,32 @@ while True:
         os.kill(child_pid, 9)
     except ProcessLookupError:
         pass
+    # (d) A full ring buffer: 300 ms janks 100 ms apart, 64 KiB per sample, 3 s unread.
+    target.kill()
+    target = start_target("--busy", "--ms", "300", "--every", "100")
+    wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+    jw = start_jankwatch(["-p", str(target.pid), "--probe", f"{TARGET}:dispatch", "--set",
+                          "ignore_startup_time=3", "--all", "--stack-bytes", "65536",
+                          "--log-dir", logs.path])
+    wait_for(lambda: len(json_lines(jw)) >= 1, 10, "(d) a first jank")
+    jw.p.send_signal(signal.SIGSTOP)
+    time.sleep(3)
+    stopped_until = time.time() * 1000
+    jw.p.send_signal(signal.SIGCONT)
+    wait_for(lambda: [e for e in json_lines(jw) if e["begin_time"] > stopped_until + 100], 10,
+             "(d) a jank after jankwatch ran again")
+    time.sleep(1.5)
+    check(stop_jankwatch(jw) == 0, "(d) jankwatch exits 0")
+    evs = json_lines(jw)
+    dropped = sum(e["dropped"] for e in evs)
+    summary = [l for l in jw.err if "samples (ring buffer full)" in l]
+    lost = int(re.search(r"(\d+) samples \(ring buffer full\)", summary[0]).group(1)) \
+        if summary else 0
+    check(lost > 0 and dropped > 0, f"(d) the overflow is counted: {lost} samples lost in the "
+          f"summary, {dropped} dropped in the events")
+    later = [e for e in evs if e["begin_time"] > stopped_until + 100]
+    check(later and all(e["dropped"] == 0 and e["samples"] == 10 for e in later),
+          f"(d) the janks after it are whole ({[(e['samples'], e['dropped']) for e in later]})")
 finally:
     target.kill()
     logs.cleanup()
