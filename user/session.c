@@ -116,7 +116,10 @@ static int on_task(struct session *s, const struct jw_task_rec *t)
 		items = th->samples.items;
 		n = th->samples.n;
 	}
-	if (t->hdr.flags & JW_TASK_EXITED)
+	if (t->hdr.flags & JW_TASK_EXITED && t->hdr.tid != t->hdr.pid)
+		jw_log(JW_LOG_INFO, "pid %d: thread %d exited %.0f ms into a task", t->hdr.pid,
+		       t->hdr.tid, (t->end_ns - t->start_ns) / 1e6);
+	else if (t->hdr.flags & JW_TASK_EXITED)
 		jw_log(JW_LOG_INFO, "pid %d exited %.0f ms into a task", t->hdr.pid,
 		       (t->end_ns - t->start_ns) / 1e6);
 	ret = jw_reporter__task(s->reporter, th->proc, t, items, n);
@@ -539,13 +542,17 @@ static bool any_alive(struct session *s)
 
 		if (!p->target.pid)
 			continue;
-		if (jw_target_alive(&p->target)) {
+		if (jw_target_thread_alive(&p->target)) {
 			alive = true;
 			continue;
 		}
 		/* Its last task, ended by the exit, may still be in the ring buffer. */
 		ring_buffer__consume(s->rb);
-		jw_log(JW_LOG_INFO, "pid %d (%s) exited", p->target.pid, p->target.comm);
+		if (p->target.tid != p->target.pid && jw_target_alive(&p->target))
+			jw_log(JW_LOG_INFO, "pid %d (%s): its watched thread %d exited; the process is "
+			       "no longer watched", p->target.pid, p->target.comm, p->target.tid);
+		else
+			jw_log(JW_LOG_INFO, "pid %d (%s) exited", p->target.pid, p->target.comm);
 		session_drop_proc(s, i);
 	}
 	/* With --exe, processes started later are awaited. */

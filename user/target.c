@@ -221,6 +221,16 @@ bool jw_target_alive(const struct jw_target *t)
 	return !zombie(buf);
 }
 
+bool jw_target_thread_alive(const struct jw_target *t)
+{
+	char path[64], buf[4096];
+
+	if (t->tid == t->pid)
+		return jw_target_alive(t);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", t->pid, t->tid);
+	return read_small(path, buf, sizeof(buf)) >= 0 && !zombie(buf);
+}
+
 #define DELETED_SUFFIX " (deleted)"
 
 /* Whether the mapped file @path is what @name designates (see the header). */

@@ -28,6 +28,9 @@ int jw_target_open(pid_t pid, const char *thread, struct jw_target *t, char *err
 /* Whether @t is still the same process (alive, and its start time unchanged: no pid reuse). */
 bool jw_target_alive(const struct jw_target *t);
 
+/* Whether the watched thread (the process's main thread: the process) still runs. */
+bool jw_target_thread_alive(const struct jw_target *t);
+
 /*
  * Parses the content of /proc/PID/stat: the name (between the first '(' and the last ')') and
  * field 22, the start time. Returns 0 or -EINVAL.

@@ -137,6 +137,36 @@ while True:
     later = [e for e in evs if e["begin_time"] > stopped_until + 100]
     check(later and all(e["dropped"] == 0 and e["samples"] == 10 for e in later),
           f"(d) the janks after it are whole ({[(e['samples'], e['dropped']) for e in later]})")
+    # (e) The watched thread exits; the process sleeps on.
+    threaded = Proc([sys.executable, "-c", """
+import select, threading, time
+def loop():
+    print("tid", threading.get_native_id(), flush=True)
+    start = time.monotonic()
+    while time.monotonic() - start < 6:
+        select.select([], [], [], 0.3)
+        begin = time.monotonic_ns()
+        while time.monotonic_ns() < begin + 200_000_000:
+            pass
+t = threading.Thread(target=loop)
+t.start()
+t.join()
+print("thread done", flush=True)
+time.sleep(60)
+"""])
+    wait_for(lambda: any(l.startswith("tid ") for l in threaded.out), 10, "(e) the loop thread")
+    tid = int([l for l in threaded.out if l.startswith("tid ")][0].split()[1])
+    wait_for(lambda: process_age_s(threaded.pid) >= 3, 10, "(e) the target to be 3 s old")
+    rc, evs, err = run_jankwatch(["-p", str(threaded.pid), "--thread", str(tid), "--set",
+                                  "ignore_startup_time=3", "--log-dir", logs.path], 30)
+    check(rc == 0 and threaded.p.poll() is None, f"(e) jankwatch exits 0 by itself while the "
+          f"process lives (rc {rc})")
+    check(any(f"its watched thread {tid} exited" in l for l in err),
+          "(e) it says the watched thread exited")
+    check(evs and all(e["tid"] == tid for e in evs) and
+          any(f"thread {tid} exited" in l and "into a task" in l for l in err),
+          f"(e) {len(evs)} janks of the thread, the last one ended by its exit")
+    threaded.kill()
 finally:
     target.kill()
     logs.cleanup()
