@@ -938,15 +938,26 @@ int wait_enter(struct pt_regs *ctx)
 	return 0;
 }
 
-/* --exe: tells user space of a process that exec'd a watched executable, so it attaches to it. */
+/*
+ * A process execs: a watched one's task in flight ends there (the program that ran it is gone),
+ * and user space hears of it to hook the new program; so it does of a process that exec'd an
+ * executable --exe watches.
+ */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct inode *inode = bprm->file->f_inode;
 	struct jw_exe_key key = { .dev = inode->i_sb->s_dev, .ino = inode->i_ino };
+	struct jw_task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
+	__u32 tid = old_pid;
 	struct jw_rec_hdr *rec;
 
-	if (!bpf_map_lookup_elem(&watched_exes, &key))
+	if (s && s->depth) {
+		s->depth = 0;
+		s->flags |= JW_TASK_EXITED;
+		finish_task(s, p->pid, bpf_ktime_get_ns());
+	}
+	if (!bpf_map_lookup_elem(&watched, &tid) && !bpf_map_lookup_elem(&watched_exes, &key))
 		return 0;
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
 	if (!rec) {

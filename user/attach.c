@@ -43,7 +43,6 @@ struct jw_attach {
 	size_t n_links;
 	size_t cap_links;
 	uint32_t n_traced;	/* processes in trace_pids */
-	bool exec_hooked;
 };
 
 /* libbpf's messages (the verifier's log among them) are shown with -v, as libbpf writes them. */
@@ -226,16 +225,10 @@ int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino)
 {
 	struct jw_exe_key key = { .dev = dev, .ino = ino };
 	__u32 one = 1;
-	int err;
-
 	if (bpf_map__update_elem(a->skel->maps.watched_exes, &key, sizeof(key), &one, sizeof(one),
 				 0))
 		return -errno;
-	if (a->exec_hooked)
-		return 0;
-	err = attach_tracepoint(a, a->skel->progs.on_exec, "sched_process_exec");
-	a->exec_hooked = !err;
-	return err;
+	return 0;
 }
 
 int jw_attach__sched(struct jw_attach *a)
@@ -244,6 +237,9 @@ int jw_attach__sched(struct jw_attach *a)
 
 	if (!err)
 		err = attach_tracepoint(a, a->skel->progs.on_sched_waking, "sched_waking");
+	/* Every exec: a watched process's new program, and --exe's new processes. */
+	if (!err)
+		err = attach_tracepoint(a, a->skel->progs.on_exec, "sched_process_exec");
 	return err ? err : attach_tracepoint(a, a->skel->progs.on_exit, "sched_process_exit");
 }
 
@@ -382,6 +378,11 @@ int jw_attach__task_state(const struct jw_attach *a, int pidfd, struct jw_task_s
 				 sizeof(*out), 0))
 		return -errno;
 	return 0;
+}
+
+void jw_attach__drop_state(struct jw_attach *a, int pidfd)
+{
+	bpf_map__delete_elem(a->skel->maps.task_state, &pidfd, sizeof(pidfd), 0);
 }
 
 void *jw_attach__block_sample(const struct jw_attach *a, uint32_t slot)

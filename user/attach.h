@@ -110,6 +110,12 @@ void jw_attach__set_report_min(struct jw_attach *a, uint64_t ns);
 int jw_attach__task_state(const struct jw_attach *a, int pidfd, struct jw_task_state *out);
 
 /*
+ * Forgets the task state of the thread @pidfd refers to: a task it has open is dropped (its
+ * process is no longer watched, or is hooked anew after an exec).
+ */
+void jw_attach__drop_state(struct jw_attach *a, int pidfd);
+
+/*
  * A copy of the stack the thread in stats slot @slot went to sleep with (a jw_sample_rec), as
  * the kernel keeps it until the thread wakes; free() it. NULL when there is none.
  */

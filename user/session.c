@@ -131,6 +131,36 @@ static int on_task(struct session *s, const struct jw_task_rec *t)
 	return 0;
 }
 
+/*
+ * Process @pid exec'd: one of --exe's executables (a pid reused is a new process too), or a
+ * process already watched, whose new program is resolved and hooked anew.
+ */
+static void on_exec(struct session *s, pid_t pid)
+{
+	bool again = false;
+	size_t i;
+
+	/* The program started with -- CMD execs once: that is the program jankwatch hooked. */
+	if (s->launched && pid == s->child.pid && !s->child_exec_seen) {
+		s->child_exec_seen = true;
+		return;
+	}
+	for (i = 0; i < s->n_procs; i++) {
+		if (s->procs[i].target.pid != pid)
+			continue;
+		jw_log(JW_LOG_INFO, "pid %d (%s) exec'd a new program: hooking it anew", pid,
+		       s->procs[i].target.comm);
+		session_drop_proc(s, i);
+		again = true;
+	}
+	if (!again && !s->n_exes)
+		return;
+	s->just_exec = true;
+	if (session_add_proc(s, pid) == 0 && !again)
+		jw_log(JW_LOG_INFO, "pid %d started: watching it", pid);
+	s->just_exec = false;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	const struct jw_rec_hdr *h = data;
@@ -148,13 +178,7 @@ static int on_record(void *ctx, void *data, size_t size)
 			break;
 		return on_task(s, data);
 	case JW_REC_EXEC:
-		/* --exe: a new process of a watched executable (a pid reused is a new one too). */
-		if (session_watching(s, h->pid))
-			return 0;
-		s->just_exec = true;
-		if (session_add_proc(s, h->pid) == 0)
-			jw_log(JW_LOG_INFO, "pid %d started: watching it", h->pid);
-		s->just_exec = false;
+		on_exec(s, h->pid);
 		return 0;
 	case JW_REC_SCHED:
 		if (h->size < sizeof(struct jw_sched_rec))

@@ -74,6 +74,7 @@ struct session {
 	struct jw_child child;		/* -- CMD: the program started, procs[0] */
 	bool launched;
 	bool child_running;		/* released and exec'd */
+	bool child_exec_seen;		/* its exec into CMD was seen: a later one is a new program */
 	int child_status;		/* once it exited: its status as a shell gives it */
 	bool child_done;
 	bool syscall_mode;		/* tasks bounded by the wait calls */

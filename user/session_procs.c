@@ -294,8 +294,12 @@ void session_drop_proc(struct session *s, size_t i)
 	}
 	jw_symbolizer__free(p->sym);
 	jw_samplebuf_free(&s->threads[i].samples);
-	if (s->threads[i].has_pidfd)
+	if (s->threads[i].has_pidfd) {
+		/* A task it has open when it is forgotten would never end (its probes are gone). */
+		if (s->attach)
+			jw_attach__drop_state(s->attach, s->threads[i].pidfd);
 		close(s->threads[i].pidfd);
+	}
 	free(s->hooks[i]);
 	s->hooks[i] = NULL;
 	memset(p, 0, sizeof(*p));

@@ -167,6 +167,36 @@ time.sleep(60)
           any(f"thread {tid} exited" in l and "into a task" in l for l in err),
           f"(e) {len(evs)} janks of the thread, the last one ended by its exit")
     threaded.kill()
+
+    # (f) An exec.
+    execer = Proc([sys.executable, "-c", f"""
+import os, select, time
+start = time.monotonic()
+while time.monotonic() - start < 5:
+    select.select([], [], [], 0.3)
+    begin = time.monotonic_ns()
+    while time.monotonic_ns() < begin + 200_000_000:
+        pass
+os.execv({TARGET!r}, [{TARGET!r}, "--busy", "--ms", "250", "--every", "700"])
+"""])
+    wait_for(lambda: process_age_s(execer.pid) >= 3, 10, "(f) the target to be 3 s old")
+    jw = start_jankwatch(["-p", str(execer.pid), "--set", "ignore_startup_time=3", "--all",
+                          "--log-dir", logs.path])
+    wait_for(lambda: len([e for e in json_lines(jw) if e["bundle_name"] == "jw_target"]) >= 3,
+             20, "(f) three janks of the new program")
+    check(stop_jankwatch(jw) == 0, "(f) jankwatch exits 0")
+    check(any(f"pid {execer.pid} (python3" in l and "exec'd a new program" in l for l in jw.err),
+          "(f) it says the process exec'd and hooks the new program")
+    evs = json_lines(jw)
+    new = [e for e in evs if e["bundle_name"] == "jw_target"]
+    tasks = target_tasks(execer)
+    check(len(new) >= 2 and all("busy_work" in (e["heaviest_stack"] or "") for e in new),
+          f"(f) the janks after the exec name jw_target and busy_work ({len(new)})")
+    for ev in new:
+        own = task_of(ev, tasks, "(f) the event matches one task of the new program")
+        check(matches_own(ev, own.dur_ns / 1e6), f"(f) wall_ms {ev['wall_ms']} within 5% of "
+              f"the program's own {own.dur_ns / 1e6:.3f}")
+    execer.kill()
 finally:
     target.kill()
     logs.cleanup()
