@@ -197,6 +197,59 @@ os.execv({TARGET!r}, [{TARGET!r}, "--busy", "--ms", "250", "--every", "700"])
         check(matches_own(ev, own.dur_ns / 1e6), f"(f) wall_ms {ev['wall_ms']} within 5% of "
               f"the program's own {own.dur_ns / 1e6:.3f}")
     execer.kill()
+
+    # (g) A PID reused.
+    old = start_target("--busy", "--ms", "200", "--every", "700")
+    other = start_target("--busy", "--ms", "200", "--every", "700")
+    wait_for(lambda: process_age_s(other.pid) >= 3, 10, "(g) the targets to be 3 s old")
+    jw = start_jankwatch(["-p", f"{old.pid},{other.pid}", "--probe", f"{TARGET}:dispatch",
+                          "--set", "ignore_startup_time=3", "--all", "--log-dir", logs.path])
+    reused_pid = old.pid
+    old.kill()
+    wait_for(lambda: any(f"pid {reused_pid} (jw_target) exited" in l for l in jw.err), 10,
+             "(g) jankwatch to see the first target exit")
+    newcomer = None
+    for _ in range(20):
+        with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+            f.write(str(reused_pid - 1))
+        p = start_target("--busy", "--ms", "200", "--every", "700")
+        if p.pid == reused_pid:
+            newcomer = p
+            break
+        p.kill()
+    check(newcomer is not None, f"(g) a new process got pid {reused_pid}")
+    time.sleep(5)
+    check(stop_jankwatch(jw) == 0, "(g) jankwatch exits 0")
+    evs = json_lines(jw)
+    killed_ms = time.time() * 1000 - 5000
+    check(not [e for e in evs if e["pid"] == reused_pid and e["begin_time"] > killed_ms],
+          "(g) no event of the process that reused the pid")
+    check(len([e for e in evs if e["pid"] == other.pid and e["begin_time"] > killed_ms]) >= 4,
+          "(g) the other target's janks go on")
+    newcomer.kill()
+    other.kill()
+
+    # (h) Two instances on one target.
+    both = start_target("--busy", "--ms", "200", "--every", "700")
+    wait_for(lambda: process_age_s(both.pid) >= 3, 10, "(h) the target to be 3 s old")
+    args = ["-p", str(both.pid), "--probe", f"{TARGET}:dispatch", "--set",
+            "ignore_startup_time=3", "--all", "--log-dir", logs.path]
+    first_jw = start_jankwatch(args)
+    second_jw = start_jankwatch(args)
+    time.sleep(5)
+    check(stop_jankwatch(second_jw) == 0 and stop_jankwatch(first_jw) == 0,
+          "(h) both exit 0")
+    check(any(f"pid {both.pid} is also watched by jankwatch pid {first_jw.pid}" in l
+              for l in second_jw.err), "(h) the second says the target is watched already")
+    tasks = target_tasks(both)
+    for name, inst in (("first", first_jw), ("second", second_jw)):
+        evs = json_lines(inst)
+        check(len(evs) >= 5, f"(h) the {name} instance reports the janks ({len(evs)})")
+        for ev in evs:
+            own = task_of(ev, tasks, f"(h) {name}: the event matches one task")
+            check(matches_own(ev, own.dur_ns / 1e6), f"(h) {name}: wall_ms {ev['wall_ms']} "
+                  f"within 5% of {own.dur_ns / 1e6:.3f}")
+    both.kill()
 finally:
     target.kill()
     logs.cleanup()
