@@ -33,11 +33,20 @@ def links_to(ids):
     return [l for l in json.loads(out) if l.get("prog_id") in ids]
 
 
+SPAWNED = []
+
+
+def spawn(proc):
+    """Keeps @proc to be killed at the end, whatever check fails first."""
+    SPAWNED.append(proc)
+    return proc
+
+
 require_bpf()
 if not shutil.which("bpftool"):
     fail("bpftool is missing: scripts/setup.sh installs it")
 logs = LogDir()
-target = start_target("--busy", "--ms", "200", "--every", "700")
+target = spawn(start_target("--busy", "--ms", "200", "--every", "700"))
 try:
     wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
 
@@ -77,7 +86,7 @@ try:
         os.rmdir(full)
 
     # (c) A fork: a select() loop with a 200 ms jank every 0.7 s forks 5 s in; both go on.
-    forker = Proc([sys.executable, "-c", """
+    forker = spawn(Proc([sys.executable, "-c", """
 import os, select, sys, time
 start, forked, n = time.monotonic(), False, 0
 while True:
@@ -91,7 +100,7 @@ while True:
         forked = True
         if os.fork() == 0:
             print(f"child {os.getpid()}", flush=True)
-"""])
+"""]))
     wait_for(lambda: process_age_s(forker.pid) >= 3, 10, "the forking target to be 3 s old")
     jw = start_jankwatch(["-p", str(forker.pid), "--set", "ignore_startup_time=3", "--all",
                           "--log-dir", logs.path])
@@ -113,7 +122,7 @@ while True:
         pass
     # (d) A full ring buffer: 300 ms janks 100 ms apart, 64 KiB per sample, 3 s unread.
     target.kill()
-    target = start_target("--busy", "--ms", "300", "--every", "100")
+    target = spawn(start_target("--busy", "--ms", "300", "--every", "100"))
     wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
     jw = start_jankwatch(["-p", str(target.pid), "--probe", f"{TARGET}:dispatch", "--set",
                           "ignore_startup_time=3", "--all", "--stack-bytes", "65536",
@@ -138,7 +147,7 @@ while True:
     check(later and all(e["dropped"] == 0 and e["samples"] == 10 for e in later),
           f"(d) the janks after it are whole ({[(e['samples'], e['dropped']) for e in later]})")
     # (e) The watched thread exits; the process sleeps on.
-    threaded = Proc([sys.executable, "-c", """
+    threaded = spawn(Proc([sys.executable, "-c", """
 import select, threading, time
 def loop():
     print("tid", threading.get_native_id(), flush=True)
@@ -153,7 +162,7 @@ t.start()
 t.join()
 print("thread done", flush=True)
 time.sleep(60)
-"""])
+"""]))
     wait_for(lambda: any(l.startswith("tid ") for l in threaded.out), 10, "(e) the loop thread")
     tid = int([l for l in threaded.out if l.startswith("tid ")][0].split()[1])
     wait_for(lambda: process_age_s(threaded.pid) >= 3, 10, "(e) the target to be 3 s old")
@@ -169,7 +178,7 @@ time.sleep(60)
     threaded.kill()
 
     # (f) An exec.
-    execer = Proc([sys.executable, "-c", f"""
+    execer = spawn(Proc([sys.executable, "-c", f"""
 import os, select, time
 start = time.monotonic()
 while time.monotonic() - start < 5:
@@ -178,7 +187,7 @@ while time.monotonic() - start < 5:
     while time.monotonic_ns() < begin + 200_000_000:
         pass
 os.execv({TARGET!r}, [{TARGET!r}, "--busy", "--ms", "250", "--every", "700"])
-"""])
+"""]))
     wait_for(lambda: process_age_s(execer.pid) >= 3, 10, "(f) the target to be 3 s old")
     jw = start_jankwatch(["-p", str(execer.pid), "--set", "ignore_startup_time=3", "--all",
                           "--log-dir", logs.path])
@@ -199,8 +208,8 @@ os.execv({TARGET!r}, [{TARGET!r}, "--busy", "--ms", "250", "--every", "700"])
     execer.kill()
 
     # (g) A PID reused.
-    old = start_target("--busy", "--ms", "200", "--every", "700")
-    other = start_target("--busy", "--ms", "200", "--every", "700")
+    old = spawn(start_target("--busy", "--ms", "200", "--every", "700"))
+    other = spawn(start_target("--busy", "--ms", "200", "--every", "700"))
     wait_for(lambda: process_age_s(other.pid) >= 3, 10, "(g) the targets to be 3 s old")
     jw = start_jankwatch(["-p", f"{old.pid},{other.pid}", "--probe", f"{TARGET}:dispatch",
                           "--set", "ignore_startup_time=3", "--all", "--log-dir", logs.path])
@@ -212,7 +221,7 @@ os.execv({TARGET!r}, [{TARGET!r}, "--busy", "--ms", "250", "--every", "700"])
     for _ in range(20):
         with open("/proc/sys/kernel/ns_last_pid", "w") as f:
             f.write(str(reused_pid - 1))
-        p = start_target("--busy", "--ms", "200", "--every", "700")
+        p = spawn(start_target("--busy", "--ms", "200", "--every", "700"))
         if p.pid == reused_pid:
             newcomer = p
             break
@@ -230,7 +239,7 @@ os.execv({TARGET!r}, [{TARGET!r}, "--busy", "--ms", "250", "--every", "700"])
     other.kill()
 
     # (h) Two instances on one target.
-    both = start_target("--busy", "--ms", "200", "--every", "700")
+    both = spawn(start_target("--busy", "--ms", "200", "--every", "700"))
     wait_for(lambda: process_age_s(both.pid) >= 3, 10, "(h) the target to be 3 s old")
     args = ["-p", str(both.pid), "--probe", f"{TARGET}:dispatch", "--set",
             "ignore_startup_time=3", "--all", "--log-dir", logs.path]
@@ -251,5 +260,6 @@ os.execv({TARGET!r}, [{TARGET!r}, "--busy", "--ms", "250", "--every", "700"])
                   f"within 5% of {own.dur_ns / 1e6:.3f}")
     both.kill()
 finally:
-    target.kill()
+    for proc in SPAWNED:
+        proc.kill()
     logs.cleanup()
