@@ -32,6 +32,7 @@ struct jw_symbolizer {
 	struct jw_strpool *strings;	/* every string a frame points to */
 	const char *exe_build_id;
 	uint64_t last_refresh_ns;
+	uint64_t maps_hash;		/* of /proc/PID/maps when the Dwfl was made */
 	struct jw_unwinder unwinder;	/* attached to dwfl */
 	struct jw_perfmap *perfmap;	/* JIT names; opened for the first address no ELF has */
 	uint64_t perfmap_refresh_ns;	/* 0: never opened nor read */
@@ -206,6 +207,28 @@ static struct jw_symbolizer *symbolizer_alloc(pid_t pid)
 	return s;
 }
 
+/*
+ * A hash (FNV-1a) of /proc/PID/maps, which changes when the mappings do; 0 when it cannot be
+ * read. Reading it costs tens of microseconds, making a Dwfl anew milliseconds.
+ */
+static uint64_t maps_hash(pid_t pid)
+{
+	uint64_t h = 14695981039346656037ULL;
+	char path[64], buf[8192];
+	size_t n, i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		for (i = 0; i < n; i++)
+			h = (h ^ (unsigned char)buf[i]) * 1099511628211ULL;
+	fclose(f);
+	return h;
+}
+
 struct jw_symbolizer *jw_symbolizer__new(pid_t pid)
 {
 	struct jw_symbolizer *s = symbolizer_alloc(pid);
@@ -213,6 +236,8 @@ struct jw_symbolizer *jw_symbolizer__new(pid_t pid)
 
 	if (!s)
 		return NULL;
+	/* Read first: a change made while the Dwfl is made shows at the next refresh. */
+	s->maps_hash = maps_hash(pid);
 	s->dwfl = report_process(pid);
 	if (!s->dwfl) {
 		err = errno;
@@ -258,15 +283,23 @@ const char *jw_symbolizer__exe_build_id(struct jw_symbolizer *s)
 	return s->exe_build_id;
 }
 
-/* Re-reads the mappings, at most every REFRESH_MIN_NS; keeps the old Dwfl if that fails. */
+/*
+ * Re-reads the mappings, at most every REFRESH_MIN_NS, and makes a new Dwfl only when they
+ * changed (an address in no module is as often garbage from a broken frame chain as a library
+ * mapped since); keeps the old Dwfl if that fails.
+ */
 static void refresh(struct jw_symbolizer *s)
 {
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(), hash;
 	Dwfl *dwfl;
 
 	if (s->offline || now - s->last_refresh_ns < REFRESH_MIN_NS)
 		return;
 	s->last_refresh_ns = now;
+	hash = maps_hash(s->pid);
+	if (hash && hash == s->maps_hash)
+		return;
+	s->maps_hash = hash;
 	dwfl = report_process(s->pid);
 	if (!dwfl)
 		return;
