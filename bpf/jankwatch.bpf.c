@@ -71,6 +71,14 @@ struct {
 	__type(value, struct jw_stats_val);
 } stats SEC(".maps");
 
+/* The outermost tasks' rows, by slot * JW_MAX_PROBES + probe id; sized by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, JW_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, struct jw_stats_val);
+} stats_outer SEC(".maps");
+
 /* A zeroed row, never written: what a new row starts as (too big for the BPF stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -317,15 +325,23 @@ static void finish_task(struct jw_task_state *s, __u32 tid, __u64 now)
 	__u64 cpu = wall > off ? wall - off : 0;
 	struct jw_stats_val *v;
 	struct jw_task_rec *rec;
+	__u32 key;
 
 	/* A dispatch still open under the waits when they end the task never returned. */
 	close_inner(s, tid, now, true);
 	/* Per CPU, unlocked: a count for the status line, not worth a locked add per task. */
 	task_count[bpf_get_smp_processor_id() & (JW_MAX_CPUS - 1)]++;
-	v = stats_row(s, tid, s->probe_id, 0, 0);
-	if (v)
-		jw_stats_add(v, wall, cpu, s->flags & JW_TASK_NO_EXIT, stats_every,
-			     v == &stats_overflow);
+	key = s->slot * JW_MAX_PROBES + s->probe_id;
+	v = bpf_map_lookup_elem(&stats_outer, &key);
+	if (v) {
+		if (!v->count) {
+			v->pid = s->pid;
+			v->tid = tid;
+			v->uid = (__u32)bpf_get_current_uid_gid();
+			bpf_get_current_comm(v->comm, sizeof(v->comm));
+		}
+		jw_stats_add(v, wall, cpu, s->flags & JW_TASK_NO_EXIT, stats_every, false);
+	}
 	if (trace_on)
 		trace_slice(s, tid, now);
 	if (wall < report_min_ns)

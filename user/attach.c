@@ -21,7 +21,7 @@ _Static_assert(sizeof(struct jw_rec_hdr) == 24, "jw_rec_hdr layout");
 _Static_assert(sizeof(struct jw_task_rec) == 672, "jw_task_rec layout");
 _Static_assert(sizeof(struct jw_sample_rec) == 1984, "jw_sample_rec layout");
 _Static_assert(sizeof(struct jw_stats_key) == 24, "jw_stats_key layout");
-_Static_assert(sizeof(struct jw_stats_val) == 592, "jw_stats_val layout");
+_Static_assert(sizeof(struct jw_stats_val) == 600, "jw_stats_val layout");
 _Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
 _Static_assert(sizeof(struct jw_sched_rec) == 88, "jw_sched_rec layout");
 _Static_assert(sizeof(struct jw_slice_rec) == 64, "jw_slice_rec layout");
@@ -102,9 +102,11 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 		jw_log(JW_LOG_ERROR, "cannot open the BPF object: %s", strerror(-err));
 		goto err_free;
 	}
-	/* The statistics rows, and one block stack per watched thread. */
+	/* The statistics rows; per watched thread its outermost rows and one block stack. */
 	err = bpf_map__set_max_entries(a->skel->maps.stats,
 				       opts->stats_entries ? opts->stats_entries : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(a->skel->maps.stats_outer, threads * JW_MAX_PROBES);
 	if (!err)
 		err = bpf_map__set_max_entries(a->skel->maps.blocks, threads);
 	if (err) {
@@ -132,11 +134,60 @@ err_free:
 	return NULL;
 }
 
+/* Adds the counts of row @v to row @to (the OVERFLOW row, or a hash row met twice). */
+static void merge_row(struct jw_stats_val *to, const struct jw_stats_val *v)
+{
+	size_t i;
+
+	to->count += v->count;
+	to->recorded += v->recorded;
+	to->total_ns += v->total_ns;
+	to->total_cpu_ns += v->total_cpu_ns;
+	to->exceptions += v->exceptions;
+	if (v->max_ns > to->max_ns)
+		to->max_ns = v->max_ns;
+	if (v->max_cpu_ns > to->max_cpu_ns)
+		to->max_cpu_ns = v->max_cpu_ns;
+	for (i = 0; i < JW_HIST_SLOTS; i++)
+		to->hist[i] += v->hist[i];
+}
+
+/*
+ * Slot @slot goes to another thread: the rows its last thread left in the array move to the
+ * hash, under their own key (to OVERFLOW when it is full), so that they outlive the slot.
+ */
+static void retire_outer_rows(struct jw_attach *a, uint32_t slot)
+{
+	const struct bpf_map *outer = a->skel->maps.stats_outer, *hash = a->skel->maps.stats;
+	static const struct jw_stats_val zero;
+	struct jw_stats_val v, old;
+	uint32_t probe;
+
+	for (probe = 0; probe < JW_MAX_PROBES; probe++) {
+		__u32 idx = slot * JW_MAX_PROBES + probe;
+		struct jw_stats_key key = { 0 };
+
+		if (bpf_map__lookup_elem(outer, &idx, sizeof(idx), &v, sizeof(v), 0) || !v.count)
+			continue;
+		key.pid = v.pid;
+		key.tid = v.tid;
+		key.probe_id = probe;
+		if (!bpf_map__lookup_elem(hash, &key, sizeof(key), &old, sizeof(old), 0)) {
+			merge_row(&old, &v);
+			v = old;
+		}
+		if (bpf_map__update_elem(hash, &key, sizeof(key), &v, sizeof(v), 0))
+			merge_row((struct jw_stats_val *)&a->skel->bss->stats_overflow, &v);
+		bpf_map__update_elem(outer, &idx, sizeof(idx), &zero, sizeof(zero), 0);
+	}
+}
+
 int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
 {
 	struct jw_watch w = { .pid = pid, .slot = slot };
 	__u32 key = tid;
 
+	retire_outer_rows(a, slot);
 	if (bpf_map__update_elem(a->skel->maps.watched, &key, sizeof(key), &w, sizeof(w), 0))
 		return -errno;
 	return 0;
@@ -328,14 +379,24 @@ uint64_t jw_attach__tasks(const struct jw_attach *a)
 
 int jw_attach__stats_each(const struct jw_attach *a, jw_stats_fn fn, void *ctx)
 {
-	const struct bpf_map *map = a->skel->maps.stats;
+	const struct bpf_map *map = a->skel->maps.stats, *outer = a->skel->maps.stats_outer;
 	struct jw_stats_key key, next;
 	struct jw_stats_val v;
 	void *prev = NULL;
+	__u32 idx;
 	int n = 0;
 
+	/* The watched threads' outermost rows, keyed as they will be in the hash. */
+	for (idx = 0; idx < bpf_map__max_entries(outer); idx++) {
+		if (bpf_map__lookup_elem(outer, &idx, sizeof(idx), &v, sizeof(v), 0) || !v.count)
+			continue;
+		key = (struct jw_stats_key){ .pid = v.pid, .tid = v.tid,
+					     .probe_id = idx % JW_MAX_PROBES };
+		fn(&key, &v, ctx);
+		n++;
+	}
 	/* A row deleted under the walk (a reset) restarts it; the map bounds the walk. */
-	while (n < (int)bpf_map__max_entries(map) &&
+	while (n < (int)(bpf_map__max_entries(map) + bpf_map__max_entries(outer)) &&
 	       !bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
 		key = next;
 		prev = &key;
@@ -348,6 +409,20 @@ int jw_attach__stats_each(const struct jw_attach *a, jw_stats_fn fn, void *ctx)
 	if (v.count)
 		fn(NULL, &v, ctx);
 	return n;
+}
+
+/* Zeroes the array rows of @pid (every one when 0); a thread starts its row anew at its next task. */
+static void reset_outer_rows(struct jw_attach *a, pid_t pid)
+{
+	const struct bpf_map *outer = a->skel->maps.stats_outer;
+	static const struct jw_stats_val zero;
+	struct jw_stats_val v;
+	__u32 idx;
+
+	for (idx = 0; idx < bpf_map__max_entries(outer); idx++)
+		if (!bpf_map__lookup_elem(outer, &idx, sizeof(idx), &v, sizeof(v), 0) && v.count &&
+		    (!pid || v.pid == (uint32_t)pid))
+			bpf_map__update_elem(outer, &idx, sizeof(idx), &zero, sizeof(zero), 0);
 }
 
 void jw_attach__stats_reset(struct jw_attach *a, pid_t pid)
@@ -367,6 +442,7 @@ void jw_attach__stats_reset(struct jw_attach *a, pid_t pid)
 	for (i = 0; i < n; i++)
 		bpf_map__delete_elem(map, &keys[i], sizeof(keys[i]), 0);
 	free(keys);
+	reset_outer_rows(a, pid);
 	if (!pid)
 		memset((void *)&a->skel->bss->stats_overflow, 0,
 		       sizeof(a->skel->bss->stats_overflow));

@@ -184,7 +184,10 @@ struct jw_slice_rec {
 /*
  * The statistics (LooperStats) of every task, slow or not, one row per (process, thread, what
  * ran): an outermost task (inner 0: a --probe dispatch, or the wait-to-wait envelope) or a
- * dispatch a preset hooks directly under the waits (inner 1), with the handler it named.
+ * dispatch a preset hooks directly under the waits (inner 1), with the handler it named. The
+ * outermost rows of a watched thread live in an array (row slot * JW_MAX_PROBES + probe id: no
+ * hashing on the path every task takes); user space moves them to the hash, keyed so, when the
+ * slot goes to another thread. The others live in the hash.
  */
 struct jw_stats_key {
 	__u32 pid;
@@ -204,6 +207,8 @@ struct jw_stats_val {
 	__u64 exceptions;	/* tasks closed without their exit (longjmp, exception) */
 	__u32 uid;		/* the process's real uid, when the row was made */
 	__u32 handler_line;	/* a CPython handler: its first line, name and file */
+	__u32 pid;		/* an array row: whose it is (0: unused) */
+	__u32 tid;
 	char comm[JW_COMM_LEN];	/* the thread's name when the row was made */
 	__u32 hist[JW_HIST_SLOTS];	/* recorded tasks by log2 of their wall time in us */
 	char handler_name[JW_HANDLER_NAME_LEN];
