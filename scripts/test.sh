@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Installs what is missing, builds, and runs every test under ctest: the unit tests plain and
 # with AddressSanitizer + UndefinedBehaviorSanitizer, then the integration tests (root, real BPF,
-# real processes), then the fuzz harnesses over their corpora. Under CI=true a skipped test is a
+# real processes), part of them again against a jankwatch built with ASan + UBSan, then the fuzz
+# harnesses over their corpora. Under CI=true a skipped test is a
 # failure. Leaves the binary at build/jankwatch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,16 @@ run() {
 run "unit tests" -L plain
 run "unit tests with ASan + UBSan" -L san
 run "integration tests" -L integration
+# jankwatch itself built with ASan + UBSan (and the targets with it), against the integration
+# tests that reach most of its code: statistics, traces, faults, hostile input, raw captures.
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug \
+	-DCMAKE_C_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	>/dev/null
+cmake --build build-asan -j"$(nproc)" >/dev/null
+echo "== integration tests against jankwatch built with ASan + UBSan"
+(cd build-asan && ctest --output-on-failure -L integration \
+	-R 'integration_(bad_input|busy_task|faults|hostile_elf|hostile_names|raw_symbolize|stats|trace)$') \
+	2>&1 | tee -a "$log" || status=1
 # The fuzz harnesses, built with clang, replay their committed corpora once (scripts/fuzz.sh
 # runs them for real).
 CC=clang cmake -S . -B build-fuzz -DJW_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
