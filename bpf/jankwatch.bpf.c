@@ -919,15 +919,14 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
  * return of a wait function (a return probe on the libc wrapper) opens a task whose frame sits
  * above every other, so dispatch probes inside it nest; the next wait's entry closes everything.
  */
-SEC("uprobe")
-int wait_return(struct pt_regs *ctx)
+/* A wait returned on thread @task: a task begins (probe id @cookie's). */
+static __always_inline void wait_returned(struct task_struct *task, __u64 cookie)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct jw_task_state *s = watched_state(task, true);
 	__u64 now;
 
 	if (!s)
-		return 0;
+		return;
 	now = bpf_ktime_get_ns();
 	if (s->depth) {
 		/* A task still open when a wait returns lost its end: close it there. */
@@ -935,22 +934,56 @@ int wait_return(struct pt_regs *ctx)
 		s->flags |= JW_TASK_NO_EXIT;
 		finish_task(s, task->pid, now);
 	}
-	begin_task(s, now, bpf_get_attach_cookie(ctx));
+	begin_task(s, now, cookie);
 	s->sp[0] = WAIT_FRAME_SP;
 	s->depth = 1;
+}
+
+/* Thread @task enters a wait: its task ends. */
+static __always_inline void wait_entered(struct task_struct *task)
+{
+	struct jw_task_state *s = watched_state(task, false);
+
+	if (!s || s->depth == 0)
+		return;
+	s->depth = 0;
+	finish_task(s, task->pid, bpf_ktime_get_ns());
+}
+
+SEC("uprobe")
+int wait_return(struct pt_regs *ctx)
+{
+	wait_returned(bpf_get_current_task_btf(), bpf_get_attach_cookie(ctx));
 	return 0;
 }
 
 SEC("uprobe")
 int wait_enter(struct pt_regs *ctx)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct jw_task_state *s = watched_state(task, false);
+	wait_entered(bpf_get_current_task_btf());
+	return 0;
+}
 
-	if (!s || s->depth == 0)
-		return 0;
-	s->depth = 0;
-	finish_task(s, task->pid, bpf_ktime_get_ns());
+/*
+ * Syscall mode on the system call tracepoints (wait_tracepoints=1) instead of the C library's
+ * wrappers: a call where the loop pays a trap, but every system call of the machine goes through
+ * the tracing path. For any other call, one comparison.
+ */
+const volatile __u32 wait_probe_id = 0;
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
+{
+	if (is_wait_syscall(id))
+		wait_entered(bpf_get_current_task_btf());
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	if (is_wait_syscall(syscall_nr(regs)))
+		wait_returned(bpf_get_current_task_btf(), wait_probe_id);
 	return 0;
 }
 

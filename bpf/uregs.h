@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The one architecture-specific piece of the kernel side: user registers in DWARF numbering. */
+/*
+ * The one architecture-specific piece of the kernel side: user registers in DWARF numbering, and
+ * the wait system calls' numbers.
+ */
 #ifndef JW_UREGS_H
 #define JW_UREGS_H
 
@@ -24,6 +27,20 @@ static __always_inline void copy_user_regs(const struct pt_regs *r, __u64 *out)
 	out[14] = r->r14;
 	out[15] = r->r15;
 	out[16] = r->ip;
+}
+
+/* The wait system calls an event loop blocks in: poll, select, epoll_wait, pselect6, ppoll,
+ * epoll_pwait, epoll_pwait2 (x86-64 numbers). */
+static __always_inline bool is_wait_syscall(long nr)
+{
+	return nr == 7 || nr == 23 || nr == 232 || nr == 270 || nr == 271 || nr == 281 ||
+	       nr == 441;
+}
+
+/* The number of the system call a sys_exit event ends. */
+static __always_inline long syscall_nr(const struct pt_regs *r)
+{
+	return r->orig_ax;
 }
 
 #else

@@ -15,7 +15,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
 PLOT=$ROOT/bench/results.png
 PROBE_CONFIGS=(none floor jankwatch bpftrace funclatency funclatency-bpfcc)
-SYSCALL_CONFIGS=(none tp-floor jankwatch)
+SYSCALL_CONFIGS=(none tp-floor jankwatch jankwatch-tp)
 READY_TIMEOUT_MS=60000	# bpftrace and bcc may take a while to compile and attach
 STOP_TIMEOUT_MS=15000
 SETTLE_S=0.2		# after a tool says it is ready, before windows are counted
@@ -271,6 +271,15 @@ attach()
 		# --duration: should the bench itself be killed, jankwatch still ends. Without
 		# --probe (syscall mode) it probes libc's wait functions. -v: where the probe went.
 		"$BUILD/jankwatch" -v -p "$LOOP_PID" ${bin:+--probe "$bin:dispatch"} \
+			--set ignore_startup_time=3 --duration 600 --log-dir "$WORK/logs" \
+			>"$out" 2>&1 &
+		TOOL_PID=$!
+		wait_for_line "$out" 'ready' "$TOOL_PID" jankwatch
+		;;
+	jankwatch-tp)
+		# Syscall mode on the sys_enter/sys_exit tracepoints instead of libc's wrappers.
+		mkdir -p "$WORK/logs"
+		"$BUILD/jankwatch" -v -p "$LOOP_PID" --set wait_tracepoints=1 \
 			--set ignore_startup_time=3 --duration 600 --log-dir "$WORK/logs" \
 			>"$out" 2>&1 &
 		TOOL_PID=$!
@@ -602,6 +611,9 @@ print_verdicts()
 		r=$(ratio "$jw" "$(added syscall "$floor")")
 		printf '  budget: jankwatch/tracepoints %s <= 1.1: %s\n' "$r" \
 			"$(verdict "$r" "<=" 1.1)"
+		r=$(ratio "$(added syscall jankwatch-tp)" "$(added syscall "$floor")")
+		printf '  budget: jankwatch (wait_tracepoints=1)/tracepoints %s <= 1.1: %s\n' "$r" \
+			"$(verdict "$r" "<=" 1.1)"
 		;;
 	*)
 		r=$(ratio "$jw" "$(added "$name" bpftrace)")
@@ -627,6 +639,7 @@ print_build()
 		printf '  probe at: tp-floor: raw_tp sys_enter + sys_exit (empty programs);\n'
 		printf '  jankwatch (-p PID, no --probe) on libc epoll_wait: %s\n' \
 			"${JW_PLACE[$name]:-?}"
+		printf '  jankwatch-tp: -p PID --set wait_tracepoints=1: on sys_enter + sys_exit\n' 
 	else
 		printf '\n%s build: dispatch starts with: %s\n' "$name" "${FIRST_INSN[$name]}"
 		printf '  probe at: floor, bpftrace, funclatency: the entry (%s);\n' \

@@ -116,6 +116,7 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	a->skel->rodata->sample_period_ns = opts->sample_period_ns;
 	a->skel->data->report_min_ns = opts->report_min_ns;
 	a->skel->data->stats_every = opts->stats_every ? opts->stats_every : 1;
+	a->skel->rodata->wait_probe_id = opts->wait_probe_id;
 	a->skel->rodata->unwind_mode = opts->unwind_mode;
 	a->skel->rodata->stack_bytes = opts->unwind_mode == JW_UNWIND_FP ? 0 : opts->stack_bytes;
 	err = jankwatch_bpf__load(a->skel);
@@ -280,6 +281,13 @@ int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino)
 				 0))
 		return -errno;
 	return 0;
+}
+
+int jw_attach__wait_tracepoints(struct jw_attach *a)
+{
+	int err = attach_tracepoint(a, a->skel->progs.on_sys_enter, "sys_enter");
+
+	return err ? err : attach_tracepoint(a, a->skel->progs.on_sys_exit, "sys_exit");
 }
 
 int jw_attach__sched(struct jw_attach *a)

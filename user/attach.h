@@ -23,6 +23,7 @@ struct jw_attach_opts {
 	uint64_t sample_period_ns;	/* a block counts one sample per period it lasts */
 	uint32_t stats_entries;		/* statistics rows before OVERFLOW */
 	uint32_t stats_every;		/* record 1 task in this many in the statistics */
+	uint32_t wait_probe_id;		/* the probe id of tasks bounded by the waits */
 };
 
 /* One dispatch hook in one process. exit_offset 0: a return probe ends the task. */
@@ -56,6 +57,12 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p);
  */
 int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char *name,
 		    uint64_t offset, uint32_t probe_id);
+
+/*
+ * Syscall mode on the system call tracepoints: every watched thread's wait system calls bound
+ * its tasks, whatever code makes them. 0 or -errno.
+ */
+int jw_attach__wait_tracepoints(struct jw_attach *a);
 
 /* Attaches the scheduler tracepoints: off-CPU time, blocked stacks, wakers. 0 or -errno. */
 int jw_attach__sched(struct jw_attach *a);

@@ -442,6 +442,7 @@ static int setup(struct session *s)
 		.sample_period_ns = cfg->params.v[JW_P_SAMPLE_PERIOD_MS] * 1000000ULL,
 		.stats_entries = cfg->params.v[JW_P_STATS_MAX_ENTRIES],
 		.stats_every = cfg->params.v[JW_P_STATS_SAMPLING_INTERVAL],
+		.wait_probe_id = cfg->n_probes,
 	};
 	struct jw_reporter_opts ropts = { .cfg = cfg, .out = stdout };
 	char err[512];
@@ -494,6 +495,11 @@ static int setup(struct session *s)
 	if (!s->attach)
 		return -errno;
 	ret = jw_attach__sched(s->attach);
+	if (!ret && s->syscall_mode && cfg->params.v[JW_P_WAIT_TRACEPOINTS]) {
+		ret = jw_attach__wait_tracepoints(s->attach);
+		jw_log(JW_LOG_INFO, "syscall mode on the sys_enter and sys_exit tracepoints "
+		       "(wait_tracepoints=1): every system call of the machine takes the tracing path");
+	}
 	if (ret)
 		return ret;
 	for (i = 0; i < s->n_procs; i++) {
@@ -715,7 +721,7 @@ static void show_status(struct session *s, uint64_t now)
 static void reload(struct session *s)
 {
 	static const enum jw_param fixed[] = { JW_P_SAMPLE_PERIOD_MS, JW_P_STACK_BYTES,
-					       JW_P_STATS_MAX_ENTRIES };
+					       JW_P_STATS_MAX_ENTRIES, JW_P_WAIT_TRACEPOINTS };
 	struct jw_params *old = &s->cfg->params, np;
 	char err[512];
 	size_t i;

@@ -238,7 +238,9 @@ int session_attach_proc(struct session *s, size_t i)
 		if (ret)
 			return ret;
 	}
-	for (k = 0; s->syscall_mode && (int)k < h->waits.n; k++) {
+	/* With wait_tracepoints=1 the system call tracepoints, attached once, bound the tasks. */
+	for (k = 0; s->syscall_mode && !s->cfg->params.v[JW_P_WAIT_TRACEPOINTS] &&
+		    (int)k < h->waits.n; k++) {
 		const struct jw_wait_func *f = &h->waits.f[k];
 
 		ret = jw_attach__wait(s->attach, p->target.pid, f->path, f->name, f->offset,

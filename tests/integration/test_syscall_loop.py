@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """With no --probe, jankwatch hooks the loop by its wait calls (--loop auto): a task is the time
-between the thread's wait returning and its next wait. jw_target (poll) has no preset, and a
+between the thread's wait returning and its next wait (hooked on the C library's wait functions,
+or with wait_tracepoints=1 on the sys_enter/sys_exit tracepoints). jw_target (poll) has no preset, and a
 python3 asyncio loop (epoll_wait) is told --loop syscall: loop and handler "syscall", each jank
 within 5% of what the program measured itself. Debian's redis-server is recognized: loop "redis",
 and the handler of a task is the command's function, read from call(c) as c->cmd->proc
@@ -50,6 +51,11 @@ target = start_target("--busy", "--ms", "300", "--every", "700", "--fast", "5")
 try:
     jw, logs = watch(target, 3)
     check_own(finish(jw, 3), target, "jw_target")
+    # The same on the system call tracepoints instead of libc's wait functions.
+    jw, logs = watch(target, 3, ["--set", "wait_tracepoints=1"])
+    check(any("sys_enter and sys_exit tracepoints" in l for l in jw.err),
+          "wait_tracepoints=1: it says the tracepoints bound the tasks")
+    check_own(finish(jw, 3), target, "jw_target, wait_tracepoints=1")
 finally:
     target.kill()
 

@@ -161,6 +161,7 @@ static const struct range_case ranges[] = {
 	{ JW_P_STATS_SAMPLING_INTERVAL, "stats_sampling_interval", 1, 1, 1000000,
 	  "allowed 1..1000000" },
 	{ JW_P_STATS_MAX_ENTRIES, "stats_max_entries", 1500, 1, 1000000, "allowed 1..1000000" },
+	{ JW_P_WAIT_TRACEPOINTS, "wait_tracepoints", 0, 0, 1, "allowed 0..1" },
 };
 
 #define N_RANGES (sizeof(ranges) / sizeof(ranges[0]))
@@ -270,7 +271,7 @@ static void test_key_errors(void **state)
 	set_fails(fx, "threshold=100", "did you mean threshold_ms?");
 	set_fails(fx, "brust=off", "did you mean burst?");
 	set_fails(fx, "foo=1", "foo=1: unknown parameter, valid: log_type, sample_interval, ");
-	assert_contains(fx->err, "stats_max_entries, burst");
+	assert_contains(fx->err, "wait_tracepoints, burst");
 	set_fails(fx, "sample_interval", "sample_interval: missing '='");
 	set_fails(fx, "=5", "missing parameter name");
 	set_fails(fx, "", "missing '='");
