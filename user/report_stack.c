@@ -80,7 +80,8 @@ int jw_stack_report_write(const struct jw_stack_report *r, FILE *f)
 	return err;
 }
 
-void jw_stack_report_name(uint32_t pid, uint64_t time_ms, char *buf, size_t len)
+void jw_report_file_name(const char *kind, uint32_t pid, uint64_t time_ms, const char *suffix,
+			 char *buf, size_t len)
 {
 	time_t sec = (time_t)(time_ms / 1000);
 	char stamp[32];
@@ -88,6 +89,11 @@ void jw_stack_report_name(uint32_t pid, uint64_t time_ms, char *buf, size_t len)
 
 	if (!localtime_r(&sec, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm))
 		snprintf(stamp, sizeof(stamp), "%" PRIu64, (uint64_t)sec);
-	snprintf(buf, len, "stack-%" PRIu32 "-%s-%03u.txt", pid, stamp,
-		 (unsigned int)(time_ms % 1000));
+	snprintf(buf, len, "%s-%" PRIu32 "-%s-%03u%s", kind, pid, stamp,
+		 (unsigned int)(time_ms % 1000), suffix ? suffix : "");
+}
+
+void jw_stack_report_name(uint32_t pid, uint64_t time_ms, char *buf, size_t len)
+{
+	jw_report_file_name("stack", pid, time_ms, ".txt", buf, len);
 }

@@ -35,6 +35,13 @@ struct jw_stack_report {
  */
 int jw_stack_report_write(const struct jw_stack_report *r, FILE *f);
 
+/*
+ * A report file's name, "<kind>-<pid>-<YYYYmmddHHMMSS>-<ms><suffix>" (local time), for a report
+ * raised at @time_ms, ms since the epoch; @suffix may be NULL.
+ */
+void jw_report_file_name(const char *kind, uint32_t pid, uint64_t time_ms, const char *suffix,
+			 char *buf, size_t len);
+
 /* The file name "stack-<pid>-<YYYYmmddHHMMSS>-<ms>.txt" for a report raised at @time_ms. */
 void jw_stack_report_name(uint32_t pid, uint64_t time_ms, char *buf, size_t len);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "report_stack.h"
 #include "report_trace.h"
 
 #define COMM_LEN	16	/* TASK_COMM_LEN */
@@ -251,12 +252,5 @@ int jw_trace_write_perf_sample(FILE *f, const char *comm, uint32_t pid, uint32_t
 
 void jw_trace_name(uint32_t pid, uint64_t time_ms, const char *suffix, char *buf, size_t len)
 {
-	time_t sec = (time_t)(time_ms / 1000);
-	char stamp[32];
-	struct tm tm;
-
-	if (!localtime_r(&sec, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm))
-		snprintf(stamp, sizeof(stamp), "%" PRIu64, (uint64_t)sec);
-	snprintf(buf, len, "trace-%" PRIu32 "-%s-%03u%s", pid, stamp,
-		 (unsigned int)(time_ms % 1000), suffix ? suffix : "");
+	jw_report_file_name("trace", pid, time_ms, suffix, buf, len);
 }
