@@ -288,6 +288,27 @@ static void close_inner(struct jw_task_state *s, __u32 tid, __u64 now, bool exce
 	s->cur_probe = 0;
 }
 
+/*
+ * Reserves a trace log record of @size with its header filled: @type, the thread on the CPU
+ * (@pid, @tid), now. NULL, counted, when the ring buffer is full.
+ */
+static __always_inline void *trace_reserve(__u32 size, __u16 type, __u32 pid, __u32 tid, __u64 now)
+{
+	struct jw_rec_hdr *h = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!h) {
+		count_drop(JW_DROP_TRACE);
+		return NULL;
+	}
+	h->type = type;
+	h->flags = 0;
+	h->size = size;
+	h->pid = pid;
+	h->tid = tid;
+	h->ts_ns = now;
+	return h;
+}
+
 /* A task of a traced process ended at @now: its slice for the trace log. */
 static void trace_slice(const struct jw_task_state *s, __u32 tid, __u64 now)
 {
@@ -296,17 +317,10 @@ static void trace_slice(const struct jw_task_state *s, __u32 tid, __u64 now)
 
 	if (!bpf_map_lookup_elem(&trace_pids, &pid))
 		return;
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		count_drop(JW_DROP_TRACE);
+	rec = trace_reserve(sizeof(*rec), JW_REC_SLICE, pid, tid, now);
+	if (!rec)
 		return;
-	}
-	rec->hdr.type = JW_REC_SLICE;
 	rec->hdr.flags = s->flags;
-	rec->hdr.size = sizeof(*rec);
-	rec->hdr.pid = pid;
-	rec->hdr.tid = tid;
-	rec->hdr.ts_ns = now;
 	rec->seq = s->seq;
 	rec->start_ns = s->start_ns;
 	rec->handler_addr = s->handler_addr;
@@ -778,17 +792,9 @@ static void trace_switch(bool preempt, struct task_struct *prev, struct task_str
 
 	if (!bpf_map_lookup_elem(&trace_pids, &a) && !bpf_map_lookup_elem(&trace_pids, &b))
 		return;
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		count_drop(JW_DROP_TRACE);
+	rec = trace_reserve(sizeof(*rec), JW_REC_SCHED, a, prev->pid, bpf_ktime_get_ns());
+	if (!rec)
 		return;
-	}
-	rec->hdr.type = JW_REC_SCHED;
-	rec->hdr.flags = 0;
-	rec->hdr.size = sizeof(*rec);
-	rec->hdr.pid = a;
-	rec->hdr.tid = prev->pid;
-	rec->hdr.ts_ns = bpf_ktime_get_ns();
 	rec->kind = JW_SCHED_SWITCH;
 	rec->cpu = bpf_get_smp_processor_id();
 	bpf_probe_read_kernel_str(rec->comm, sizeof(rec->comm), prev->comm);
@@ -811,17 +817,9 @@ static void trace_waking(struct task_struct *p)
 
 	if (!bpf_map_lookup_elem(&trace_pids, &pid))
 		return;
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		count_drop(JW_DROP_TRACE);
+	rec = trace_reserve(sizeof(*rec), JW_REC_SCHED, id >> 32, (__u32)id, bpf_ktime_get_ns());
+	if (!rec)
 		return;
-	}
-	rec->hdr.type = JW_REC_SCHED;
-	rec->hdr.flags = 0;
-	rec->hdr.size = sizeof(*rec);
-	rec->hdr.pid = id >> 32;
-	rec->hdr.tid = (__u32)id;
-	rec->hdr.ts_ns = bpf_ktime_get_ns();
 	rec->kind = JW_SCHED_WAKING;
 	rec->cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
