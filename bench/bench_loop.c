@@ -34,12 +34,29 @@ __attribute__((noipa)) uint64_t mix(uint64_t x)
  * the code that runs and a uprobe on it sees every call. It keeps a value across a call, so its
  * prologue saves registers like a real dispatcher's: `push %rbp` first with frame pointers,
  * `endbr64; push %rbp` with -fcf-protection.
+ *
+ * Built with JW_BENCH_QUEUE (the no-frame-pointer build), it is a queue's dispatcher instead: it
+ * first checks whether the task was cancelled, and the compiler shrink-wraps it, so that it
+ * starts with a load and a test of its argument, which a uprobe single-steps, and saves its
+ * registers only after the branch of the early return.
  */
-__attribute__((noinline, noclone)) void dispatch(uint64_t *state)
-{
-	uint64_t x = *state;
+struct task {
+#ifdef JW_BENCH_QUEUE
+	int cancelled;
+#endif
+	uint64_t state;
+};
 
-	*state = mix(x) + x;
+__attribute__((noinline, noclone)) void dispatch(struct task *t)
+{
+	uint64_t x;
+
+#ifdef JW_BENCH_QUEUE
+	if (t->cancelled)
+		return;
+#endif
+	x = t->state;
+	t->state = mix(x) + x;
 	asm volatile("" ::: "memory");
 }
 
@@ -77,12 +94,13 @@ static uint64_t parse_window_ms(const char *arg)
 
 static void run(uint64_t window_ns)
 {
-	uint64_t state = 0x9e3779b97f4a7c15ULL, calls = 0, n = 0;
+	struct task task = { .state = 0x9e3779b97f4a7c15ULL };
+	uint64_t calls = 0, n = 0;
 	uint64_t start = now_ns(), cpu_start = cpu_ns(), t;
 
 	for (;;) {
 		for (int i = 0; i < CALLS_PER_BATCH; i++)
-			dispatch(&state);
+			dispatch(&task);
 		calls += CALLS_PER_BATCH;
 		t = now_ns();
 		if (t - start < window_ns)

@@ -803,7 +803,7 @@ main()
 		reap "$LOOP_PID"
 		LOOP_PID=
 		probe_build fp '^push +%rbp'
-		probe_build nofp '.'
+		probe_build nofp '^mov '
 		probe_build cet '^endbr64'
 		syscall_build
 		watch_cost

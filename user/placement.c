@@ -22,6 +22,8 @@ struct insn {
 	enum insn_kind kind;
 	size_t len;
 	char text[32];
+	bool jumps;		/* a jmp or jcc: @rel is its displacement */
+	int32_t rel;
 };
 
 static const char *const regs64[16] = {
@@ -30,76 +32,167 @@ static const char *const regs64[16] = {
 };
 
 /*
- * A register move may be passed when it writes a scratch register nobody reads at the entry:
- * not rsp or rbp (the stack and its frame chain), not an argument register (rdi, rsi, rdx, rcx,
- * r8, r9), whose value the probe may read.
+ * A write may be passed when it goes to a scratch register nobody reads at the entry: not rsp
+ * or rbp (the stack and its frame chain), not an argument register (rdi, rsi, rdx, rcx, r8,
+ * r9), whose value the probe may read.
  */
 static bool scratch_dest(unsigned int reg)
 {
 	return reg == 0 || reg == 3 || reg >= 10;
 }
 
-/* A register-to-register mov (89 /r or 8b /r, mod 11), with an optional REX prefix. */
-static bool decode_mov(const uint8_t *p, size_t len, struct insn *in)
+/*
+ * The length of the ModRM operand at @p (the ModRM byte, a SIB byte, a displacement), of which
+ * @len bytes are there; 0 when they are not all there.
+ */
+static size_t modrm_len(const uint8_t *p, size_t len)
 {
-	unsigned int rex = 0, modrm, dst, src;
-	size_t i = 0;
+	unsigned int mod, rm;
+	size_t n = 1;
 
-	if (len >= 1 && (p[0] & 0xf0) == 0x40)
-		rex = p[i++];
-	if (len < i + 2 || (p[i] != 0x89 && p[i] != 0x8b) || (p[i + 1] & 0xc0) != 0xc0)
-		return false;
-	modrm = p[i + 1];
-	if (p[i] == 0x89) {	/* mov reg, r/m: the r/m register is written */
-		dst = (modrm & 7) | (rex & 1) << 3;
-		src = (modrm >> 3 & 7) | (rex & 4) << 1;
-	} else {		/* mov r/m, reg: the reg register is written */
-		dst = (modrm >> 3 & 7) | (rex & 4) << 1;
-		src = (modrm & 7) | (rex & 1) << 3;
+	if (len < 1)
+		return 0;
+	mod = p[0] >> 6;
+	rm = p[0] & 7;
+	if (mod == 3)
+		return 1;
+	if (rm == 4) {
+		/* A SIB byte; its base 101 under mod 00 means a disp32 and no base. */
+		n = 2;
+		if (len >= 2 && mod == 0 && (p[1] & 7) == 5)
+			n += 4;
+	} else if (mod == 0 && rm == 5) {
+		n += 4;		/* RIP-relative */
 	}
-	in->len = i + 2;
-	snprintf(in->text, sizeof(in->text), "mov %%%s,%%%s", regs64[src], regs64[dst]);
-	in->kind = scratch_dest(dst) ? INSN_SKIPPABLE : INSN_UNKNOWN;
-	return true;
+	n += mod == 1 ? 1 : mod == 2 ? 4 : 0;
+	return n <= len ? n : 0;
+}
+
+enum writes {
+	WRITES_FLAGS,	/* cmp, test: only the flags */
+	WRITES_REG,	/* the ModRM reg field's register */
+	WRITES_RM,	/* the ModRM r/m operand, when it is a register (never memory) */
+};
+
+/* The instructions that read and write only the flags or one register, by opcode. */
+static const struct {
+	unsigned int op;	/* 0x0f xx as 0x1xx */
+	const char *name;
+	enum writes writes;
+	int digit;		/* the ModRM reg field it needs (an opcode extension), or -1 */
+	int imm;		/* immediate bytes; 4 means 2 under the operand-size prefix */
+	bool reg_only;		/* its r/m must be a register */
+} alu_ops[] = {
+	{ 0x8b, "mov", WRITES_REG, -1, 0, false },
+	{ 0x89, "mov", WRITES_RM, -1, 0, true },
+	{ 0x8d, "lea", WRITES_REG, -1, 0, false },
+	{ 0x1b6, "movzb", WRITES_REG, -1, 0, false },
+	{ 0x1b7, "movzw", WRITES_REG, -1, 0, false },
+	{ 0x1be, "movsb", WRITES_REG, -1, 0, false },
+	{ 0x1bf, "movsw", WRITES_REG, -1, 0, false },
+	{ 0x63, "movslq", WRITES_REG, -1, 0, false },
+	{ 0x31, "xor", WRITES_RM, -1, 0, true },
+	{ 0x33, "xor", WRITES_REG, -1, 0, true },
+	{ 0x38, "cmp", WRITES_FLAGS, -1, 0, false },
+	{ 0x39, "cmp", WRITES_FLAGS, -1, 0, false },
+	{ 0x3a, "cmp", WRITES_FLAGS, -1, 0, false },
+	{ 0x3b, "cmp", WRITES_FLAGS, -1, 0, false },
+	{ 0x84, "test", WRITES_FLAGS, -1, 0, false },
+	{ 0x85, "test", WRITES_FLAGS, -1, 0, false },
+	{ 0x80, "cmp", WRITES_FLAGS, 7, 1, false },
+	{ 0x83, "cmp", WRITES_FLAGS, 7, 1, false },
+	{ 0x81, "cmp", WRITES_FLAGS, 7, 4, false },
+	{ 0xf6, "test", WRITES_FLAGS, 0, 1, false },
+	{ 0xf7, "test", WRITES_FLAGS, 0, 4, false },
+};
+
+/* Writes "%reg" or "mem" for ModRM operand @modrm (with @rex) to @buf. */
+static const char *rm_text(unsigned int modrm, unsigned int rex, char *buf, size_t size)
+{
+	if (modrm >> 6 != 3)
+		return "mem";
+	snprintf(buf, size, "%%%s", regs64[(modrm & 7) | (rex & 1) << 3]);
+	return buf;
 }
 
 /*
- * Instructions that only set flags or a scratch register: cmp of a RIP-relative byte, word or
- * quad with an immediate (glibc's syscall wrappers begin with one, for
- * __libc_single_threaded), test and xor of two registers, mov of an immediate.
+ * Instructions that read registers or memory and write nothing but the flags or a scratch
+ * register: mov, movzx/movsx, lea; cmp and test with a register or an immediate; xor of
+ * registers; mov of an immediate. An optional operand-size prefix, then an optional REX one.
+ * False when @p is none of them; a known one that writes an argument register, rbp or rsp is
+ * decoded as INSN_UNKNOWN, so that -v can say what stopped the placement.
  */
 static bool decode_scratch(const uint8_t *p, size_t len, struct insn *in)
 {
-	unsigned int rex = 0, dst;
-	size_t i = 0;
+	unsigned int rex = 0, op, modrm, reg, dst = 0;
+	bool opsize = false;
+	size_t i = 0, m, imm, k;
+	char rmbuf[8];
 
-	if (len >= 1 && (p[0] & 0xf0) == 0x40)
+	if (i < len && p[i] == 0x66) {
+		opsize = true;
+		i++;
+	}
+	if (i < len && (p[i] & 0xf0) == 0x40)
 		rex = p[i++];
-	if (len >= i + 7 && (p[i] == 0x80 || p[i] == 0x83) && p[i + 1] == 0x3d) {
-		in->len = i + 7;
-		snprintf(in->text, sizeof(in->text), "cmp $0x%x,disp(%%rip)", p[i + 6]);
-		in->kind = INSN_SKIPPABLE;
-		return true;
-	}
-	if (len >= i + 2 && (p[i] == 0x85 || p[i] == 0x31 || p[i] == 0x33) &&
-	    (p[i + 1] & 0xc0) == 0xc0) {
-		dst = p[i] == 0x33 ? (p[i + 1] >> 3 & 7) | (rex & 4) << 1 :
-				     (p[i + 1] & 7) | (rex & 1) << 3;
-		in->len = i + 2;
-		snprintf(in->text, sizeof(in->text), "%s %%%s", p[i] == 0x85 ? "test" : "xor",
-			 regs64[dst]);
-		/* test writes no register at all */
-		in->kind = p[i] == 0x85 || scratch_dest(dst) ? INSN_SKIPPABLE : INSN_UNKNOWN;
-		return true;
-	}
-	if (len >= i + 5 && p[i] >= 0xb8 && p[i] <= 0xbf && !(rex & 8)) {
-		dst = (p[i] - 0xb8) | (rex & 1) << 3;
-		in->len = i + 5;
+	if (i >= len)
+		return false;
+	op = p[i++];
+	if (op >= 0xb8 && op <= 0xbf) {
+		imm = rex & 8 ? 8 : opsize ? 2 : 4;
+		if (len < i + imm)
+			return false;
+		dst = (op - 0xb8) | (rex & 1) << 3;
+		in->len = i + imm;
 		snprintf(in->text, sizeof(in->text), "mov $imm,%%%s", regs64[dst]);
 		in->kind = scratch_dest(dst) ? INSN_SKIPPABLE : INSN_UNKNOWN;
 		return true;
 	}
-	return false;
+	if (op == 0x0f) {
+		if (i >= len)
+			return false;
+		op = 0x100 | p[i++];
+	}
+	for (k = 0; k < sizeof(alu_ops) / sizeof(alu_ops[0]); k++)
+		if (alu_ops[k].op == op)
+			break;
+	if (k == sizeof(alu_ops) / sizeof(alu_ops[0]))
+		return false;
+	m = modrm_len(p + i, len - i);
+	if (!m)
+		return false;
+	modrm = p[i];
+	reg = (modrm >> 3 & 7) | (rex & 4) << 1;
+	if (alu_ops[k].digit >= 0 && (modrm >> 3 & 7) != (unsigned int)alu_ops[k].digit)
+		return false;
+	if ((alu_ops[k].reg_only || alu_ops[k].writes == WRITES_RM) && modrm >> 6 != 3)
+		return false;
+	imm = alu_ops[k].imm == 4 && opsize ? 2 : (size_t)alu_ops[k].imm;
+	if (len < i + m + imm)
+		return false;
+	in->len = i + m + imm;
+	if (alu_ops[k].digit >= 0)
+		snprintf(in->text, sizeof(in->text), "%s $imm,%s", alu_ops[k].name,
+			 rm_text(modrm, rex, rmbuf, sizeof(rmbuf)));
+	else if (alu_ops[k].writes == WRITES_RM)
+		snprintf(in->text, sizeof(in->text), "%s %%%s,%s", alu_ops[k].name, regs64[reg],
+			 rm_text(modrm, rex, rmbuf, sizeof(rmbuf)));
+	else
+		snprintf(in->text, sizeof(in->text), "%s %s,%%%s", alu_ops[k].name,
+			 rm_text(modrm, rex, rmbuf, sizeof(rmbuf)), regs64[reg]);
+	switch (alu_ops[k].writes) {
+	case WRITES_FLAGS:
+		in->kind = INSN_SKIPPABLE;
+		return true;
+	case WRITES_REG:
+		dst = reg;
+		break;
+	case WRITES_RM:
+		dst = (modrm & 7) | (rex & 1) << 3;
+		break;
+	}
+	in->kind = scratch_dest(dst) ? INSN_SKIPPABLE : INSN_UNKNOWN;
+	return true;
 }
 
 /* Decodes the one instruction at @p: only what the placement needs to know. */
@@ -146,16 +239,24 @@ static void decode(const uint8_t *p, size_t len, struct insn *in)
 	} else if (len >= 5 && (p[0] == 0xe8 || p[0] == 0xe9)) {
 		in->kind = INSN_EMULATED;
 		in->len = 5;
+		in->jumps = p[0] == 0xe9;
+		in->rel = (int32_t)((uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 |
+				    (uint32_t)p[4] << 24);
 		snprintf(in->text, sizeof(in->text), "%s", p[0] == 0xe8 ? "call" : "jmp");
 	} else if (len >= 2 && (p[0] == 0xeb || (p[0] >= 0x70 && p[0] <= 0x7f))) {
 		in->kind = INSN_EMULATED;
 		in->len = 2;
+		in->jumps = true;
+		in->rel = (int8_t)p[1];
 		snprintf(in->text, sizeof(in->text), "%s", p[0] == 0xeb ? "jmp" : "jcc");
 	} else if (len >= 6 && p[0] == 0x0f && p[1] >= 0x80 && p[1] <= 0x8f) {
 		in->kind = INSN_EMULATED;
 		in->len = 6;
+		in->jumps = true;
+		in->rel = (int32_t)((uint32_t)p[2] | (uint32_t)p[3] << 8 | (uint32_t)p[4] << 16 |
+				    (uint32_t)p[5] << 24);
 		snprintf(in->text, sizeof(in->text), "jcc");
-	} else if (!decode_mov(p, len, in)) {
+	} else {
 		decode_scratch(p, len, in);
 	}
 }
@@ -177,6 +278,14 @@ void jw_probe_place(const uint8_t *code, size_t len, struct jw_placement *out)
 	for (n = 0; n < MAX_SKIPPED && in.kind == INSN_SKIPPABLE; n++) {
 		off += in.len;
 		decode(code + off, len - off, &in);
+	}
+	if (off && in.kind == INSN_EMULATED && in.jumps &&
+	    (int64_t)off + (int64_t)in.len + in.rel >= 0 &&
+	    (int64_t)off + (int64_t)in.len + in.rel <= (int64_t)off) {
+		/* A loop back over the probe would hit it again in the same call. */
+		snprintf(out->why, sizeof(out->why), "on the entry: %s is single-stepped, and the "
+			 "%s after it jumps back to the entry", first.text, in.text);
+		return;
 	}
 	if (off && in.kind == INSN_EMULATED) {
 		out->skip = off;

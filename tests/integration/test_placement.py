@@ -11,11 +11,15 @@ tasks still measured right where it moved.
 (c) Frame pointers (jw_target): push %rbp is emulated, the probe stays on the entry.
 (d) No frame pointers (jw_chain): dispatch() starts with sub $8,%rsp, which moves the stack: the
     probe stays on the entry.
+(e) No frame pointers, shrink-wrapped (jw_target_nofp --queue): run_queued() starts with a load
+    and a test of its argument, then the branch of its early return; the probes go onto that
+    branch, and the tasks are measured and unwound (DWARF) as on the entry.
 """
 from jwtest import *
 
 CET = os.path.join(TARGETS, "jw_target_cet")
 CHAIN = os.path.join(TARGETS, "jw_chain")
+NOFP = os.path.join(TARGETS, "jw_target_nofp")
 
 
 def placed(err, path, func):
@@ -74,5 +78,22 @@ try:
     check(where and all("on the entry:" in l and "single-stepped" in l for l in where),
           f"(d) no frame pointers: the probe stays on the entry ({where})")
     check(len(events) >= 2, f"(d) and the janks are still reported ({len(events)})")
+
+    # (e) No frame pointers, shrink-wrapped: a load, a test, then the early return's branch.
+    events, err, tasks = watch(NOFP, f"{NOFP}:run_queued",
+                               ["--queue", "--busy", "--ms", "200", "--every", "700"])
+    where = placed(err, NOFP, "run_queued")
+    check(len(where) == 2 and all(re.search(r": \+4: past mov mem,%rax and what follows to jcc, "
+                                            r"which is emulated", l) for l in where),
+          f"(e) the uprobe and the return probe move past the load and the test onto the "
+          f"branch ({where})")
+    check(len(events) >= 4, f"(e) at least 4 janks in 5 s ({len(events)})")
+    for ev in events:
+        own_ms = task_of(ev, tasks, "(e) the event matches one task of the program").dur_ns / 1e6
+        check(matches_own(ev, own_ms), f"(e) wall_ms {ev['wall_ms']} within 5% of the "
+              f"program's own {own_ms:.3f}")
+    text = open(events[0]["external_log"][0]).read()
+    check("(run_queued+" in text and "(main+" in text and "(busy_work+" in text,
+          f"(e) the stacks reach main through run_queued")
 finally:
     logs.cleanup()

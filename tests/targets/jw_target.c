@@ -6,7 +6,8 @@
  * a trivial task runs in between. For each slow task it
  * prints what it measured itself: "task <n> <kind> <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
  * after_dispatch() runs right after each dispatch (an exit symbol for --probe BIN:ENTRY:EXIT);
- * with --longjmp a slow task leaves dispatch() by longjmp, so its return never comes.
+ * with --longjmp a slow task leaves dispatch() by longjmp, so its return never comes; with
+ * --queue slow tasks go through run_queued(), which starts by checking its argument.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -108,10 +109,31 @@ static __attribute__((noinline)) void run_slow_task(enum kind kind, unsigned int
 		dispatch(kind, ms, nest);
 }
 
+/*
+ * --queue: slow tasks go through a queue's dispatcher, which first checks whether the task was
+ * cancelled, as queue-based loops do. Built as compilers build such a function (shrink-wrapped),
+ * it starts with a load and a test of its argument, before saving any register.
+ */
+struct queued {
+	int cancelled;
+	enum kind kind;
+	unsigned int ms;
+	int nest;
+};
+
+__attribute__((noinline)) void run_queued(const struct queued *q)
+{
+	if (q->cancelled)
+		return;
+	run_slow_task(q->kind, q->ms, q->nest);
+	__asm__ volatile("" ::: "memory");
+	sink++;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: jw_target [--busy|--sleep|--pipe] [--ms MS] [--every MS] [--fast MS] "
-			"[--nest DEPTH] [--count N] [--longjmp]\n");
+			"[--nest DEPTH] [--count N] [--longjmp] [--queue]\n");
 	exit(2);
 }
 
@@ -120,7 +142,7 @@ int main(int argc, char **argv)
 	unsigned int ms = 300, every = 1000, fast = 0, count = 0, nest = 0, n = 0;
 	unsigned long long next_slow, next_fast;
 	enum kind kind = BUSY;
-	int i;
+	int i, queue = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--busy"))
@@ -141,6 +163,8 @@ int main(int argc, char **argv)
 			count = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--longjmp"))
 			use_longjmp = 1;
+		else if (!strcmp(argv[i], "--queue"))
+			queue = 1;
 		else
 			usage();
 	}
@@ -164,7 +188,13 @@ int main(int argc, char **argv)
 		if (now < next_slow)
 			continue;
 		begin = now_ns();
-		run_slow_task(kind, ms, nest);
+		if (queue) {
+			struct queued q = { .kind = kind, .ms = ms, .nest = nest };
+
+			run_queued(&q);
+		} else {
+			run_slow_task(kind, ms, nest);
+		}
 		after_dispatch();
 		printf("task %u %s %llu %llu\n", ++n, kind_names[kind], begin, now_ns() - begin);
 		next_slow = now_ns() + every * 1000000ULL;

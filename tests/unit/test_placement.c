@@ -129,6 +129,82 @@ static void test_syscall_wrappers(void **state)
 	assert_int_equal(skip_of(flags, sizeof(flags), &p), 4);
 }
 
+/*
+ * Shrink-wrapped entries (no frame pointer, or endbr64 first): a load and a test of the
+ * argument, then the branch of an early return, before any register is saved.
+ */
+static void test_loads_and_compares(void **state)
+{
+	/* mov 0x8(%rdi),%eax; test %eax,%eax; jne; push %rbp */
+	const uint8_t nofp[] = { 0x8b, 0x47, 0x08, 0x85, 0xc0, 0x75, 0x29, 0x55 };
+	/* endbr64; the same */
+	const uint8_t cet[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x8b, 0x47, 0x08, 0x85, 0xc0, 0x75, 0x25 };
+	/* cmpl $0x0,0x8(%rdi); jne */
+	const uint8_t cmp_mem[] = { 0x83, 0x7f, 0x08, 0x00, 0x75, 0x10 };
+	/* cmpb $0x0,(%rdi,%rsi,1); je: a SIB byte */
+	const uint8_t cmp_sib[] = { 0x80, 0x3c, 0x37, 0x00, 0x74, 0x05 };
+	/* movzbl 0x10(%rdi),%eax; test %al,%al; je */
+	const uint8_t movzx[] = { 0x0f, 0xb6, 0x47, 0x10, 0x84, 0xc0, 0x74, 0x03 };
+	/* lea 0x8(%rdi),%rax; push %rbx */
+	const uint8_t lea[] = { 0x48, 0x8d, 0x47, 0x08, 0x53 };
+	/* testb $0x1,0x8(%rdi); jne */
+	const uint8_t test_imm[] = { 0xf6, 0x47, 0x08, 0x01, 0x75, 0x02 };
+	/* cmpw $0x0,0x8(%rdi); je: the operand-size prefix */
+	const uint8_t cmpw[] = { 0x66, 0x83, 0x7f, 0x08, 0x00, 0x74, 0x02 };
+	/* cmpl $0x100,0x8(%rdi); je: a 4-byte immediate */
+	const uint8_t cmp_imm32[] = { 0x81, 0x7f, 0x08, 0x00, 0x01, 0x00, 0x00, 0x74, 0x02 };
+	struct jw_placement p;
+
+	(void)state;
+	assert_int_equal(skip_of(nofp, sizeof(nofp), &p), 5);
+	assert_non_null(strstr(p.why, "past mov mem,%rax and what follows to jcc"));
+	assert_int_equal(skip_of(cet, sizeof(cet), &p), 9);
+	assert_int_equal(skip_of(cmp_mem, sizeof(cmp_mem), &p), 4);
+	assert_int_equal(skip_of(cmp_sib, sizeof(cmp_sib), &p), 4);
+	assert_int_equal(skip_of(movzx, sizeof(movzx), &p), 6);
+	assert_int_equal(skip_of(lea, sizeof(lea), &p), 4);
+	assert_int_equal(skip_of(test_imm, sizeof(test_imm), &p), 4);
+	assert_int_equal(skip_of(cmpw, sizeof(cmpw), &p), 5);
+	assert_int_equal(skip_of(cmp_imm32, sizeof(cmp_imm32), &p), 7);
+}
+
+/* Loads into what the probe reads, writes to memory, other arithmetic, loops, cut code. */
+static void test_loads_that_stop(void **state)
+{
+	/* mov 0x8(%rdi),%rdi: an argument register */
+	const uint8_t to_arg[] = { 0x48, 0x8b, 0x7f, 0x08, 0x55 };
+	/* mov 0x8(%rdi),%rbp: the frame chain */
+	const uint8_t to_rbp[] = { 0x48, 0x8b, 0x6f, 0x08, 0x55 };
+	/* mov %rax,0x8(%rdi): a store */
+	const uint8_t store[] = { 0x48, 0x89, 0x47, 0x08, 0x55 };
+	/* addl $0x1,0x8(%rdi): 83 /0 writes memory */
+	const uint8_t add_mem[] = { 0x83, 0x47, 0x08, 0x01, 0x55 };
+	/* xor %eax,(%rdi): writes memory */
+	const uint8_t xor_mem[] = { 0x31, 0x07, 0x55 };
+	/* test %eax,%eax; jne back to the entry: the probe would be hit again */
+	const uint8_t loop[] = { 0x85, 0xc0, 0x75, 0xfc };
+	/* mov 0x8(%rdi),%eax; test; jne forward to the same place: fine */
+	const uint8_t forward[] = { 0x8b, 0x47, 0x08, 0x85, 0xc0, 0x75, 0x00 };
+	/* a load whose displacement is cut */
+	const uint8_t cut[] = { 0x8b, 0x87, 0x08, 0x00 };
+	/* a SIB byte cut */
+	const uint8_t cut_sib[] = { 0x80, 0x3c };
+	struct jw_placement p;
+
+	(void)state;
+	assert_int_equal(skip_of(to_arg, sizeof(to_arg), &p), 0);
+	assert_non_null(strstr(p.why, "mov mem,%rdi is single-stepped"));
+	assert_int_equal(skip_of(to_rbp, sizeof(to_rbp), &p), 0);
+	assert_int_equal(skip_of(store, sizeof(store), &p), 0);
+	assert_int_equal(skip_of(add_mem, sizeof(add_mem), &p), 0);
+	assert_int_equal(skip_of(xor_mem, sizeof(xor_mem), &p), 0);
+	assert_int_equal(skip_of(loop, sizeof(loop), &p), 0);
+	assert_non_null(strstr(p.why, "jumps back"));
+	assert_int_equal(skip_of(forward, sizeof(forward), &p), 5);
+	assert_int_equal(skip_of(cut, sizeof(cut), &p), 0);
+	assert_int_equal(skip_of(cut_sib, sizeof(cut_sib), &p), 0);
+}
+
 static void test_file(void **state)
 {
 	struct jw_placement p;
@@ -147,6 +223,8 @@ int main(void)
 		cmocka_unit_test(test_stops),
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_syscall_wrappers),
+		cmocka_unit_test(test_loads_and_compares),
+		cmocka_unit_test(test_loads_that_stop),
 		cmocka_unit_test(test_file),
 	};
 
