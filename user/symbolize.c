@@ -207,24 +207,39 @@ static struct jw_symbolizer *symbolizer_alloc(pid_t pid)
 	return s;
 }
 
+/* Whether /proc/PID/maps line @line maps code from a file: what a Dwfl's modules are made of. */
+static bool code_mapping(const char *line)
+{
+	const char *perms = strchr(line, ' ');
+
+	/* "start-end perms offset dev inode path": no '/' before the path. */
+	return perms && strlen(perms) > 4 && perms[3] == 'x' && strchr(perms, '/');
+}
+
 /*
- * A hash (FNV-1a) of /proc/PID/maps, which changes when the mappings do; 0 when it cannot be
- * read. Reading it costs tens of microseconds, making a Dwfl anew milliseconds.
+ * A hash (FNV-1a) of the code mappings of /proc/PID/maps, which changes when a library is
+ * loaded or unloaded, and not with the anonymous memory a program maps all the time (heap, JIT
+ * code, which the perf map names); 0 when it cannot be read. Reading it costs tens of
+ * microseconds, making a Dwfl anew milliseconds, and libdwfl 0.188 keeps some of what an ended
+ * Dwfl mapped (its debug files): a Dwfl is made anew only for new code.
  */
 static uint64_t maps_hash(pid_t pid)
 {
 	uint64_t h = 14695981039346656037ULL;
-	char path[64], buf[8192];
-	size_t n, i;
+	char path[64], line[PATH_MAX + 256];
+	size_t i;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		for (i = 0; i < n; i++)
-			h = (h ^ (unsigned char)buf[i]) * 1099511628211ULL;
+	while (fgets(line, sizeof(line), f)) {
+		if (!code_mapping(line))
+			continue;
+		for (i = 0; line[i]; i++)
+			h = (h ^ (unsigned char)line[i]) * 1099511628211ULL;
+	}
 	fclose(f);
 	return h;
 }
