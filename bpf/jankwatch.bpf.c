@@ -32,12 +32,21 @@ extern const void __sched_text_end __ksym;
 /* The frame a wait's return opens in syscall mode: above every other, so dispatches nest in it. */
 #define WAIT_FRAME_SP (~0ULL)
 
+/* The watched threads' states, by slot; sized and written at each new watch by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jw_task_state);
+} thread_state SEC(".maps");
+
+/* A watched thread's slot, in its task storage: how the programs without a cookie find it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct jw_task_state);
-} task_state SEC(".maps");
+	__type(value, struct jw_thread_link);
+} thread_link SEC(".maps");
 
 /* Threads user space asked to watch, by tid. */
 struct {
@@ -167,27 +176,77 @@ static __always_inline void count_drop(enum jw_drop what)
 	__sync_fetch_and_add(&drops[what], 1);
 }
 
-/* The state of the current thread when it is watched, created on its first dispatch. */
+/* The state in slot @slot, when it is thread @tid's. */
+static __always_inline struct jw_task_state *slot_state(__u32 slot, __u32 tid)
+{
+	struct jw_task_state *s = bpf_map_lookup_elem(&thread_state, &slot);
+
+	return s && s->tid == tid ? s : NULL;
+}
+
+/* The state of thread @task through its task storage; NULL, after one lookup, if not watched. */
+static __always_inline struct jw_task_state *task_state_of(struct task_struct *task)
+{
+	struct jw_thread_link *l = bpf_task_storage_get(&thread_link, task, 0, 0);
+
+	return l ? slot_state(l->slot, task->pid) : NULL;
+}
+
+/*
+ * Thread @task's state @s in slot @slot is used for the first time: its task storage learns the
+ * slot, for the scheduler's programs. Once; a failure is counted once.
+ */
+static void link_state(struct task_struct *task, struct jw_task_state *s, __u32 slot)
+{
+	struct jw_thread_link *l;
+
+	s->linked = 1;
+	l = bpf_task_storage_get(&thread_link, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!l) {
+		count_drop(JW_DROP_STATE);
+		return;
+	}
+	l->slot = slot;
+}
+
+/*
+ * The state of the current thread @task when it is watched, found without a cookie: through its
+ * task storage, or (@create) through the watched map, linking it.
+ */
 static struct jw_task_state *watched_state(struct task_struct *task, bool create)
 {
-	struct jw_task_state *s;
+	struct jw_task_state *s = task_state_of(task);
 	struct jw_watch *w;
 	__u32 tid;
 
-	s = bpf_task_storage_get(&task_state, task, 0, 0);
 	if (s || !create)
 		return s;
 	tid = task->pid;
 	w = bpf_map_lookup_elem(&watched, &tid);
 	if (!w)
 		return NULL;
-	s = bpf_task_storage_get(&task_state, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!s) {
-		count_drop(JW_DROP_STATE);
-		return NULL;
-	}
-	s->pid = task->tgid;
-	s->slot = w->slot;
+	s = slot_state(w->slot, tid);
+	if (s && !s->linked)
+		link_state(task, s, w->slot);
+	return s;
+}
+
+/*
+ * The state of the current thread @task at a probe with cookie @cookie: by the slot the cookie
+ * carries (an array index and a comparison), linked on first use (@create).
+ */
+static __always_inline struct jw_task_state *probe_state(struct task_struct *task, __u64 cookie,
+							  bool create)
+{
+	__u32 slot = cookie >> JW_COOKIE_SLOT_SHIFT;
+	struct jw_task_state *s;
+
+	if (!slot)
+		return watched_state(task, create);
+	slot--;
+	s = slot_state(slot, task->pid);
+	if (s && create && !s->linked)
+		link_state(task, s, slot);
 	return s;
 }
 
@@ -482,12 +541,13 @@ int dispatch_enter(struct pt_regs *ctx)
 	__u64 sp = ctx_sp(ctx), now, cookie;
 	__u64 args[4] = { ctx_arg(ctx, 0), ctx_arg(ctx, 1), ctx_arg(ctx, 2) };
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct jw_task_state *s = watched_state(task, true);
+	struct jw_task_state *s;
 	__u32 tid, depth;
 
+	cookie = bpf_get_attach_cookie(ctx);
+	s = probe_state(task, cookie, true);
 	if (!s)
 		return 0;
-	cookie = bpf_get_attach_cookie(ctx);
 	/*
 	 * A preset's dispatch only names and splits the work between two waits; outside them (the
 	 * loop's wait was already under way when the probes were attached) it is not a task.
@@ -531,11 +591,12 @@ int dispatch_exit(struct pt_regs *ctx)
 {
 	__u64 sp = ctx_sp(ctx), cookie, limit;
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct jw_task_state *s = watched_state(task, false);
+	struct jw_task_state *s;
 
+	cookie = bpf_get_attach_cookie(ctx);
+	s = probe_state(task, cookie, false);
 	if (!s || s->depth == 0)
 		return 0;
-	cookie = bpf_get_attach_cookie(ctx);
 	/* After a return the return address is popped: the entry's sp is one slot lower. */
 	limit = (cookie & JW_COOKIE_RETPROBE) ? sp - sizeof(__u64) : sp;
 	if (!close_frames(s, limit) && !(cookie & JW_COOKIE_RETPROBE)) {
@@ -847,7 +908,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 
 	if (trace_on)
 		trace_switch(preempt, prev, next);
-	s = bpf_task_storage_get(&task_state, prev, 0, 0);
+	s = task_state_of(prev);
 	if (s && s->depth) {
 		now = bpf_ktime_get_ns();
 		if (!s->off_ns)
@@ -865,7 +926,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	}
 	if (!off_cpu_watched)
 		return 0;
-	s = bpf_task_storage_get(&task_state, next, 0, 0);
+	s = task_state_of(next);
 	if (s && s->off_ns) {
 		__u64 d;
 
@@ -893,7 +954,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 SEC("tp_btf/sched_waking")
 int BPF_PROG(on_sched_waking, struct task_struct *p)
 {
-	struct jw_task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
+	struct jw_task_state *s = task_state_of(p);
 	struct task_struct *cur;
 	long n;
 
@@ -920,7 +981,7 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 /* A wait returned on thread @task: a task begins (probe id @cookie's). */
 static __always_inline void wait_returned(struct task_struct *task, __u64 cookie)
 {
-	struct jw_task_state *s = watched_state(task, true);
+	struct jw_task_state *s = probe_state(task, cookie, true);
 	__u64 now;
 
 	if (!s)
@@ -938,9 +999,9 @@ static __always_inline void wait_returned(struct task_struct *task, __u64 cookie
 }
 
 /* Thread @task enters a wait: its task ends. */
-static __always_inline void wait_entered(struct task_struct *task)
+static __always_inline void wait_entered(struct task_struct *task, __u64 cookie)
 {
-	struct jw_task_state *s = watched_state(task, false);
+	struct jw_task_state *s = probe_state(task, cookie, false);
 
 	if (!s || s->depth == 0)
 		return;
@@ -958,7 +1019,7 @@ int wait_return(struct pt_regs *ctx)
 SEC("uprobe")
 int wait_enter(struct pt_regs *ctx)
 {
-	wait_entered(bpf_get_current_task_btf());
+	wait_entered(bpf_get_current_task_btf(), bpf_get_attach_cookie(ctx));
 	return 0;
 }
 
@@ -973,7 +1034,7 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
 	if (is_wait_syscall(id))
-		wait_entered(bpf_get_current_task_btf());
+		wait_entered(bpf_get_current_task_btf(), 0);
 	return 0;
 }
 
@@ -995,7 +1056,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 {
 	struct inode *inode = bprm->file->f_inode;
 	struct jw_exe_key key = { .dev = inode->i_sb->s_dev, .ino = inode->i_ino };
-	struct jw_task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
+	struct jw_task_state *s = task_state_of(p);
 	__u32 tid = old_pid;
 	struct jw_rec_hdr *rec;
 
@@ -1028,7 +1089,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
-	struct jw_task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
+	struct jw_task_state *s = task_state_of(p);
 
 	if (!s || !s->depth)
 		return 0;

@@ -71,7 +71,18 @@ static int keep_link(struct jw_attach *a, struct bpf_link *link, pid_t pid)
 	return 0;
 }
 
-void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid)
+/* Slot @slot's state becomes thread @tid's of process @pid (0: nobody's), with no task open. */
+static int reset_state(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
+{
+	struct jw_task_state st = { .tid = tid, .pid = pid, .slot = slot };
+
+	if (bpf_map__update_elem(a->skel->maps.thread_state, &slot, sizeof(slot), &st, sizeof(st),
+				 0))
+		return -errno;
+	return 0;
+}
+
+void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
 {
 	__u32 key = tid;
 	size_t i, kept = 0;
@@ -84,6 +95,8 @@ void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid)
 	}
 	a->n_links = kept;
 	bpf_map__delete_elem(a->skel->maps.watched, &key, sizeof(key), 0);
+	/* A task it has open would never end (its probes are gone): dropped with the state. */
+	reset_state(a, 0, 0, slot);
 }
 
 struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
@@ -102,13 +115,18 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 		jw_log(JW_LOG_ERROR, "cannot open the BPF object: %s", strerror(-err));
 		goto err_free;
 	}
-	/* The statistics rows; per watched thread its outermost rows and one block stack. */
+	/*
+	 * The statistics rows; per watched thread its state, its outermost rows and one block
+	 * stack.
+	 */
 	err = bpf_map__set_max_entries(a->skel->maps.stats,
 				       opts->stats_entries ? opts->stats_entries : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(a->skel->maps.stats_outer, threads * JW_MAX_PROBES);
 	if (!err)
 		err = bpf_map__set_max_entries(a->skel->maps.blocks, threads);
+	if (!err)
+		err = bpf_map__set_max_entries(a->skel->maps.thread_state, threads);
 	if (err) {
 		jw_log(JW_LOG_ERROR, "cannot size the per-thread maps: %s", strerror(-err));
 		goto err_destroy;
@@ -187,11 +205,21 @@ int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t 
 {
 	struct jw_watch w = { .pid = pid, .slot = slot };
 	__u32 key = tid;
+	int err;
 
 	retire_outer_rows(a, slot);
+	err = reset_state(a, pid, tid, slot);
+	if (err)
+		return err;
 	if (bpf_map__update_elem(a->skel->maps.watched, &key, sizeof(key), &w, sizeof(w), 0))
 		return -errno;
 	return 0;
+}
+
+/* A probe's cookie: probe id and role @bits, and the slot of the thread it times. */
+static uint64_t probe_cookie(uint64_t bits, uint32_t slot)
+{
+	return bits | (uint64_t)(slot + 1) << JW_COOKIE_SLOT_SHIFT;
 }
 
 static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pid,
@@ -220,9 +248,9 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
 	return keep_link(a, link, pid);
 }
 
-int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p)
+int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, uint32_t slot)
 {
-	uint64_t cookie = p->probe_id;
+	uint64_t cookie = probe_cookie(p->probe_id, slot);
 	int err;
 
 	/* The exit first: an entry seen without its exit would leave a task open. */
@@ -243,7 +271,7 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p)
 			return -errno;
 	}
 	return attach_uprobe(a, a->skel->progs.dispatch_enter, p->pid, p->path, p->entry_offset,
-			     false, p->probe_id | (p->name_chain ? JW_COOKIE_NAME_ARG : 0) |
+			     false, cookie | (p->name_chain ? JW_COOKIE_NAME_ARG : 0) |
 				     (p->inner ? JW_COOKIE_INNER : 0), p->entry_name);
 }
 
@@ -261,16 +289,16 @@ static int attach_tracepoint(struct jw_attach *a, struct bpf_program *prog, cons
 }
 
 int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char *name,
-		    uint64_t offset, uint32_t probe_id)
+		    uint64_t offset, uint32_t probe_id, uint32_t slot)
 {
+	uint64_t cookie = probe_cookie(probe_id, slot);
 	int err;
 
 	/* The entry, which ends a task, first; then the return, which begins one. */
-	err = attach_uprobe(a, a->skel->progs.wait_enter, pid, path, offset, false, probe_id, name);
+	err = attach_uprobe(a, a->skel->progs.wait_enter, pid, path, offset, false, cookie, name);
 	if (err)
 		return err;
-	return attach_uprobe(a, a->skel->progs.wait_return, pid, path, offset, true, probe_id,
-			     name);
+	return attach_uprobe(a, a->skel->progs.wait_return, pid, path, offset, true, cookie, name);
 }
 
 int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino)
@@ -456,17 +484,18 @@ void jw_attach__stats_reset(struct jw_attach *a, pid_t pid)
 		       sizeof(a->skel->bss->stats_overflow));
 }
 
-int jw_attach__task_state(const struct jw_attach *a, int pidfd, struct jw_task_state *out)
+int jw_attach__task_state(const struct jw_attach *a, uint32_t slot, pid_t tid,
+			  struct jw_task_state *out)
 {
-	if (bpf_map__lookup_elem(a->skel->maps.task_state, &pidfd, sizeof(pidfd), out,
+	if (bpf_map__lookup_elem(a->skel->maps.thread_state, &slot, sizeof(slot), out,
 				 sizeof(*out), 0))
 		return -errno;
-	return 0;
+	return out->tid == (uint32_t)tid ? 0 : -ENOENT;
 }
 
-void jw_attach__drop_state(struct jw_attach *a, int pidfd)
+void jw_attach__drop_link(struct jw_attach *a, int pidfd)
 {
-	bpf_map__delete_elem(a->skel->maps.task_state, &pidfd, sizeof(pidfd), 0);
+	bpf_map__delete_elem(a->skel->maps.thread_link, &pidfd, sizeof(pidfd), 0);
 }
 
 void *jw_attach__block_sample(const struct jw_attach *a, uint32_t slot)

@@ -45,18 +45,24 @@ struct jw_dispatch_probe {
  */
 struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts);
 
-/* Marks thread @tid of process @pid as watched, its totals in row @slot. 0 or -errno. */
+/*
+ * Marks thread @tid of process @pid as watched in slot @slot (its state, its totals, its block
+ * stack), with a fresh state. Before its process's probes are attached. 0 or -errno.
+ */
 int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot);
 
-/* Attaches the exit (return probe or exit symbol) first, then the entry. 0 or -errno. */
-int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p);
+/*
+ * Attaches the exit (return probe or exit symbol) first, then the entry, timing the thread in
+ * slot @slot. 0 or -errno.
+ */
+int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, uint32_t slot);
 
 /*
  * Hooks wait function @name at @offset of @path in process @pid for syscall mode: its return
  * begins a task, its next entry ends it. 0 or -errno.
  */
 int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char *name,
-		    uint64_t offset, uint32_t probe_id);
+		    uint64_t offset, uint32_t probe_id, uint32_t slot);
 
 /*
  * Syscall mode on the system call tracepoints: every watched thread's wait system calls bound
@@ -76,8 +82,11 @@ int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int p
  */
 int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino);
 
-/* Detaches everything made for process @pid and stops watching its thread @tid. */
-void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid);
+/*
+ * Detaches everything made for process @pid and stops watching its thread @tid in slot @slot:
+ * the slot's state is cleared, a task still open with it.
+ */
+void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot);
 
 /* The ring buffer's map fd, for ring_buffer__new(). */
 int jw_attach__events_fd(const struct jw_attach *a);
@@ -111,16 +120,17 @@ void jw_attach__set_stats_every(struct jw_attach *a, uint32_t n);
 void jw_attach__set_report_min(struct jw_attach *a, uint64_t ns);
 
 /*
- * Reads the task state of the thread @pidfd refers to: its task in progress, if any. 0, or
- * -ENOENT when the thread has none yet.
+ * Reads the task state of thread @tid, watched in slot @slot: its task in progress, if any. 0,
+ * or -ENOENT when the slot is not (or no longer) that thread's.
  */
-int jw_attach__task_state(const struct jw_attach *a, int pidfd, struct jw_task_state *out);
+int jw_attach__task_state(const struct jw_attach *a, uint32_t slot, pid_t tid,
+			  struct jw_task_state *out);
 
 /*
- * Forgets the task state of the thread @pidfd refers to: a task it has open is dropped (its
- * process is no longer watched, or is hooked anew after an exec).
+ * Removes the link from the thread @pidfd refers to to its slot (its task storage): a thread
+ * no longer watched costs the scheduler's programs nothing more.
  */
-void jw_attach__drop_state(struct jw_attach *a, int pidfd);
+void jw_attach__drop_link(struct jw_attach *a, int pidfd);
 
 /*
  * A copy of the stack the thread in stats slot @slot went to sleep with (a jw_sample_rec), as

@@ -639,8 +639,8 @@ static void check_hangs(struct session *s, uint64_t now)
 		size_t n = 0;
 		int ret;
 
-		if (!s->procs[i].target.pid || !th->has_pidfd || !th->proc ||
-		    jw_attach__task_state(s->attach, th->pidfd, &st))
+		if (!s->procs[i].target.pid || !th->proc ||
+		    jw_attach__task_state(s->attach, i, th->tid, &st))
 			continue;
 		check_trace(s, th, &st, now);
 		if (!jw_hang_due(&st, now, hang_ns, th->hang_seq))

@@ -27,7 +27,7 @@ struct thread_slot {
 	bool redetect;		/* caught at exec or started by us: look for a preset once it runs */
 	struct jw_proc *proc;
 	struct jw_samplebuf samples;
-	int pidfd;		/* the thread, to read its task state; valid when has_pidfd */
+	int pidfd;		/* the thread, to unlink it from its slot; valid when has_pidfd */
 	bool has_pidfd;
 	uint64_t hang_seq;	/* the last task reported as a hang, + 1 */
 	uint64_t trace_seq;	/* the last task that opened a trace window, + 1 */

@@ -228,13 +228,19 @@ int session_attach_proc(struct session *s, size_t i)
 	size_t k;
 	int ret;
 
+	/* Its state first: the probes write to it from their first hit. */
+	ret = jw_attach__watch_thread(s->attach, p->target.pid, p->target.tid, i);
+	if (ret) {
+		jw_log(JW_LOG_ERROR, "cannot watch thread %d: %s", p->target.tid, strerror(-ret));
+		return ret;
+	}
 	for (k = 0; k < s->cfg->n_probes; k++) {
-		ret = jw_attach__dispatch(s->attach, &h->probes[k].dp);
+		ret = jw_attach__dispatch(s->attach, &h->probes[k].dp, i);
 		if (ret)
 			return ret;
 	}
 	for (k = 0; s->syscall_mode && k < h->preset.n_probes; k++) {
-		ret = jw_attach__dispatch(s->attach, &h->preset_probes[k].dp);
+		ret = jw_attach__dispatch(s->attach, &h->preset_probes[k].dp, i);
 		if (ret)
 			return ret;
 	}
@@ -244,14 +250,9 @@ int session_attach_proc(struct session *s, size_t i)
 		const struct jw_wait_func *f = &h->waits.f[k];
 
 		ret = jw_attach__wait(s->attach, p->target.pid, f->path, f->name, f->offset,
-				      s->cfg->n_probes);
+				      s->cfg->n_probes, i);
 		if (ret)
 			return ret;
-	}
-	ret = jw_attach__watch_thread(s->attach, p->target.pid, p->target.tid, i);
-	if (ret) {
-		jw_log(JW_LOG_ERROR, "cannot watch thread %d: %s", p->target.tid, strerror(-ret));
-		return ret;
 	}
 	ret = jw_attach__sampler(s->attach, p->target.pid, p->target.tid,
 				 s->cfg->params.v[JW_P_SAMPLE_PERIOD_MS]);
@@ -266,11 +267,9 @@ int session_attach_proc(struct session *s, size_t i)
 		return ret;
 	}
 	th->tid = p->target.tid;
+	/* To unlink the thread from its slot when it is forgotten; a nicety, not a need. */
 	th->pidfd = open_thread_pidfd(p->target.pid, p->target.tid);
 	th->has_pidfd = th->pidfd >= 0;
-	if (!th->has_pidfd)
-		jw_log(JW_LOG_WARN, "pid %d: no pidfd for thread %d (%s): hangs will not be seen "
-		       "before the task ends", p->target.pid, p->target.tid, strerror(errno));
 	th->proc = p;
 	/* Its libraries were not mapped when it was resolved: the presets that need none yet. */
 	th->redetect = s->syscall_mode && (s->launched || s->just_exec) &&
@@ -290,16 +289,15 @@ void session_drop_proc(struct session *s, size_t i)
 	struct jw_proc *p = &s->procs[i];
 
 	if (s->attach && p->target.pid) {
-		jw_attach__forget(s->attach, p->target.pid, p->target.tid);
+		jw_attach__forget(s->attach, p->target.pid, p->target.tid, i);
 		session_stats_keep_names(s, p->target.pid);
 		jw_tracer__forget(s->tracer, p->target.pid);
 	}
 	jw_symbolizer__free(p->sym);
 	jw_samplebuf_free(&s->threads[i].samples);
 	if (s->threads[i].has_pidfd) {
-		/* A task it has open when it is forgotten would never end (its probes are gone). */
 		if (s->attach)
-			jw_attach__drop_state(s->attach, s->threads[i].pidfd);
+			jw_attach__drop_link(s->attach, s->threads[i].pidfd);
 		close(s->threads[i].pidfd);
 	}
 	free(s->hooks[i]);

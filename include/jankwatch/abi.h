@@ -26,6 +26,11 @@
 #define JW_COOKIE_RETPROBE (1ULL << 33)	/* the exit is a return probe: sp is one slot higher */
 #define JW_COOKIE_NAME_ARG (1ULL << 34)	/* the entry names the task's handler: see jw_arg_chain */
 #define JW_COOKIE_INNER (1ULL << 35)	/* a preset's dispatch: only inside the waits' envelope */
+/*
+ * Bits 40 and up: the slot + 1 of the process's watched thread (0: look it up), so that the
+ * probes find its state by array index, without a task storage lookup.
+ */
+#define JW_COOKIE_SLOT_SHIFT 40
 
 enum jw_rec_type {
 	JW_REC_TASK = 1,	/* a task over the lowest threshold ended */
@@ -226,8 +231,11 @@ struct jw_waker {
 };
 
 /*
- * Per-thread state of a watched thread, in task storage; lives and dies with the thread. User
- * space reads it (keyed by a pidfd) to see a task that is still running: a hang.
+ * Per-thread state of a watched thread, in the thread_state array at its slot: written whole by
+ * user space (tid and pid set, the rest zero) when the slot goes to the thread, before any probe
+ * of its process is attached; then by the BPF programs. The probes reach it through their
+ * cookie's slot, the scheduler's programs through the thread's task storage, which holds the
+ * slot; both check the tid. User space reads it to see a task that is still running: a hang.
  */
 struct jw_task_state {
 	__u64 seq;		/* number of the current (or last) task */
@@ -238,7 +246,7 @@ struct jw_task_state {
 	__u32 pid;
 	__u32 slot;		/* the thread's row in the blocks array */
 	__u32 flags;		/* enum jw_task_flags of the current task */
-	__u32 pad;
+	__u32 tid;		/* the thread the slot is for */
 	__u32 samples;
 	__u32 sample_drops;
 	__u32 switches;
@@ -249,7 +257,7 @@ struct jw_task_state {
 	__u64 io_ns;
 	__u64 carry_ns;		/* blocked time not yet counted in a sample */
 	__u32 block_ready;	/* the blocks slot holds the stack of the block in progress */
-	__u32 pad2;
+	__u32 linked;		/* the thread's task storage holds this slot */
 	__u64 block_wchan;	/* blocking function of the block in progress */
 	struct jw_waker waker;	/* what woke the block in progress */
 	__u64 longest_ns;	/* the longest block so far, its blocking function and waker */
@@ -308,7 +316,12 @@ struct jw_exe_key {
 /* A thread user space asked to watch. */
 struct jw_watch {
 	__u32 pid;
-	__u32 slot;		/* the thread's row in the blocks array */
+	__u32 slot;		/* the thread's row in thread_state, blocks and stats_outer */
+};
+
+/* A watched thread's task storage: where its state is, for programs that have no cookie. */
+struct jw_thread_link {
+	__u32 slot;
 };
 
 #endif /* JANKWATCH_ABI_H */
