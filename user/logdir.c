@@ -268,8 +268,14 @@ static int open_events(struct jw_logdir *d)
 {
 	struct stat st;
 
+	/*
+	 * Not O_EXCL: the file is appended to across runs. O_NONBLOCK and O_NOCTTY, so that
+	 * something planted under the name (a FIFO with no reader, a terminal) can neither hold
+	 * jankwatch in open() nor become its terminal; anything but a regular file is refused.
+	 */
 	d->events_fd = openat(d->dirfd, EVENTS_NAME,
-			      O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, FILE_MODE);
+			      O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+				      O_CLOEXEC, FILE_MODE);
 	if (d->events_fd < 0)
 		return -errno;
 	if (fstat(d->events_fd, &st) || !S_ISREG(st.st_mode)) {

@@ -503,6 +503,29 @@ static void test_append_event_symlink_not_followed(void **state)
 	assert_int_equal(access(at(fx, "created"), F_OK), -1);
 }
 
+/*
+ * A FIFO planted as the event log (with no reader: an open for writing would wait for one
+ * forever) or as a report's names is never opened: refused at once, nothing written through it.
+ */
+static void test_fifo_not_opened(void **state)
+{
+	struct fixture *fx = *state;
+	char path[PATH_MAX];
+
+	assert_int_equal(mkdir(at(fx, "logs"), 0750), 0);
+	assert_int_equal(mkfifo(at(fx, "logs/events.jsonl"), 0666), 0);
+	assert_int_equal(mkfifo(at(fx, "logs/.s.log.tmp"), 0666), 0);
+	assert_int_equal(mkfifo(at(fx, "logs/t.log"), 0666), 0);
+	open_logs(fx, "logs", BIG_QUOTA);
+	assert_int_equal(jw_logdir__append_event(fx->d, "{}\n", 3), -ENXIO);
+	assert_true(S_ISFIFO(mode_of(at(fx, "logs/events.jsonl"))));
+	assert_int_equal(jw_logdir__create(fx->d, "s.log", &fx->lf), -EEXIST);
+	assert_null(fx->lf.f);
+	assert_int_equal(write_report(fx, "t.log", 5, path, sizeof(path)), 0);
+	assert_string_equal(path, at(fx, "logs/t-1.log"));
+	assert_true(S_ISFIFO(mode_of(at(fx, "logs/t.log"))));
+}
+
 /* Links planted as a report's temporary or final name are not followed either. */
 static void test_report_symlink_not_followed(void **state)
 {
@@ -658,6 +681,7 @@ int main(void)
 		T(test_replace_and_read),
 		T(test_append_event_symlink_not_followed),
 		T(test_report_symlink_not_followed),
+		T(test_fifo_not_opened),
 		T(test_existing_files_count),
 		T(test_existing_links_do_not_count),
 		T(test_open_sweeps_leftovers),
