@@ -10,7 +10,7 @@ packages=(
 	libbpf-dev bpftool
 	libelf-dev libdw-dev zlib1g-dev
 	libcmocka-dev
-	python3
+	python3 valgrind
 	procps
 	redis-server redis-tools nodejs
 	nginx libnginx-mod-http-perl
