@@ -522,7 +522,9 @@ event_latency()
 	mkfifo "$fifo"
 	"$target" --busy --ms 160 --every 300 >"$WORK/janks.out" &
 	LOOP_PID=$!
-	python3 -u -c "$LINE_READER" <"$fifo" >"$arrivals" &
+	# Made before the reader starts: the loop below counts its lines from the first moment.
+	: >"$arrivals"
+	python3 -u -c "$LINE_READER" <"$fifo" >>"$arrivals" &
 	READER_PID=$!
 	"$BUILD/jankwatch" -p "$LOOP_PID" --probe "$target:dispatch" --all \
 		--set ignore_startup_time=3 --duration 600 --log-dir "$WORK/latency-logs" \
