@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,8 +93,6 @@ static void child_run(char *const *argv, const char *exe, const struct credentia
 		_exit(127);
 	close(go_fd);
 	signal(SIGPIPE, SIG_DFL);
-	/* jankwatch runs SCHED_BATCH; the program runs as it would without it. */
-	sched_setscheduler(0, SCHED_OTHER, &(struct sched_param){ 0 });
 	if (drop_privileges(cr) == 0)
 		execv(exe, argv);
 	e = errno;

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* jankwatch: main-thread jank monitor for unmodified Linux processes, with eBPF. */
-#include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,12 +38,6 @@ int main(int argc, char **argv)
 		jw_config_free(&cfg);
 		return 1;
 	}
-	/*
-	 * SCHED_BATCH: a report's wakeup does not preempt the thread that just ended its task (a
-	 * woken normal task would, on a busy machine); jankwatch runs at the next turn instead.
-	 */
-	if (sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){ 0 }))
-		jw_log(JW_LOG_DEBUG, "cannot run as SCHED_BATCH: %s", strerror(errno));
 	status = jw_session_run(&cfg);
 	jw_config_free(&cfg);
 	return status;
