@@ -610,42 +610,51 @@ int dispatch_exit(struct pt_regs *ctx)
 	return 0;
 }
 
-struct vma_end {
+struct stack_vma {
+	__u64 start;
 	__u64 end;
 };
 
-static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+static long stack_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
-	((struct vma_end *)data)->end = vma->vm_end;
+	((struct stack_vma *)data)->start = vma->vm_start;
+	((struct stack_vma *)data)->end = vma->vm_end;
 	return 0;
 }
 
 /*
- * Copies the top of the user stack for DWARF unwinding, clamped to the end of the stack's
- * mapping: a read that crosses it would fail whole. Returns the bytes copied.
+ * Copies the top of the user stack for DWARF unwinding, from JW_RED_ZONE bytes below sp when
+ * the stack's mapping has them, to its end at most: a read that crosses it would fail whole.
+ * The red zone is there for the CFI of an epilogue that has popped the callee-saved registers
+ * but still says they are saved (gcc's, at a `ret`): their values are still below sp. Sets
+ * rec->stack_below and returns the bytes copied.
  */
 static __u32 copy_user_stack(struct task_struct *task, struct jw_sample_rec *rec)
 {
-	__u64 sp = rec->regs[JW_UREG_SP], off = 0;
-	struct vma_end ve = {};
+	__u64 sp = rec->regs[JW_UREG_SP], base = sp, off = 0;
+	struct stack_vma vma = {};
 	__u64 size = stack_bytes;
 
+	rec->stack_below = 0;
 	/*
 	 * bpf_find_vma() fails with EBUSY while another BPF program's deferred mmap unlock is
 	 * pending on this CPU (a second jankwatch sampling the same thread in the same tick): then
-	 * the page-by-page copy below finds the end of the mapping itself.
+	 * the copy starts at sp and the page-by-page copy below finds the end of the mapping itself.
 	 */
-	if (!bpf_find_vma(task, sp, vma_end_cb, &ve, 0)) {
-		if (ve.end <= sp)
+	if (!bpf_find_vma(task, sp, stack_vma_cb, &vma, 0)) {
+		if (vma.end <= sp)
 			return 0;
-		if (ve.end - sp < size)
-			size = ve.end - sp;
+		if (sp - vma.start >= JW_RED_ZONE)
+			base = sp - JW_RED_ZONE;
+		if (vma.end - base < size)
+			size = vma.end - base;
 	}
 	size &= ~7ULL;
 	barrier_var(size);
-	if (size > stack_bytes)
+	if (size > stack_bytes || size <= sp - base)
 		return 0;
-	if (!bpf_probe_read_user(rec->stack, size, (void *)sp))
+	rec->stack_below = sp - base;
+	if (!bpf_probe_read_user(rec->stack, size, (void *)base))
 		return size;
 	/*
 	 * A page of the range was never touched (the random gap the kernel leaves above a new
@@ -653,7 +662,7 @@ static __u32 copy_user_stack(struct task_struct *task, struct jw_sample_rec *rec
 	 * to it. The frames all lie below.
 	 */
 	for (int i = 0; i < JW_MAX_STACK_BYTES / CHUNK + 1; i++) {
-		__u64 chunk = CHUNK - ((sp + off) & (CHUNK - 1));
+		__u64 chunk = CHUNK - ((base + off) & (CHUNK - 1));
 
 		if (off >= size)
 			break;
@@ -664,11 +673,17 @@ static __u32 copy_user_stack(struct task_struct *task, struct jw_sample_rec *rec
 		/* The reservation has CHUNK bytes of slack past stack_bytes for the verifier. */
 		if (off > stack_bytes || chunk > CHUNK)
 			break;
-		if (bpf_probe_read_user(rec->stack + off, chunk, (void *)(sp + off)))
+		if (bpf_probe_read_user(rec->stack + off, chunk, (void *)(base + off)))
 			break;
 		off += chunk;
 	}
-	return off & ~7ULL;
+	off &= ~7ULL;
+	/* Nothing at or above sp: no stack at all. */
+	if (off <= rec->stack_below) {
+		rec->stack_below = 0;
+		return 0;
+	}
+	return off;
 }
 
 /*

@@ -89,7 +89,9 @@ static bool sample_ok(const void *data, size_t size)
 	return size >= sizeof(*s) && s->hdr.type == JW_REC_SAMPLE && s->hdr.size <= size &&
 	       s->n_kernel <= JW_MAX_KERNEL_FRAMES && s->n_user <= JW_MAX_USER_FRAMES &&
 	       s->n_rets <= JW_MAX_NEST && s->mode <= JW_UNWIND_DWARF &&
-	       s->stack_size <= JW_MAX_STACK_BYTES && s->hdr.size >= sizeof(*s) + s->stack_size;
+	       s->stack_size <= JW_MAX_STACK_BYTES && s->stack_below <= JW_RED_ZONE &&
+	       (!s->stack_below || s->stack_below < s->stack_size) &&
+	       s->hdr.size >= sizeof(*s) + s->stack_size;
 }
 
 static bool task_ok(const void *data, size_t size)

@@ -143,26 +143,26 @@ static void fp_stack(const struct jw_sample_rec *s, struct user_stack *out)
 static void dwarf_stack(struct jw_reporter *r, struct jw_proc *proc, const struct jw_sample_rec *s,
 			struct user_stack *out)
 {
-	uint64_t sp = s->regs[JW_UREG_SP];
+	uint64_t base = s->regs[JW_UREG_SP] - s->stack_below;
 	struct jw_unwind_input in = {
 		.tid = s->hdr.tid,
 		.regs = (const uint64_t *)s->regs,
 		.n_regs = JW_UREG_COUNT,
-		.sp = sp,
+		.base = base,
 		.stack = r->stack,
 		.stack_size = s->stack_size,
 	};
 	size_t i;
 
 	out->n = 0;
-	if (!s->stack_size || s->stack_size > JW_MAX_STACK_BYTES ||
-	    s->hdr.size < sizeof(*s) + s->stack_size)
+	if (!s->stack_size || s->stack_size > JW_MAX_STACK_BYTES || s->stack_below > JW_RED_ZONE ||
+	    s->stack_below >= s->stack_size || s->hdr.size < sizeof(*s) + s->stack_size)
 		return;
 	memcpy(r->stack, s->stack, s->stack_size);
 	for (i = 0; i < s->n_rets && i < JW_MAX_NEST; i++) {
-		uint64_t at = s->ret_sp[i] - sp;
+		uint64_t at = s->ret_sp[i] - base;
 
-		if (s->ret_sp[i] >= sp && at + sizeof(uint64_t) <= s->stack_size)
+		if (s->ret_sp[i] >= base && at + sizeof(uint64_t) <= s->stack_size)
 			memcpy(r->stack + at, &s->ret_addr[i], sizeof(uint64_t));
 	}
 	out->n = jw_symbolizer__unwind(proc->sym, &in, out->pcs, out->activation,

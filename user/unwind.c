@@ -35,10 +35,10 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	const struct jw_unwind_input *in = ((struct jw_unwinder *)arg)->in;
 
 	(void)dwfl;
-	if (!in || addr < in->sp || addr - in->sp > in->stack_size ||
-	    in->stack_size - (addr - in->sp) < sizeof(*result))
+	if (!in || addr < in->base || addr - in->base > in->stack_size ||
+	    in->stack_size - (addr - in->base) < sizeof(*result))
 		return false;
-	memcpy(result, in->stack + (addr - in->sp), sizeof(*result));
+	memcpy(result, in->stack + (addr - in->base), sizeof(*result));
 	return true;
 }
 

@@ -16,6 +16,7 @@
 #define JW_MAX_KERNEL_FRAMES 64
 #define JW_UREG_COUNT 17	/* DWARF registers a user stack copy carries (x86-64: 0..16) */
 #define JW_MAX_STACK_BYTES 65536	/* the largest user stack copy */
+#define JW_RED_ZONE 128	/* x86-64: the bytes below sp a function may use, copied too */
 #define JW_MAX_WAKER_FRAMES 16	/* kernel frames of the context that woke a thread */
 #define JW_COMM_LEN 16
 #define JW_HANDLER_NAME_LEN 128
@@ -126,9 +127,9 @@ struct jw_sample_rec {
 	__u16 n_kernel;		/* kernel_ips used, leaf first */
 	__u16 n_user;		/* user_ips used (frame pointers), leaf first */
 	__u32 weight;		/* sampling periods this sample stands for */
-	__u32 stack_size;	/* bytes of user stack copied from regs[JW_UREG_SP] */
+	__u32 stack_size;	/* bytes of user stack copied, from regs[JW_UREG_SP] - stack_below */
 	__u32 n_rets;		/* pending return probes below */
-	__u32 pad;
+	__u32 stack_below;	/* of stack_size, the bytes below regs[JW_UREG_SP]: its red zone */
 	__u64 block_ns;		/* BLOCKED and IO samples: how long the thread slept */
 	__u64 regs[JW_UREG_COUNT];	/* user registers, DWARF numbering */
 	/*

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size && (data[0] & 1))
 		regs[JW_UREG_IP] = (uint64_t)(uintptr_t)&LLVMFuzzerTestOneInput + (data[0] >> 1);
 	in.tid = getpid();
-	in.sp = regs[JW_UREG_SP];
+	in.base = regs[JW_UREG_SP];
 	in.stack = data + n;
 	in.stack_size = size - n;
 	n = jw_symbolizer__unwind(sym, &in, pcs, activation, JW_MAX_USER_FRAMES);

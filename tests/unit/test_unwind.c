@@ -213,7 +213,7 @@ static void unwind(struct fixture *fx, const struct capture *c, size_t size, siz
 		.tid = gettid(),
 		.regs = c->regs,
 		.n_regs = JW_UREG_COUNT,
-		.sp = c->regs[JW_UREG_SP],
+		.base = c->regs[JW_UREG_SP],
 		.stack = c->stack,
 		.stack_size = size,
 	};
@@ -567,6 +567,75 @@ static void test_unwind_loop_stops_at_the_bound(void **state)
 	assert_prefix(&t, &fx->ref, t.n);
 }
 
+/*
+ * The end of an epilogue as gcc leaves its CFI: the callee-saved registers popped, the CFA back
+ * on rsp, but no restore rule, so at the `ret` the CFI still reads rbp and rbx from their slots,
+ * now below rsp. Never called: only its code and CFI are used.
+ */
+asm(".pushsection .text\n"
+    ".type stale_epilogue, @function\n"
+    "stale_epilogue:\n"
+    ".cfi_startproc\n"
+    "push %rbp\n"
+    ".cfi_def_cfa_offset 16\n"
+    ".cfi_offset %rbp, -16\n"
+    "mov %rsp, %rbp\n"
+    ".cfi_def_cfa_register %rbp\n"
+    "push %rbx\n"
+    ".cfi_offset %rbx, -24\n"
+    "pop %rbx\n"
+    "pop %rbp\n"
+    ".cfi_def_cfa %rsp, 8\n"
+    "stale_epilogue_ret:\n"
+    "ret\n"
+    ".cfi_endproc\n"
+    ".size stale_epilogue, .-stale_epilogue\n"
+    ".popsection\n");
+extern const char stale_epilogue_ret[];
+
+/*
+ * A sample at that `ret`, returning into rbp_framed_pc() (CFA = rbp + 16), whose frame pointer
+ * loops as in the test above: rbp is right in the register, and its stale slot 8 bytes below
+ * rsp holds the same value, as after a real pop. The caller's CFA needs rbp, which the CFI says
+ * to read from the slot: with the red zone copied the walk goes on to the bound, without it it
+ * stops at the caller, as it did at the `ret` of ASan's clock_gettime interceptor.
+ */
+static void test_unwind_reads_the_red_zone(void **state)
+{
+	struct fixture *fx = *state;
+	struct capture *c = &fx->shorter;
+	uint64_t sp, fp, pc, word;
+	struct jw_unwind_input in = { .tid = gettid(), .regs = c->regs, .n_regs = JW_UREG_COUNT };
+	struct trace t;
+	size_t below;
+
+	CAPTURE_FULL(fx);
+	pc = rbp_framed_pc();
+	memset(c, 0, sizeof(*c));
+	sp = fx->full.regs[JW_UREG_SP];
+	fp = sp + 64;
+	c->regs[JW_UREG_IP] = (uint64_t)(uintptr_t)stale_epilogue_ret;
+	c->regs[JW_UREG_SP] = sp;
+	c->regs[UREG_RBP] = fp;
+	c->regs[UREG_RBX] = 0x1234;
+	/* The copy runs from sp - JW_RED_ZONE: the red zone, the return address, the frame. */
+	memcpy(c->stack + JW_RED_ZONE - 8, &fp, sizeof(fp));
+	word = 0x1234;
+	memcpy(c->stack + JW_RED_ZONE - 16, &word, sizeof(word));
+	memcpy(c->stack + JW_RED_ZONE, &pc, sizeof(pc));
+	memcpy(c->stack + JW_RED_ZONE + 64, &fp, sizeof(fp));
+	memcpy(c->stack + JW_RED_ZONE + 72, &pc, sizeof(pc));
+	for (below = 0; below <= JW_RED_ZONE; below += JW_RED_ZONE) {
+		in.base = sp - below;
+		in.stack = c->stack + JW_RED_ZONE - below;
+		in.stack_size = 128 + below;
+		t.n = jw_symbolizer__unwind(fx->sym, &in, t.pcs, t.activation, 5);
+		assert_true(t.n >= 2);
+		assert_frame(fx, &t, 1, "rbp_framed_pc");
+		assert_int_equal(t.n, below ? 5 : 2);
+	}
+}
+
 /* A small seeded PRNG (xorshift64*): the same garbage on every run. */
 static uint64_t next_random(uint64_t *seed)
 {
@@ -660,6 +729,7 @@ int main(void)
 		T(test_unwind_reused_across_samples),
 		T(test_unwind_garbage),
 		T(test_unwind_loop_stops_at_the_bound),
+		T(test_unwind_reads_the_red_zone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
