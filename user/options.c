@@ -132,8 +132,9 @@ static void format_range(const struct param_def *d, char *buf, size_t len)
 	if (d->flags & PF_AT_LEAST)
 		snprintf(buf, len, ">= %lld (at most %lld)", (long long)d->min, (long long)d->max);
 	else if (d->flags & PF_DERIVED_MAX)
-		snprintf(buf, len, "%lld..(%d/sample_interval - 4), at most %lld",
-			 (long long)d->min, JW_SAMPLE_BUDGET_MS, (long long)d->max);
+		snprintf(buf, len, "%lld..(%d/sample_interval - 4), at most %lld (with "
+			 "sample_interval=%lld)", (long long)d->min, JW_SAMPLE_BUDGET_MS,
+			 (long long)d->max, (long long)params_table[JW_P_SAMPLE_INTERVAL].min);
 	else if (d->step > 1)
 		snprintf(buf, len, "%lld..%lld in multiples of %lld", (long long)d->min,
 			 (long long)d->max, (long long)d->step);

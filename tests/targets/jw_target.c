@@ -4,13 +4,16 @@
  * through dispatch(). Every --every ms the task is slow (it spins in busy_work() or sleeps in
  * sleep_work() for --ms, or waits --ms for the jw-waker thread through a pipe); every --fast ms
  * a trivial task runs in between. For each slow task it
- * prints what it measured itself: "task <n> <kind> <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
+ * prints what it measured itself: "task <n> <kind> <begin_ns> <duration_ns> <waited_ns>"
+ * (CLOCK_MONOTONIC), waited_ns being how long the thread waited for a CPU meanwhile (schedstat's
+ * run_delay): it may have waited after the task ended, which no monitor counts in the task.
  * after_dispatch() runs right after each dispatch (an exit symbol for --probe BIN:ENTRY:EXIT);
  * with --longjmp a slow task leaves dispatch() by longjmp, so its return never comes; with
  * --queue slow tasks go through run_queued(), which starts by checking its argument.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -25,6 +28,22 @@
 enum kind { FAST, BUSY, SLEEP, PIPE };
 
 static const char *const kind_names[] = { "fast", "busy", "sleep", "pipe" };
+
+/* How long this thread has waited for a CPU, in ns, from its schedstat; 0 if unknown. */
+static unsigned long long run_delay_ns(void)
+{
+	static int fd = -2;
+	unsigned long long on_cpu, waited;
+	char buf[128];
+	ssize_t n;
+
+	if (fd == -2)
+		fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || (n = pread(fd, buf, sizeof(buf) - 1, 0)) <= 0)
+		return 0;
+	buf[n] = 0;
+	return sscanf(buf, "%llu %llu", &on_cpu, &waited) == 2 ? waited : 0;
+}
 
 /* --pipe: the task waits on a pipe that the "jw-waker" thread writes --ms later. */
 static int go_pipe[2], done_pipe[2];
@@ -176,7 +195,7 @@ int main(int argc, char **argv)
 	for (;;) {
 		unsigned long long now = now_ns(), due = next_slow < next_fast ? next_slow : next_fast;
 		int timeout = due > now ? (int)((due - now + 999999) / 1000000) : 0;
-		unsigned long long begin;
+		unsigned long long begin, end, waited;
 
 		poll(NULL, 0, timeout);
 		now = now_ns();
@@ -187,6 +206,7 @@ int main(int argc, char **argv)
 		}
 		if (now < next_slow)
 			continue;
+		waited = run_delay_ns();
 		begin = now_ns();
 		if (queue) {
 			struct queued q = { .kind = kind, .ms = ms, .nest = nest };
@@ -196,7 +216,9 @@ int main(int argc, char **argv)
 			run_slow_task(kind, ms, nest);
 		}
 		after_dispatch();
-		printf("task %u %s %llu %llu\n", ++n, kind_names[kind], begin, now_ns() - begin);
+		end = now_ns();
+		waited = run_delay_ns() - waited;
+		printf("task %u %s %llu %llu %llu\n", ++n, kind_names[kind], begin, end - begin, waited);
 		next_slow = now_ns() + every * 1000000ULL;
 		if (count && n >= count)
 			return 0;
