@@ -5,32 +5,14 @@
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/types.h>
 
 #include "floor.skel.h"
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-/* libbpf's warnings and errors only: its debug chatter is of no use here. */
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	fputs("jw_bench_floor: ", stderr);
-	return vfprintf(stderr, fmt, ap);
-}
+#include "hold.h"
 
 static int parse_pid(const char *arg, pid_t *pid)
 {
@@ -61,16 +43,6 @@ static int attach_one(struct bpf_program *prog, pid_t pid, const char *bin, cons
 	return err;
 }
 
-static int install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
-		return -errno;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct floor_bpf *skel;
@@ -81,8 +53,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s PID BINARY SYMBOL\n", argv[0]);
 		return 2;
 	}
-	libbpf_set_print(libbpf_print);
-	err = install_signals();
+	err = hold_init("jw_bench_floor");
 	if (err) {
 		fprintf(stderr, "jw_bench_floor: cannot install signal handlers: %s\n",
 			strerror(-err));
@@ -102,8 +73,7 @@ int main(int argc, char **argv)
 		goto out;
 	fprintf(stderr, "jw_bench_floor: attached to %s:%s (pid %d); ready\n", argv[2], argv[3],
 		pid);
-	while (!stop)
-		pause();
+	hold();
 out:
 	floor_bpf__destroy(skel);
 	return err ? 1 : 0;

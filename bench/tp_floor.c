@@ -6,40 +6,11 @@
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "hold.h"
 #include "tp_floor.skel.h"
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-/* libbpf's warnings and errors only: its debug chatter is of no use here. */
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	fputs("jw_bench_tp_floor: ", stderr);
-	return vfprintf(stderr, fmt, ap);
-}
-
-static int install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
-		return -errno;
-	return 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -51,8 +22,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: jw_bench_tp_floor\n");
 		return 2;
 	}
-	libbpf_set_print(libbpf_print);
-	err = install_signals();
+	err = hold_init("jw_bench_tp_floor");
 	if (err) {
 		fprintf(stderr, "jw_bench_tp_floor: cannot install signal handlers: %s\n",
 			strerror(-err));
@@ -71,8 +41,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	fprintf(stderr, "jw_bench_tp_floor: attached to raw_tp sys_enter and sys_exit; ready\n");
-	while (!stop)
-		pause();
+	hold();
 out:
 	tp_floor_bpf__destroy(skel);
 	return err ? 1 : 0;
