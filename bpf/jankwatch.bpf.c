@@ -10,6 +10,7 @@
 
 #include "jankwatch/abi.h"
 #include "jankwatch/stats_add.h"
+#include "jankwatch/task_rec.h"
 #include "uregs.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -424,38 +425,12 @@ static void finish_task(struct jw_task_state *s, __u32 tid, __u64 now)
 		count_drop(JW_DROP_TASK);
 		return;
 	}
-	rec->hdr.type = JW_REC_TASK;
-	rec->hdr.flags = s->flags;
-	rec->hdr.size = sizeof(*rec);
-	rec->hdr.pid = s->pid;
-	rec->hdr.tid = tid;
-	rec->hdr.ts_ns = now;
-	rec->seq = s->seq;
-	rec->start_ns = s->start_ns;
-	rec->end_ns = now;
-	rec->runq_ns = s->runq_ns;
-	rec->blocked_ns = s->blocked_ns;
-	rec->io_ns = s->io_ns;
-	rec->probe_id = s->probe_id;
-	rec->samples = s->samples;
-	rec->sample_drops = s->sample_drops;
-	rec->switches = s->switches;
-	rec->longest_block_ns = s->longest_ns;
-	rec->wchan_ip = s->longest_wchan;
-	rec->waker_pid = s->longest_waker.pid;
-	rec->waker_tid = s->longest_waker.tid;
-	rec->waker_flags = s->longest_waker.flags;
-	rec->handler_addr = s->handler_addr;
-	rec->inner_ns = s->inner_ns;
-	rec->inner_probe = s->inner_probe;
+	jw_task_rec_fill(rec, s, tid, now);
 	rec->handler_line = 0;
 	rec->handler_name[0] = 0;
 	rec->handler_file[0] = 0;
 	name_py_code(s->inner_probe, s->handler_addr, rec->handler_name, rec->handler_file,
 		     &rec->handler_line);
-	rec->n_waker_ips = s->longest_waker.n_ips;
-	__builtin_memcpy(rec->waker_comm, s->longest_waker.comm, sizeof(rec->waker_comm));
-	__builtin_memcpy(rec->waker_ips, s->longest_waker.ips, sizeof(rec->waker_ips));
 	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
 }
 
