@@ -158,6 +158,21 @@ def run_jankwatch(args, timeout):
     return rc, events, p.err
 
 
+def capture_raw(binary, target_args, log_dir, raw):
+    """Watches a loop started from @binary (dispatch() hooked) for 2.5 s once it is 3 s old,
+    saving a raw capture to @raw; returns (rc, events)."""
+    target = Proc([binary, *target_args])
+    try:
+        wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+        rc, events, _ = run_jankwatch(
+            ["-p", str(target.pid), "--probe", f"{binary}:dispatch", "--set",
+             "ignore_startup_time=3", "--all", "--duration", "2.5", "--log-dir", log_dir,
+             "--raw", raw], 60)
+    finally:
+        target.kill()
+    return rc, events
+
+
 def start_jankwatch(args):
     p = Proc([JW_BIN, *args])
     wait_for(lambda: any("ready" in l for l in p.err) or p.p.poll() is not None, 30,

@@ -85,14 +85,7 @@ SECS = sections(data)
 note = data[SECS[".note.gnu.build-id"][1]:][:SECS[".note.gnu.build-id"][2]]
 build_id = note[16:].hex()
 
-target = Proc([binary, "--ms", "200", "--every", "500"])
-try:
-    wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
-    rc, events, err = run_jankwatch(
-        ["-p", str(target.pid), "--probe", f"{binary}:dispatch", "--set", "ignore_startup_time=3",
-         "--all", "--duration", "2.5", "--log-dir", live.path, "--raw", raw], 60)
-finally:
-    target.kill()
+rc, events = capture_raw(binary, ["--ms", "200", "--every", "500"], live.path, raw)
 check(rc == 0 and len(events) >= 2, f"live: {len(events)} events, exit {rc}")
 os.unlink(binary)
 

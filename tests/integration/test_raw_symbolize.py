@@ -19,14 +19,8 @@ shutil.copy(TARGET, binary)
 build_id = subprocess.run(["readelf", "-n", binary], capture_output=True, text=True).stdout
 build_id = build_id.split("Build ID: ")[1].split()[0]
 
-target = Proc([binary, "--pipe", "--ms", "250", "--every", "500", "--fast", "5"])
-try:
-    wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
-    rc, events, err = run_jankwatch(
-        ["-p", str(target.pid), "--probe", f"{binary}:dispatch", "--set", "ignore_startup_time=3",
-         "--all", "--duration", "2.5", "--log-dir", live.path, "--raw", raw], 60)
-finally:
-    target.kill()
+rc, events = capture_raw(binary, ["--pipe", "--ms", "250", "--every", "500", "--fast", "5"],
+                         live.path, raw)
 check(rc == 0 and len(events) >= 3, f"live: {len(events)} events, exit {rc}")
 
 debug_dir = os.path.join(work, "debug")
