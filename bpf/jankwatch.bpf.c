@@ -163,7 +163,7 @@ static __always_inline __u64 ctx_sp(struct pt_regs *ctx)
 	return sp;
 }
 
-/* The first arguments at a function's entry; read early for the same reason as ctx_sp(). */
+/* A first argument at a function's entry, kept opaque to the compiler as in ctx_sp(). */
 static __always_inline __u64 ctx_arg(struct pt_regs *ctx, int i)
 {
 	__u64 arg = i == 0 ? PT_REGS_PARM1(ctx) : i == 1 ? PT_REGS_PARM2(ctx) : PT_REGS_PARM3(ctx);
@@ -175,6 +175,26 @@ static __always_inline __u64 ctx_arg(struct pt_regs *ctx, int i)
 static __always_inline void count_drop(enum jw_drop what)
 {
 	__sync_fetch_and_add(&drops[what], 1);
+}
+
+/*
+ * A probe's cookie, read from the run context the kernel set up for it (what
+ * bpf_get_attach_cookie() reads) when the kernel lets a program cast that pointer
+ * (bpf_rdonly_cast, 6.2): a few loads instead of a helper call, ~20 ns on every edge of every
+ * task here. Weak, so that older kernels load the programs; user space sets cookie_in_run_ctx
+ * only when the kernel has both the kfunc and the run context's layout.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+const volatile bool cookie_in_run_ctx = false;
+
+static __always_inline __u64 probe_cookie(struct pt_regs *ctx, struct task_struct *task)
+{
+	struct bpf_trace_run_ctx *run_ctx;
+
+	if (!cookie_in_run_ctx || bpf_core_field_offset(struct bpf_trace_run_ctx, run_ctx) != 0)
+		return bpf_get_attach_cookie(ctx);
+	run_ctx = bpf_rdonly_cast(task->bpf_ctx, bpf_core_type_id_kernel(struct bpf_trace_run_ctx));
+	return run_ctx->bpf_cookie;
 }
 
 /* The state in slot @slot, when it is thread @tid's. */
@@ -329,13 +349,11 @@ static struct jw_stats_val *stats_row(struct jw_task_state *s, __u32 tid, __u32 
  * The dispatch directly under the waits ended at @now (its exit lost, if @exception): counted in
  * its own statistics row, and it names the task if it is the longest.
  */
-static void close_inner(struct jw_task_state *s, __u32 tid, __u64 now, bool exception)
+static void end_inner(struct jw_task_state *s, __u32 tid, __u64 now, bool exception)
 {
 	__u64 ran = now - s->cur_start, off = s->runq_ns + s->blocked_ns - s->cur_off;
 	struct jw_stats_val *v;
 
-	if (!s->cur_probe)
-		return;
 	if (ran >= s->inner_ns) {
 		s->inner_ns = ran;
 		s->inner_probe = s->cur_probe;
@@ -346,6 +364,14 @@ static void close_inner(struct jw_task_state *s, __u32 tid, __u64 now, bool exce
 		jw_stats_add(v, ran, ran > off ? ran - off : 0, exception, stats_every,
 			     v == &stats_overflow);
 	s->cur_probe = 0;
+}
+
+/* The same, when one runs: inlined, so that a task with none makes no call. */
+static __always_inline void close_inner(struct jw_task_state *s, __u32 tid, __u64 now,
+					bool exception)
+{
+	if (s->cur_probe)
+		end_inner(s, tid, now, exception);
 }
 
 /*
@@ -391,14 +417,34 @@ static void trace_slice(const struct jw_task_state *s, __u32 tid, __u64 now)
 	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 }
 
-/* The outermost dispatch ended at @now: account it, and report it when it may be a jank. */
-static void finish_task(struct jw_task_state *s, __u32 tid, __u64 now)
+/* A task that ended at @now over the lowest threshold: its record for user space. */
+static void report_task(struct jw_task_state *s, __u32 tid, __u64 now)
+{
+	struct jw_task_rec *rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+
+	if (!rec) {
+		count_drop(JW_DROP_TASK);
+		return;
+	}
+	jw_task_rec_fill(rec, s, tid, now);
+	rec->handler_line = 0;
+	rec->handler_name[0] = 0;
+	rec->handler_file[0] = 0;
+	name_py_code(s->inner_probe, s->handler_addr, rec->handler_name, rec->handler_file,
+		     &rec->handler_line);
+	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
+}
+
+/*
+ * The outermost dispatch ended at @now: account it, and report it when it may be a jank.
+ * Inlined: a task that ends under the threshold, most of them, then makes no call but the clock.
+ */
+static __always_inline void finish_task(struct jw_task_state *s, __u32 tid, __u64 now)
 {
 	__u64 wall = now - s->start_ns;
 	__u64 off = s->runq_ns + s->blocked_ns;
 	__u64 cpu = wall > off ? wall - off : 0;
 	struct jw_stats_val *v;
-	struct jw_task_rec *rec;
 	__u32 key;
 
 	/* A dispatch still open under the waits when they end the task never returned. */
@@ -418,20 +464,8 @@ static void finish_task(struct jw_task_state *s, __u32 tid, __u64 now)
 	}
 	if (trace_on)
 		trace_slice(s, tid, now);
-	if (wall < report_min_ns)
-		return;
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		count_drop(JW_DROP_TASK);
-		return;
-	}
-	jw_task_rec_fill(rec, s, tid, now);
-	rec->handler_line = 0;
-	rec->handler_name[0] = 0;
-	rec->handler_file[0] = 0;
-	name_py_code(s->inner_probe, s->handler_addr, rec->handler_name, rec->handler_file,
-		     &rec->handler_line);
-	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
+	if (wall >= report_min_ns)
+		report_task(s, tid, now);
 }
 
 /*
@@ -486,12 +520,12 @@ static void begin_task(struct jw_task_state *s, __u64 now, __u64 cookie)
  * A dispatch directly under the waits begins at @now: note it, and the handler its argument
  * leads to when its probe names handlers (redis: c->cmd->proc; CPython: frame->f_code).
  */
-static __always_inline void open_inner(struct jw_task_state *s, __u64 cookie, __u64 now,
-				       const __u64 *args)
+static __always_inline void open_inner(struct pt_regs *ctx, struct jw_task_state *s, __u64 cookie,
+				       __u64 now)
 {
 	__u32 id = (__u32)cookie & (JW_MAX_PROBES - 1);
 	struct jw_arg_chain *c;
-	__u64 p;
+	__u64 args[3], p;
 
 	s->cur_probe = id + 1;
 	s->cur_start = now;
@@ -499,10 +533,14 @@ static __always_inline void open_inner(struct jw_task_state *s, __u64 cookie, __
 	s->cur_handler = 0;
 	if (!(cookie & JW_COOKIE_NAME_ARG))
 		return;
+	/* Read only here: a probe that names no handler does not pay for them. */
+	args[0] = ctx_arg(ctx, 0);
+	args[1] = ctx_arg(ctx, 1);
+	args[2] = ctx_arg(ctx, 2);
 	c = bpf_map_lookup_elem(&arg_chains, &id);
 	if (!c || c->arg > 2)
 		return;
-	p = args[c->arg & 3];
+	p = args[c->arg == 2 ? 2 : c->arg == 1];
 	if (bpf_probe_read_user(&p, sizeof(p), (void *)(p + c->offsets[0])) || !p)
 		return;
 	if (c->n_offsets > 1 && bpf_probe_read_user(&p, sizeof(p), (void *)(p + c->offsets[1])))
@@ -514,12 +552,11 @@ SEC("uprobe")
 int dispatch_enter(struct pt_regs *ctx)
 {
 	__u64 sp = ctx_sp(ctx), now, cookie;
-	__u64 args[4] = { ctx_arg(ctx, 0), ctx_arg(ctx, 1), ctx_arg(ctx, 2) };
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct jw_task_state *s;
 	__u32 tid, depth;
 
-	cookie = bpf_get_attach_cookie(ctx);
+	cookie = probe_cookie(ctx, task);
 	s = probe_state(task, cookie, true);
 	if (!s)
 		return 0;
@@ -546,7 +583,7 @@ int dispatch_enter(struct pt_regs *ctx)
 	if (s->depth == 0)
 		begin_task(s, now, cookie);
 	else if (s->depth == 1 && s->sp[0] == WAIT_FRAME_SP)
-		open_inner(s, cookie, now, args);
+		open_inner(ctx, s, cookie, now);
 	depth = s->depth;
 	if (depth >= JW_MAX_NEST) {
 		s->flags |= JW_TASK_NEST_OVERFLOW;
@@ -568,7 +605,7 @@ int dispatch_exit(struct pt_regs *ctx)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct jw_task_state *s;
 
-	cookie = bpf_get_attach_cookie(ctx);
+	cookie = probe_cookie(ctx, task);
 	s = probe_state(task, cookie, false);
 	if (!s || s->depth == 0)
 		return 0;
@@ -1002,14 +1039,18 @@ static __always_inline void wait_entered(struct task_struct *task, __u64 cookie)
 SEC("uprobe")
 int wait_return(struct pt_regs *ctx)
 {
-	wait_returned(bpf_get_current_task_btf(), bpf_get_attach_cookie(ctx));
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	wait_returned(task, probe_cookie(ctx, task));
 	return 0;
 }
 
 SEC("uprobe")
 int wait_enter(struct pt_regs *ctx)
 {
-	wait_entered(bpf_get_current_task_btf(), bpf_get_attach_cookie(ctx));
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	wait_entered(task, probe_cookie(ctx, task));
 	return 0;
 }
 

@@ -12,32 +12,55 @@
 
 #include "jankwatch/abi.h"
 
-/* The log2 histogram slot of @us: i for [2^i, 2^(i+1)), 0 for under 2 us. */
-static inline __u32 jw_stats_slot(__u64 us)
+/* floor(log2(@v)) for @v > 0; 0 for 0. */
+static inline __u32 jw_log2(__u64 v)
 {
 	__u32 r = 0;
 
-	if (us >> 32) {
-		us >>= 32;
+	if (v >> 32) {
+		v >>= 32;
 		r += 32;
 	}
-	if (us >> 16) {
-		us >>= 16;
+	if (v >> 16) {
+		v >>= 16;
 		r += 16;
 	}
-	if (us >> 8) {
-		us >>= 8;
+	if (v >> 8) {
+		v >>= 8;
 		r += 8;
 	}
-	if (us >> 4) {
-		us >>= 4;
+	if (v >> 4) {
+		v >>= 4;
 		r += 4;
 	}
-	if (us >> 2) {
-		us >>= 2;
+	if (v >> 2) {
+		v >>= 2;
 		r += 2;
 	}
-	r += (__u32)(us >> 1);
+	return r + (__u32)(v >> 1);
+}
+
+/* The log2 histogram slot of @us: i for [2^i, 2^(i+1)), 0 for under 2 us. */
+static inline __u32 jw_stats_slot(__u64 us)
+{
+	__u32 r = jw_log2(us);
+
+	return r < JW_HIST_SLOTS ? r : JW_HIST_SLOTS - 1;
+}
+
+/*
+ * jw_stats_slot(@ns / 1000) without a division, which the BPF programs would pay on every task:
+ * with L = floor(log2(ns)), 1000 << (L - 10) <= 2^L <= ns always, and 1000 << (L - 9) may be too,
+ * so the slot is L - 9 or L - 10. (1000 << 54 still fits in 64 bits.)
+ */
+static inline __u32 jw_stats_slot_ns(__u64 ns)
+{
+	__u32 l, r;
+
+	if (ns < 2000)
+		return 0;
+	l = jw_log2(ns);
+	r = ns >= (1000ULL << (l - 9)) ? l - 9 : l - 10;
 	return r < JW_HIST_SLOTS ? r : JW_HIST_SLOTS - 1;
 }
 
@@ -64,7 +87,7 @@ jw_stats_add(struct jw_stats_val *v, __u64 wall, __u64 cpu, bool exception, __u3
 	}
 	if (every > 1 && n % every)
 		return;
-	slot = jw_stats_slot(wall / 1000);
+	slot = jw_stats_slot_ns(wall);
 	/* Opaque to the compiler, so that the mask stays for the BPF verifier to see. */
 	__asm__ volatile("" : "+r"(slot));
 	slot &= JW_HIST_SLOTS - 1;

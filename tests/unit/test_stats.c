@@ -32,6 +32,34 @@ static void test_slots(void **state)
 	assert_int_equal(jw_stats_slot(~0ULL), JW_HIST_SLOTS - 1);
 }
 
+/* The kernel's slot from ns, without a division, is the slot of the us: at every boundary too. */
+static void test_slots_from_ns(void **state)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	(void)state;
+	assert_int_equal(jw_stats_slot_ns(0), 0);
+	assert_int_equal(jw_stats_slot_ns(1999), 0);
+	assert_int_equal(jw_stats_slot_ns(2000), 1);
+	assert_int_equal(jw_stats_slot_ns(~0ULL), jw_stats_slot(~0ULL / 1000));
+	for (int i = 0; i < 55; i++) {
+		uint64_t edge = 1000ULL << i;
+
+		for (int d = -2; d <= 2; d++)
+			assert_int_equal(jw_stats_slot_ns(edge + d), jw_stats_slot((edge + d) / 1000));
+		assert_int_equal(jw_stats_slot_ns((1ULL << (i + 9)) - 1),
+				 jw_stats_slot(((1ULL << (i + 9)) - 1) / 1000));
+	}
+	for (int i = 0; i < 1000000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint64_t ns = x >> (x & 63);
+
+		assert_int_equal(jw_stats_slot_ns(ns), jw_stats_slot(ns / 1000));
+	}
+}
+
 /* Every task counted; with interval 1 every one timed; max and the histogram follow. */
 static void test_stream_every_task(void **state)
 {
@@ -156,6 +184,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slots),
+		cmocka_unit_test(test_slots_from_ns),
 		cmocka_unit_test(test_stream_every_task),
 		cmocka_unit_test(test_stream_sampled),
 		cmocka_unit_test(test_csv_row),
