@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The target of scripts/bench.sh: an event loop that dispatches a cheap task as fast as it can
- * and prints, once per window, the mean wall time per dispatch over that window (CLOCK_MONOTONIC),
- * the number of dispatches, and the share of the window the thread was on a CPU:
+ * The target of scripts/bench.sh: an event loop that dispatches a cheap task as fast as it can,
+ * through two functions with the same code, dispatch() and dispatch_ref(), in alternate batches.
+ * The tool under test goes on dispatch(); the floor (an empty uprobe and uretprobe) stays on
+ * dispatch_ref() the whole run, so that every window measures the two side by side: whatever
+ * slows the machine down for a while (another guest, the host) slows both, and their ratio
+ * holds. Once per window it prints the mean wall time per call of each (CLOCK_MONOTONIC), the
+ * number of dispatch() calls, and the share of the window the thread was on a CPU:
  *
- *	window <n> <ns_per_call> <calls> <on_cpu_pct>
+ *	window <n> <ns_per_dispatch> <dispatch_calls> <on_cpu_pct> <ns_per_dispatch_ref>
  *
- * Whatever a probe on dispatch() costs shows up as added ns per call; an on-CPU share well
- * below 100 says other work took the CPU and the window is not to be trusted. Runs until killed.
+ * Whatever a probe costs shows up as added ns per call; an on-CPU share well below 100 says
+ * other work took the CPU and the window is not to be trusted. Runs until killed.
  * Usage: jw_bench_loop [WINDOW_MS]   (default 500)
  */
 #include <errno.h>
@@ -16,8 +20,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* Calls between two clock reads: a read costs tens of ns, spread here over 256 dispatches. */
-#define CALLS_PER_BATCH 256
+/* Calls between two clock reads: a read costs tens of ns, spread here over 64 dispatches. */
+#define CALLS_PER_BATCH 64
 
 /* The work of a task: a few ns the compiler must keep. noipa: dispatch() cannot see inside. */
 __attribute__((noipa)) uint64_t mix(uint64_t x)
@@ -47,18 +51,26 @@ struct task {
 	uint64_t state;
 };
 
-__attribute__((noinline, noclone)) void dispatch(struct task *t)
-{
-	uint64_t x;
-
+/* One definition, two symbols: dispatch() and dispatch_ref() compile to the same code. */
 #ifdef JW_BENCH_QUEUE
-	if (t->cancelled)
-		return;
+#define CANCELLED(t) ((t)->cancelled)
+#else
+#define CANCELLED(t) 0
 #endif
-	x = t->state;
-	t->state = mix(x) + x;
-	asm volatile("" ::: "memory");
-}
+#define DEFINE_DISPATCH(name)                                                                    \
+	__attribute__((noinline, noclone)) void name(struct task *t)                             \
+	{                                                                                        \
+		uint64_t x;                                                                      \
+                                                                                                 \
+		if (CANCELLED(t))                                                                \
+			return;                                                                  \
+		x = t->state;                                                                    \
+		t->state = mix(x) + x;                                                           \
+		asm volatile("" ::: "memory");                                                   \
+	}
+
+DEFINE_DISPATCH(dispatch)
+DEFINE_DISPATCH(dispatch_ref)
 
 static uint64_t clock_ns(clockid_t clock)
 {
@@ -92,23 +104,34 @@ static uint64_t parse_window_ms(const char *arg)
 	return (uint64_t)ms * 1000000ULL;
 }
 
+/* Calls @fn CALLS_PER_BATCH times; returns the ns they took. */
+static uint64_t batch(void (*fn)(struct task *), struct task *task)
+{
+	uint64_t t = now_ns();
+
+	for (int i = 0; i < CALLS_PER_BATCH; i++)
+		fn(task);
+	return now_ns() - t;
+}
+
 static void run(uint64_t window_ns)
 {
 	struct task task = { .state = 0x9e3779b97f4a7c15ULL };
-	uint64_t calls = 0, n = 0;
+	uint64_t calls = 0, n = 0, spent = 0, spent_ref = 0;
 	uint64_t start = now_ns(), cpu_start = cpu_ns(), t;
 
 	for (;;) {
-		for (int i = 0; i < CALLS_PER_BATCH; i++)
-			dispatch(&task);
+		spent += batch(dispatch, &task);
+		spent_ref += batch(dispatch_ref, &task);
 		calls += CALLS_PER_BATCH;
 		t = now_ns();
 		if (t - start < window_ns)
 			continue;
-		printf("window %llu %.2f %llu %.1f\n", (unsigned long long)n++,
-		       (double)(t - start) / (double)calls, (unsigned long long)calls,
-		       100.0 * (double)(cpu_ns() - cpu_start) / (double)(t - start));
-		calls = 0;
+		printf("window %llu %.2f %llu %.1f %.2f\n", (unsigned long long)n++,
+		       (double)spent / (double)calls, (unsigned long long)calls,
+		       100.0 * (double)(cpu_ns() - cpu_start) / (double)(t - start),
+		       (double)spent_ref / (double)calls);
+		calls = spent = spent_ref = 0;
 		start = now_ns();
 		cpu_start = cpu_ns();
 	}

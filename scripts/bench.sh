@@ -37,10 +37,13 @@ BCC_SKIPPED=		# why funclatency-bpfcc is left out, when it is
 WORK=
 LOADAVG=
 LOOP_PID=
+REF_PID=		# the floor that stays on dispatch_ref() while a build runs
 TOOL_PID=
 READER_PID=
 # NS, SPREAD, ON_CPU: per "build,config" over the repetitions; NS_REP per "build,config,rep".
-declare -A NS NS_REP SPREAD ON_CPU ON_CPU_REP FIRST_INSN JW_PLACE
+# REF_REP: dispatch_ref()'s ns per call in the same windows, the floor on it; XREF, XREF_SPREAD:
+# per "build,config", the added ns over the floor's added ns in those windows.
+declare -A NS NS_REP SPREAD ON_CPU ON_CPU_REP FIRST_INSN JW_PLACE REF_REP XREF XREF_SPREAD
 declare -a BUILDS=()
 WATCH_CPU_PCT=''
 WATCH_TICKS=''
@@ -118,6 +121,7 @@ reap()
 cleanup()
 {
 	reap "$TOOL_PID"
+	reap "$REF_PID"
 	reap "$READER_PID"
 	reap "$LOOP_PID"
 	[[ -z $BPF_STATS_WAS ]] || sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS_WAS"
@@ -328,8 +332,8 @@ spread_pct()
 }
 
 # Waits for SKIP_WINDOWS + MEASURE_WINDOWS new windows in loop output @1 and, over the last
-# MEASURE_WINDOWS of them, sets MEDIAN (ns per task) and ON_CPU_PCT (median share of the window
-# the loop ran).
+# MEASURE_WINDOWS of them, sets MEDIAN (ns per task), ON_CPU_PCT (median share of the window
+# the loop ran) and, from a loop that prints it, REF_MEDIAN (dispatch_ref()'s ns per call).
 measure()
 {
 	local out=$1 base need deadline windows
@@ -345,6 +349,9 @@ measure()
 	windows=$(sed -n "$((base + SKIP_WINDOWS + 1)),${need}p" "$out")
 	MEDIAN=$(awk '{ print $3 }' <<<"$windows" | median %.2f)
 	ON_CPU_PCT=$(awk '{ print $5 }' <<<"$windows" | median %.1f)
+	REF_MEDIAN=''
+	[[ $(awk '{ print NF; exit }' <<<"$windows") -lt 6 ]] ||
+		REF_MEDIAN=$(awk '{ print $6 }' <<<"$windows" | median %.2f)
 }
 
 # Prints the configurations @2... rotated left by @1: each repetition starts elsewhere, so no
@@ -374,6 +381,23 @@ summarize()
 	ON_CPU[$name,$cfg]=$(median %.1f <<<"${cpus%$'\n'}")
 }
 
+# Sets XREF and XREF_SPREAD of build @1, configuration @2: per repetition, the ns it added over
+# "none" against the ns the floor on dispatch_ref() added in the same windows; their median. Run
+# after "none" is summarized: a call's bare cost is the same in the twin functions.
+summarize_ref()
+{
+	local name=$1 cfg=$2 rep ratios=''
+
+	[[ -n ${REF_REP[$name,$cfg,0]:-} ]] || return 0
+	for ((rep = 0; rep < REPS; rep++)); do
+		ratios+=$(awk -v a="${NS_REP[$name,$cfg,$rep]}" -v r="${REF_REP[$name,$cfg,$rep]}" \
+			-v n="${NS[$name,none]}" 'BEGIN { printf "%.4f", (r > n ? (a - n) / (r - n) : 0) }')
+		ratios+=$'\n'
+	done
+	XREF[$name,$cfg]=$(median %.3f <<<"${ratios%$'\n'}")
+	XREF_SPREAD[$name,$cfg]=$(spread_pct "${XREF[$name,$cfg]}" <<<"${ratios%$'\n'}")
+}
+
 # Runs every configuration @4... on loop binary @2 (build @1, probing @3:dispatch; @3 empty for
 # syscall mode) REPS times, interleaved, and keeps the medians.
 run_build()
@@ -383,6 +407,13 @@ run_build()
 	shift 3
 	BUILDS+=("$name")
 	start_loop "$loop" "$WORK/loop-$name.out"
+	if [[ -n $bin ]]; then
+		# The reference: the floor on the twin function for the whole run of the build.
+		"$BUILD/bench/jw_bench_floor" "$LOOP_PID" "$bin" dispatch_ref \
+			>"$WORK/$name-ref.out" 2>&1 &
+		REF_PID=$!
+		wait_for_line "$WORK/$name-ref.out" 'ready' "$REF_PID" "jw_bench_floor (dispatch_ref)"
+	fi
 	for ((rep = 0; rep < REPS; rep++)); do
 		log "$name: repetition $((rep + 1)) of $REPS"
 		while read -r cfg; do
@@ -391,13 +422,22 @@ run_build()
 			measure "$WORK/loop-$name.out"
 			NS_REP[$name,$cfg,$rep]=$MEDIAN
 			ON_CPU_REP[$name,$cfg,$rep]=$ON_CPU_PCT
+			[[ -z $REF_MEDIAN ]] || REF_REP[$name,$cfg,$rep]=$REF_MEDIAN
 			[[ -z $TOOL_PID ]] || stop_tool "$cfg" "$out"
 		done < <(rotated "$rep" "$@")
 	done
+	if [[ -n $REF_PID ]]; then
+		alive "$REF_PID" || die "the floor on dispatch_ref exited: $(tail -n 3 "$WORK/$name-ref.out")"
+		reap "$REF_PID"
+		REF_PID=
+	fi
 	reap "$LOOP_PID"
 	LOOP_PID=
 	for cfg in "$@"; do
 		summarize "$name" "$cfg"
+	done
+	for cfg in "$@"; do
+		summarize_ref "$name" "$cfg"
 	done
 	if [[ -n $bin ]]; then
 		JW_PLACE[$name]=$(jw_placement "$WORK/$name-jankwatch.out" dispatch)
@@ -416,6 +456,8 @@ probe_build()
 	FIRST_INSN[$name]=$(first_insn "$bin" dispatch)
 	[[ ${FIRST_INSN[$name]} =~ $expect ]] ||
 		die "$bin: dispatch starts with '${FIRST_INSN[$name]}', expected $expect"
+	[[ $(first_insn "$bin" dispatch_ref) == "${FIRST_INSN[$name]}" ]] ||
+		die "$bin: dispatch_ref does not start as dispatch does"
 	log "$name: dispatch starts with ${FIRST_INSN[$name]}"
 	for cfg in "${PROBE_CONFIGS[@]}"; do
 		[[ $cfg == funclatency-bpfcc && -n $BCC_SKIPPED ]] || cfgs+=("$cfg")
@@ -580,19 +622,23 @@ configs_of()
 	done
 }
 
-# True when some configuration of build @1 ran on a busy machine (see NOISY_SPREAD_PCT).
+# True when some configuration of build @1 ran on a busy machine (see NOISY_SPREAD_PCT): its
+# repetitions spread too far (their x-ref where there is one) or the loop was off the CPU.
 noisy()
 {
 	local cfg
 
 	while read -r cfg; do
-		awk -v s="${SPREAD[$1,$cfg]}" -v c="${ON_CPU[$1,$cfg]}" -v ms="$NOISY_SPREAD_PCT" \
+		# Where a twin carries the floor, the paired ratio is what the verdicts use.
+		awk -v s="${XREF_SPREAD[$1,$cfg]:-${SPREAD[$1,$cfg]}}" -v c="${ON_CPU[$1,$cfg]}" \
+			-v ms="$NOISY_SPREAD_PCT" \
 			-v mc="$MIN_ON_CPU_PCT" 'BEGIN { exit !(s > ms || c < mc) }' && return 0
 	done < <(configs_of "$1")
 	return 1
 }
 
-# The budget lines of build @1; @2 is its floor configuration.
+# The budget lines of build @1; @2 is its floor configuration. On the uprobe builds every
+# figure is the one measured against the floor on dispatch_ref() in the same windows (x-ref).
 print_verdicts()
 {
 	local name=$1 floor=$2 jw peer r
@@ -600,11 +646,11 @@ print_verdicts()
 	jw=$(added "$name" jankwatch)
 	case $name in
 	fp)
-		r=$(ratio "$jw" "$(added fp floor)")
+		r=$(ratio "${XREF[fp,jankwatch]}" 1)
 		printf '  budget: jankwatch/floor %s <= 1.15: %s\n' "$r" "$(verdict "$r" "<=" 1.15)"
 		for peer in bpftrace funclatency funclatency-bpfcc; do
 			[[ -n ${NS[fp,$peer]:-} ]] || continue
-			r=$(ratio "$jw" "$(added fp "$peer")")
+			r=$(ratio "${XREF[fp,jankwatch]}" "${XREF[fp,$peer]}")
 			printf '  budget: jankwatch/%s %s < 1: %s\n' "$peer" "$r" \
 				"$(verdict "$r" "<" 1)"
 		done
@@ -618,7 +664,7 @@ print_verdicts()
 			"$(verdict "$r" "<=" 1.1)"
 		;;
 	*)
-		r=$(ratio "$jw" "$(added "$name" bpftrace)")
+		r=$(ratio "${XREF[$name,jankwatch]}" "${XREF[$name,bpftrace]}")
 		printf '  budget: jankwatch/bpftrace %s <= 0.25: %s\n' "$r" \
 			"$(verdict "$r" "<=" 0.25)"
 		# The quarter is for entries the kernel would single-step; an emulated one leaves
@@ -648,14 +694,14 @@ print_build()
 			"${FIRST_INSN[$name]}"
 		printf '  jankwatch: %s\n' "${JW_PLACE[$name]:-?}"
 	fi
-	printf '  %-18s %10s %9s %10s %8s %7s %7s\n' config ns/task x-none "added ns" x-floor \
-		spread on-cpu
+	printf '  %-18s %10s %9s %10s %8s %7s %7s %7s %7s\n' config ns/task x-none "added ns" \
+		x-floor spread x-ref spread on-cpu
 	while read -r cfg; do
 		add=$(added "$name" "$cfg")
-		printf '  %-18s %10s %9s %10s %8s %6s%% %6s%%\n' "$cfg" "${NS[$name,$cfg]}" \
+		printf '  %-18s %10s %9s %10s %8s %6s%% %7s %6s%% %6s%%\n' "$cfg" "${NS[$name,$cfg]}" \
 			"$(ratio "${NS[$name,$cfg]}" "${NS[$name,none]}")" "$add" \
 			"$(ratio "$add" "$(added "$name" "$floor")")" "${SPREAD[$name,$cfg]}" \
-			"${ON_CPU[$name,$cfg]}"
+			"${XREF[$name,$cfg]:--}" "${XREF_SPREAD[$name,$cfg]:--}" "${ON_CPU[$name,$cfg]}"
 	done < <(configs_of "$name")
 	print_verdicts "$name" "$floor"
 	if noisy "$name"; then
@@ -699,7 +745,12 @@ print_report()
 		"$MEASURE_WINDOWS" "$WINDOW_MS" "$SKIP_WINDOWS"
 	printf 'repetitions. x-none: ns/task over "none"; added ns: over "none"; x-floor: added\n'
 	printf 'over the floor'"'"'s added; spread: range of the repetitions but the highest and\n'
-	printf 'the lowest, over the median; on-cpu: median share of a window the loop ran\n'
+	printf 'the lowest, over the median; on-cpu: median share of a window the loop ran.\n'
+	printf 'x-ref (uprobe builds): the loop calls dispatch() and a twin, dispatch_ref(), in\n'
+	printf 'alternate batches; the floor stays on dispatch_ref() all along, so each window\n'
+	printf 'measures a configuration and the floor side by side: x-ref is the added ns over\n'
+	printf 'the floor'"'"'s in the same windows (median over the repetitions); the budget lines\n'
+	printf 'use it. "floor" on dispatch() shows what x-ref gives for the same probe: ~1.00\n'
 	printf 'load average at the start: %s\n' "$LOADAVG"
 	[[ -z $BCC_SKIPPED ]] || printf 'funclatency-bpfcc (bcc) skipped: %s\n' "$BCC_SKIPPED"
 	for name in "${BUILDS[@]}"; do
