@@ -41,6 +41,22 @@ struct {
 	__type(value, struct jw_task_state);
 } thread_state SEC(".maps");
 
+/*
+ * A watched thread's slot + 1 by its tid modulo JW_TID_BUCKETS (0: none), written by user space
+ * when it starts watching the thread: how the programs without a cookie (the scheduler's, the
+ * system call tracepoints) find its state with an array index, no helper call. A thread whose
+ * bucket another watched thread holds is found through its task storage instead; tid_unindexed
+ * counts those, so that while it is 0 a thread missing from the index is known not watched.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, JW_TID_BUCKETS);
+	__type(key, __u32);
+	__type(value, __u32);
+} tid_index SEC(".maps");
+
+__u32 tid_unindexed;
+
 /* A watched thread's slot, in its task storage: how the programs without a cookie find it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -205,12 +221,26 @@ static __always_inline struct jw_task_state *slot_state(__u32 slot, __u32 tid)
 	return s && s->tid == tid ? s : NULL;
 }
 
-/* The state of thread @task through its task storage; NULL, after one lookup, if not watched. */
+/*
+ * The state of thread @task: through the tid index, or its task storage when some watched thread
+ * is not in the index. NULL, for a thread not watched, after an array index and a comparison.
+ */
 static __always_inline struct jw_task_state *task_state_of(struct task_struct *task)
 {
-	struct jw_thread_link *l = bpf_task_storage_get(&thread_link, task, 0, 0);
+	__u32 tid = task->pid, bucket = tid & (JW_TID_BUCKETS - 1);
+	__u32 *slot = bpf_map_lookup_elem(&tid_index, &bucket);
+	struct jw_thread_link *l;
 
-	return l ? slot_state(l->slot, task->pid) : NULL;
+	if (slot && *slot) {
+		struct jw_task_state *s = slot_state(*slot - 1, tid);
+
+		if (s)
+			return s;
+	}
+	if (!tid_unindexed)
+		return NULL;
+	l = bpf_task_storage_get(&thread_link, task, 0, 0);
+	return l ? slot_state(l->slot, tid) : NULL;
 }
 
 /*

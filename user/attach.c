@@ -44,6 +44,10 @@ struct jw_attach {
 	size_t n_links;
 	size_t cap_links;
 	uint32_t n_traced;	/* processes in trace_pids */
+	uint32_t n_slots;
+	/* The tid index (tid_index in the BPF object): each bucket's thread, 0 for none. */
+	pid_t bucket_tid[JW_TID_BUCKETS];
+	uint8_t *unindexed;	/* by slot: its thread found no free bucket */
 };
 
 /* libbpf's messages (the verifier's log among them) are shown with -v, as libbpf writes them. */
@@ -83,6 +87,41 @@ static int reset_state(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
 	return 0;
 }
 
+/*
+ * Thread @tid in slot @slot goes into the tid index, or, when another watched thread holds its
+ * bucket, is counted among those the BPF programs must look for in task storage.
+ */
+static int index_thread(struct jw_attach *a, pid_t tid, uint32_t slot)
+{
+	uint32_t bucket = (uint32_t)tid & (JW_TID_BUCKETS - 1), value = slot + 1;
+
+	if (a->bucket_tid[bucket]) {
+		a->unindexed[slot] = 1;
+		a->skel->bss->tid_unindexed++;
+		return 0;
+	}
+	if (bpf_map__update_elem(a->skel->maps.tid_index, &bucket, sizeof(bucket), &value,
+				 sizeof(value), 0))
+		return -errno;
+	a->bucket_tid[bucket] = tid;
+	return 0;
+}
+
+/* Thread @tid of slot @slot leaves the tid index (or the count of those outside it). */
+static void unindex_thread(struct jw_attach *a, pid_t tid, uint32_t slot)
+{
+	uint32_t bucket = (uint32_t)tid & (JW_TID_BUCKETS - 1), zero = 0;
+
+	if (a->unindexed[slot]) {
+		a->unindexed[slot] = 0;
+		a->skel->bss->tid_unindexed--;
+	} else if (a->bucket_tid[bucket] == tid) {
+		bpf_map__update_elem(a->skel->maps.tid_index, &bucket, sizeof(bucket), &zero,
+				     sizeof(zero), 0);
+		a->bucket_tid[bucket] = 0;
+	}
+}
+
 void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
 {
 	__u32 key = tid;
@@ -96,6 +135,8 @@ void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
 	}
 	a->n_links = kept;
 	bpf_map__delete_elem(a->skel->maps.watched, &key, sizeof(key), 0);
+	if (slot < a->n_slots)
+		unindex_thread(a, tid, slot);
 	/* A task it has open would never end (its probes are gone): dropped with the state. */
 	reset_state(a, 0, 0, slot);
 }
@@ -136,6 +177,12 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
+	a->n_slots = threads;
+	a->unindexed = calloc(threads, 1);
+	if (!a->unindexed) {
+		free(a);
+		return NULL;
+	}
 	a->skel = jankwatch_bpf__open();
 	if (!a->skel) {
 		err = -errno;
@@ -179,6 +226,7 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 err_destroy:
 	jankwatch_bpf__destroy(a->skel);
 err_free:
+	free(a->unindexed);
 	free(a);
 	errno = -err;
 	return NULL;
@@ -238,13 +286,15 @@ int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t 
 	__u32 key = tid;
 	int err;
 
+	if (slot >= a->n_slots)
+		return -EINVAL;
 	retire_outer_rows(a, slot);
 	err = reset_state(a, pid, tid, slot);
 	if (err)
 		return err;
 	if (bpf_map__update_elem(a->skel->maps.watched, &key, sizeof(key), &w, sizeof(w), 0))
 		return -errno;
-	return 0;
+	return index_thread(a, tid, slot);
 }
 
 /* A probe's cookie: probe id and role @bits, and the slot of the thread it times. */
@@ -555,5 +605,6 @@ void jw_attach__free(struct jw_attach *a)
 		bpf_link__destroy(a->links[i - 1].link);
 	free(a->links);
 	jankwatch_bpf__destroy(a->skel);
+	free(a->unindexed);
 	free(a);
 }
