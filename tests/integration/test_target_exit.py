@@ -23,12 +23,14 @@ logs.cleanup()
 
 # Killed in the middle of a jank: the task ends at the exit and is reported, stacks and all.
 logs = LogDir()
-target = start_target("--busy", "--ms", "8000", "--every", "3500", "--fast", "5")
+# The slow task begins at 5 s, well after jankwatch (started at 3 s) has its probes in: one
+# begun before them is not seen (it began at 3.5 s, and lost the race now and then).
+target = start_target("--busy", "--ms", "8000", "--every", "5000", "--fast", "5")
 wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
 # A stack log, not a trace report, for this long task.
 jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all",
                       "--set", "trace_threshold_ms=60000", "--log-dir", logs.path])
-wait_for(lambda: process_age_s(target.pid) >= 5, 10, "the slow task to be 1.5 s in")
+wait_for(lambda: process_age_s(target.pid) >= 6.5, 10, "the slow task to be 1.5 s in")
 killed_at = time.time() * 1000
 target.kill()
 rc = jw.wait(30)
