@@ -555,7 +555,7 @@ static __always_inline void open_inner(struct pt_regs *ctx, struct jw_task_state
 {
 	__u32 id = (__u32)cookie & (JW_MAX_PROBES - 1);
 	struct jw_arg_chain *c;
-	__u64 args[3], p;
+	__u64 args[4] = {}, p;
 
 	s->cur_probe = id + 1;
 	s->cur_start = now;
@@ -570,7 +570,7 @@ static __always_inline void open_inner(struct pt_regs *ctx, struct jw_task_state
 	c = bpf_map_lookup_elem(&arg_chains, &id);
 	if (!c || c->arg > 2)
 		return;
-	p = args[c->arg == 2 ? 2 : c->arg == 1];
+	p = args[c->arg & 3];
 	if (bpf_probe_read_user(&p, sizeof(p), (void *)(p + c->offsets[0])) || !p)
 		return;
 	if (c->n_offsets > 1 && bpf_probe_read_user(&p, sizeof(p), (void *)(p + c->offsets[1])))
