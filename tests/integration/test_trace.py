@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Trace logs of long janks, on tests/targets/jw_glib (a GLib loop whose on_tick() spins 600 ms
-every 2 s), watched with no --probe (the glib preset).
+every 2 s, and whose on_light() returns at once every 100 ms), watched with no --probe (the glib
+preset).
 
 (a) A 600 ms jank (over trace_threshold_ms, 450) gets a trace: its event lists a .ftrace and a
     .perf.txt file. Every line of the .ftrace file matches Perfetto's systrace line grammar
@@ -11,13 +12,14 @@ every 2 s), watched with no --probe (the glib preset).
     thread); the window opened while the task ran covers about 3 s. The .perf.txt file holds the
     window's samples in perf script text, the task's from its start, naming busy_work and
     on_tick.
-(b) With --set flight_recorder_s=2 the trace also shows the seconds before the jank: lines
-    from before the task began.
+(b) With --set flight_recorder_s=2 the trace also shows the seconds before the jank: the light
+    tasks' slices and switches from about 2 s before the crossing, and none from earlier.
 """
 from jwtest import *
 
 GLIB = os.path.join(TARGETS, "jw_glib")
 JANK_MS = 600
+LIGHT_MS = 100
 # Perfetto's systrace line tokenizer (src/trace_processor/importers/systrace/
 # systrace_line_tokenizer.cc): the 2020 expression and the current one.
 GRAMMARS = [
@@ -102,11 +104,12 @@ def trace_event(jw, tasks, after_ms):
     return None
 
 
-def run(extra, what, history_s=0):
-    """Watches jw_glib with @extra options until a jank begun @history_s after jankwatch was
-    ready has its trace files; returns the parsed files, the program's task and the target."""
+def run(extra, what, history_s=0, every_ms=2000):
+    """Watches jw_glib (a jank every @every_ms) with @extra options until a jank begun @history_s
+    after jankwatch was ready has its trace files; returns the parsed files, the program's task
+    and the target."""
     logs = LogDir()
-    target = Proc([GLIB, "--ms", str(JANK_MS), "--every", "2000"])
+    target = Proc([GLIB, "--ms", str(JANK_MS), "--every", str(every_ms), "--light", str(LIGHT_MS)])
     try:
         wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
         jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all",
@@ -167,12 +170,23 @@ check(len(named) >= 0.9 * len(in_task), f"{len(named)} of {len(in_task)} samples
       "under on_tick")
 
 # (b) The flight recorder: the seconds before the jank too.
+# A jank every 4 s: each opens its own window (a window holds the janks that run inside it).
 lines, samples, task, target = run(["--set", "flight_recorder_s=2"], "flight recorder",
-                                   history_s=2.5)
+                                   history_s=2.5, every_ms=4000)
 own_begin = task.begin_ns / 1e9
 before = [l for l in lines if l.ts < own_begin - 0.5]
-check(len(before) >= 1, f"with flight_recorder_s=2, {len(before)} lines from more than 0.5 s "
-      "before the task began")
-span = max(l.ts for l in lines) - min(l.ts for l in lines)
+# on_light's tasks are not reported, so their stacks are not read: their slices carry the loop's
+# name, like every iteration of a stack preset's loop.
+light = [l for l in before if l.event == "tracing_mark_write" and
+         l.rest == f"B|{target.pid}|H:glib"]
+check(len(light) >= 5 and any(l.event == "sched_switch" for l in before),
+      f"with flight_recorder_s=2, {len(before)} lines from more than 0.5 s before the task "
+      f"began, {len(light)} of them on_light's slices, and switches")
+# The window opens at the crossing (the 450 ms threshold, seen within a sample_interval) and
+# keeps the 2 s before it: from 1.4 to 1.6 s before the task's start; on_light runs every 100 ms.
+first = min(l.ts for l in lines)
+check(own_begin - 1.7 <= first <= own_begin - 1.2, f"the kept seconds reach "
+      f"{own_begin - first:.2f} s before the task began (the crossing minus 2 s)")
+span = max(l.ts for l in lines) - first
 check(span <= 2 + 3 + 0.5, f"and the file covers at most the 2 s kept and the 3 s window "
       f"({span:.2f} s)")

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A GLib main loop for the integration tests: every --every ms a timeout callback, on_tick(),
- * spins in busy_work() for --ms; it quits after --count ticks when given. It prints what it
+ * spins in busy_work() for --ms; it quits after --count ticks when given. With --light MS a
+ * second timeout, on_light(), runs every MS ms and returns at once: a loop that is never idle
+ * for long, so that the seconds before a jank hold tasks and switches. It prints what it
  * measured itself, like jw_target: "task <n> busy <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
  */
 #include <glib.h>
@@ -27,15 +29,30 @@ __attribute__((noinline)) gboolean on_tick(gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
+__attribute__((noinline)) gboolean on_light(gpointer data)
+{
+	(void)data;
+	sink++;
+	return G_SOURCE_CONTINUE;
+}
+
 int main(int argc, char **argv)
 {
 	struct timer_args args = parse_timer_args(argc, argv);
+	unsigned int light = 0;
+	int i;
+
+	for (i = 1; i + 1 < argc; i += 2)
+		if (!strcmp(argv[i], "--light"))
+			light = atoi(argv[i + 1]);
 
 	ms = args.ms;
 	count = args.count;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	loop = g_main_loop_new(NULL, FALSE);
 	g_timeout_add(args.every, on_tick, NULL);
+	if (light)
+		g_timeout_add(light, on_light, NULL);
 	g_main_loop_run(loop);
 	g_main_loop_unref(loop);
 	return 0;
