@@ -773,6 +773,18 @@ print_report()
 	print_own_costs
 }
 
+# The ns configuration @2 adds per task on build @1, as plotted: on a uprobe build, its ratio to
+# the floor measured side by side times the floor's own median (the unpaired medians move with
+# the host between windows); in syscall mode, the unpaired median.
+plotted()
+{
+	if [[ -n ${XREF[$1,$2]:-} && $2 != floor ]]; then
+		awk -v x="${XREF[$1,$2]}" -v f="$(added "$1" floor)" 'BEGIN { printf "%.1f", x * f }'
+	else
+		added "$1" "$2"
+	fi
+}
+
 # Plots the ns each tool adds per task, by build, to PLOT (log scale: a single-stepped entry
 # costs ten times an emulated one).
 plot()
@@ -786,7 +798,7 @@ plot()
 			for cfg in floor jankwatch bpftrace funclatency funclatency-bpfcc; do
 				[[ $name == syscall && $cfg == floor ]] && cfg=sys-floor
 				v='?'
-				[[ -z ${NS[$name,$cfg]:-} ]] || v=$(added "$name" "$cfg")
+				[[ -z ${NS[$name,$cfg]:-} ]] || v=$(plotted "$name" "$cfg")
 				printf ' %s' "$v"
 			done
 			printf '\n'
@@ -796,7 +808,7 @@ plot()
 	gnuplot <<EOF || die "gnuplot failed"
 set terminal pngcairo size 900,540 noenhanced font ",10"
 set output "$PLOT"
-set title "ns added per task over nothing attached, median of $REPS (jankwatch bench, $(date -u +%F), $(uname -r))"
+set title "ns added per task over nothing attached (uprobe builds: the floor's median times each tool's ratio to it side by side), $REPS runs\njankwatch bench, $(date -u +%F), $(uname -r)"
 set datafile missing "?"
 set style data histograms
 set style histogram clustered gap 1
