@@ -28,7 +28,7 @@ OTHER=$!
 # One timed ping-pong under configuration $1; prints us per round trip.
 measure()
 {
-	local jw=() pp out
+	local jw=() pp
 	case $1 in
 	none) "$WORK/pingpong" "$N"; return ;;
 	other) jw=(-p "$OTHER") ;;

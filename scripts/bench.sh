@@ -269,7 +269,9 @@ attach()
 		;;
 	sys-floor)
 		# The wait's own tracepoints: libbpf finds their ids in tracefs, mounted here in a
-		# mount namespace of the floor's own when the machine has none mounted.
+		# mount namespace of the floor's own when the machine has none mounted ($0: the
+		# inner shell's, on purpose).
+		# shellcheck disable=SC2016
 		unshare -m sh -c 'mountpoint -q /sys/kernel/tracing ||
 			mount -t tracefs nodev /sys/kernel/tracing && exec "$0" --syscall epoll_wait' \
 			"$BUILD/bench/jw_bench_tp_floor" >"$out" 2>&1 &

@@ -28,8 +28,9 @@ build/jankwatch -p "$pid" --probe "$target:dispatch" --set ignore_startup_time=3
 echo
 echo "== $logdir"
 ls -l "$logdir"
-first=$(ls "$logdir"/stack-*.txt 2>/dev/null | head -n 1 || true)
-if [[ -z $first ]]; then
+logs=("$logdir"/stack-*.txt)
+first=${logs[0]}
+if [[ ! -f $first ]]; then
 	echo "demo.sh: no stack log was written" >&2
 	exit 1
 fi
