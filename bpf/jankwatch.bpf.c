@@ -227,7 +227,7 @@ static __always_inline struct jw_task_state *slot_state(__u32 slot, __u32 tid)
  */
 static __always_inline struct jw_task_state *task_state_of(struct task_struct *task)
 {
-	__u32 tid = task->pid, bucket = tid & (JW_TID_BUCKETS - 1);
+	__u32 tid = task->pid, bucket = jw_tid_bucket(tid);
 	__u32 *slot = bpf_map_lookup_elem(&tid_index, &bucket);
 	struct jw_thread_link *l;
 
@@ -260,7 +260,10 @@ static void link_state(struct task_struct *task, struct jw_task_state *s, __u32 
 	l->slot = slot;
 }
 
-/* Thread @task is in the watched map but not yet in the index: its state, linked. A call. */
+/*
+ * Thread @task, outside the tid index and not found through its task storage: its state when it
+ * is in the watched map, linked. A call, made only while some watched thread is outside the index.
+ */
 static struct jw_task_state *watched_new_state(struct task_struct *task)
 {
 	__u32 tid = task->pid;
@@ -278,14 +281,16 @@ static struct jw_task_state *watched_new_state(struct task_struct *task)
 
 /*
  * The state of the current thread @task when it is watched, found without a cookie: through the
- * tid index, or (@create) through the watched map, linking it. Inlined: every wait of syscall
- * mode's tracepoints comes here, and a call and its return cost ~10 ns on this kernel.
+ * tid index, or (@create) through the watched map, linking it. User space puts every thread it
+ * watches in the index, or counts it in tid_unindexed: while that is 0, a thread the index does
+ * not hold is not watched, and the watched map is not looked at (syscall mode's tracepoints come
+ * here for every wait of the machine). Inlined: a call and its return cost ~10 ns on this kernel.
  */
 static __always_inline struct jw_task_state *watched_state(struct task_struct *task, bool create)
 {
 	struct jw_task_state *s = task_state_of(task);
 
-	if (s || !create)
+	if (s || !create || !tid_unindexed)
 		return s;
 	return watched_new_state(task);
 }

@@ -93,7 +93,7 @@ static int reset_state(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
  */
 static int index_thread(struct jw_attach *a, pid_t tid, uint32_t slot)
 {
-	uint32_t bucket = (uint32_t)tid & (JW_TID_BUCKETS - 1), value = slot + 1;
+	uint32_t bucket = jw_tid_bucket((uint32_t)tid), value = slot + 1;
 
 	if (a->bucket_tid[bucket]) {
 		a->unindexed[slot] = 1;
@@ -110,7 +110,7 @@ static int index_thread(struct jw_attach *a, pid_t tid, uint32_t slot)
 /* Thread @tid of slot @slot leaves the tid index (or the count of those outside it). */
 static void unindex_thread(struct jw_attach *a, pid_t tid, uint32_t slot)
 {
-	uint32_t bucket = (uint32_t)tid & (JW_TID_BUCKETS - 1), zero = 0;
+	uint32_t bucket = jw_tid_bucket((uint32_t)tid), zero = 0;
 
 	if (a->unindexed[slot]) {
 		a->unindexed[slot] = 0;

@@ -12,7 +12,7 @@
 
 #define JW_MAX_NEST 16		/* nested dispatches tracked per thread */
 #define JW_MAX_PROBES 32	/* probe ids carried in attach cookies */
-#define JW_TID_BUCKETS 4096	/* tid_index: a watched thread's slot, by tid modulo this */
+#define JW_TID_BUCKETS 1	/* tid_index: a watched thread's slot, by tid modulo this */
 #define JW_MAX_USER_FRAMES 127
 #define JW_MAX_KERNEL_FRAMES 64
 #define JW_UREG_COUNT 17	/* DWARF registers a user stack copy carries (x86-64: 0..16) */
@@ -23,6 +23,12 @@
 #define JW_HANDLER_NAME_LEN 128
 #define JW_HANDLER_FILE_LEN 256
 #define JW_MAX_CPUS 256		/* per-CPU counters in .bss (a power of two) */
+
+/* Thread @tid's bucket in tid_index: written by user space, read by the BPF programs. */
+static inline __u32 jw_tid_bucket(__u32 tid)
+{
+	return tid & (JW_TID_BUCKETS - 1);
+}
 
 /* Attach cookie of a dispatch probe: the probe id in the low bits, its role above. */
 #define JW_COOKIE_RETPROBE (1ULL << 33)	/* the exit is a return probe: sp is one slot higher */
