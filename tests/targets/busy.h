@@ -29,16 +29,20 @@ static __attribute__((noinline, used)) void busy_work(unsigned int ms)
 		sink++;
 }
 
-/* A timer loop's options: --ms (the busy task), --every (ms between), --count (0: forever). */
+/*
+ * A timer loop's options: --ms (the busy task), --every (ms between), --count (0: forever), and
+ * --light (ms between the no-op ticks of a loop that has them, 0: none).
+ */
 struct timer_args {
 	unsigned int ms;
 	unsigned int every;
 	unsigned int count;
+	unsigned int light;
 };
 
 static inline struct timer_args parse_timer_args(int argc, char **argv)
 {
-	struct timer_args a = { .ms = 300, .every = 700, .count = 0 };
+	struct timer_args a = { .ms = 300, .every = 700, .count = 0, .light = 0 };
 	int i;
 
 	for (i = 1; i + 1 < argc; i += 2) {
@@ -48,6 +52,8 @@ static inline struct timer_args parse_timer_args(int argc, char **argv)
 			a.every = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--count"))
 			a.count = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--light"))
+			a.light = atoi(argv[i + 1]);
 	}
 	return a;
 }

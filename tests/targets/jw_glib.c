@@ -39,20 +39,14 @@ __attribute__((noinline)) gboolean on_light(gpointer data)
 int main(int argc, char **argv)
 {
 	struct timer_args args = parse_timer_args(argc, argv);
-	unsigned int light = 0;
-	int i;
-
-	for (i = 1; i + 1 < argc; i += 2)
-		if (!strcmp(argv[i], "--light"))
-			light = atoi(argv[i + 1]);
 
 	ms = args.ms;
 	count = args.count;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	loop = g_main_loop_new(NULL, FALSE);
 	g_timeout_add(args.every, on_tick, NULL);
-	if (light)
-		g_timeout_add(light, on_light, NULL);
+	if (args.light)
+		g_timeout_add(args.light, on_light, NULL);
 	g_main_loop_run(loop);
 	g_main_loop_unref(loop);
 	return 0;
