@@ -1121,6 +1121,45 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 }
 
 /*
+ * wait_tracepoints=2: for a moment at start, how many system calls the whole machine makes
+ * (JW_RATE_SYSCALLS) and how many of them are waits of the threads about to be watched
+ * (JW_RATE_WAITS), which decides which of the two ways to hook the waits costs the machine less.
+ * Detached once counted.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, JW_RATE_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} syscall_rates SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, JW_MAX_RATE_TIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} rate_tids SEC(".maps");
+
+static __always_inline void count_rate(__u32 which)
+{
+	__u64 *n = bpf_map_lookup_elem(&syscall_rates, &which);
+
+	if (n)
+		(*n)++;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(count_syscalls, struct pt_regs *regs, long id)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	count_rate(JW_RATE_SYSCALLS);
+	if (is_wait_syscall(id) && bpf_map_lookup_elem(&rate_tids, &tid))
+		count_rate(JW_RATE_WAITS);
+	return 0;
+}
+
+/*
  * A process execs: a watched one's task in flight ends there (the program that ran it is gone),
  * and user space hears of it to hook the new program; so it does of a process that exec'd an
  * executable --exe watches.

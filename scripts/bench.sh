@@ -15,7 +15,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
 PLOT=$ROOT/bench/results.png
 PROBE_CONFIGS=(none floor jankwatch bpftrace funclatency funclatency-bpfcc)
-SYSCALL_CONFIGS=(none sys-floor tp-floor jankwatch jankwatch-tp)
+SYSCALL_CONFIGS=(none sys-floor tp-floor jankwatch jankwatch-up)
 READY_TIMEOUT_MS=60000	# bpftrace and bcc may take a while to compile and attach
 STOP_TIMEOUT_MS=15000
 SETTLE_S=0.2		# after a tool says it is ready, before windows are counted
@@ -33,6 +33,7 @@ SAMPLE_SECONDS=5	# per --unwind mode, for the per-sample cost
 BPF_STATS_WAS=
 ONLY_SAMPLES=
 BCC_SKIPPED=		# why funclatency-bpfcc is left out, when it is
+JW_WAITS=		# syscall mode: what wait_tracepoints=2 chose, as jankwatch said it
 
 WORK=
 LOADAVG=
@@ -286,17 +287,18 @@ attach()
 	jankwatch)
 		mkdir -p "$WORK/logs"
 		# --duration: should the bench itself be killed, jankwatch still ends. Without
-		# --probe (syscall mode) it probes libc's wait functions. -v: where the probe went.
+		# --probe (syscall mode) it sees the waits as wait_tracepoints=2 chooses, and says
+		# which. -v: where the probe went.
 		"$BUILD/jankwatch" -v -p "$LOOP_PID" ${bin:+--probe "$bin:dispatch"} \
 			--set ignore_startup_time=3 --duration 600 --log-dir "$WORK/logs" \
 			>"$out" 2>&1 &
 		TOOL_PID=$!
 		wait_for_line "$out" 'ready' "$TOOL_PID" jankwatch
 		;;
-	jankwatch-tp)
-		# Syscall mode on the sys_enter/sys_exit tracepoints instead of libc's wrappers.
+	jankwatch-up)
+		# Syscall mode on uprobes on libc's wait functions, whatever the default chooses.
 		mkdir -p "$WORK/logs"
-		"$BUILD/jankwatch" -v -p "$LOOP_PID" --set wait_tracepoints=1 \
+		"$BUILD/jankwatch" -v -p "$LOOP_PID" --set wait_tracepoints=0 \
 			--set ignore_startup_time=3 --duration 600 --log-dir "$WORK/logs" \
 			>"$out" 2>&1 &
 		TOOL_PID=$!
@@ -455,7 +457,9 @@ run_build()
 	if [[ -n $bin ]]; then
 		JW_PLACE[$name]=$(jw_placement "$WORK/$name-jankwatch.out" dispatch)
 	else
-		JW_PLACE[$name]=$(jw_placement "$WORK/$name-jankwatch.out" epoll_wait)
+		JW_PLACE[$name]=$(jw_placement "$WORK/$name-jankwatch-up.out" epoll_wait)
+		# What wait_tracepoints=2 chose in the default configuration's last run, and why.
+		JW_WAITS=$(grep -m1 -o 'syscall mode on .*' "$WORK/$name-jankwatch.out" || echo '?')
 	fi
 }
 
@@ -630,6 +634,23 @@ added()
 	awk -v a="${NS[$1,$2]}" -v b="${NS[$1,none]}" 'BEGIN { printf "%.1f", a - b }'
 }
 
+# Prints the median over the repetitions of build @1 of what configuration @2 added over what
+# configuration @3 added in the same repetition (each against that repetition's none), then the
+# spread of those ratios in percent: a pairing by repetition, where no twin function can carry
+# a floor side by side (the tracepoints are the whole machine's).
+paired()
+{
+	local rep ratios='' m
+
+	for ((rep = 0; rep < REPS; rep++)); do
+		ratios+=$(awk -v a="${NS_REP[$1,$2,$rep]}" -v f="${NS_REP[$1,$3,$rep]}" \
+			-v n="${NS_REP[$1,none,$rep]}" \
+			'BEGIN { printf "%.4f", (f > n ? (a - n) / (f - n) : 0) }')$'\n'
+	done
+	m=$(median %.2f <<<"${ratios%$'\n'}")
+	printf '%s %s\n' "$m" "$(spread_pct "$m" <<<"${ratios%$'\n'}")"
+}
+
 # Prints the configurations measured on build @1, in the order of the tables.
 configs_of()
 {
@@ -661,7 +682,7 @@ noisy()
 # figure is the one measured against the floor on dispatch_ref() in the same windows (x-ref).
 print_verdicts()
 {
-	local name=$1 floor=$2 jw peer r
+	local name=$1 floor=$2 jw peer r spread
 
 	jw=$(added "$name" jankwatch)
 	case $name in
@@ -676,15 +697,17 @@ print_verdicts()
 		done
 		;;
 	syscall)
-		r=$(ratio "$jw" "$(added syscall "$floor")")
+		read -r r spread < <(paired syscall jankwatch "$floor")
 		printf '  budget: jankwatch/the wait'"'"'s two tracepoints %s <= 1.1: %s\n' "$r" \
 			"$(verdict "$r" "<=" 1.1)"
-		r=$(ratio "$(added syscall jankwatch-tp)" "$(added syscall "$floor")")
-		printf '  budget: jankwatch (wait_tracepoints=1)/the wait'"'"'s two tracepoints %s' "$r"
-		printf ' <= 1.1: %s\n' "$(verdict "$r" "<=" 1.1)"
-		r=$(ratio "$(added syscall jankwatch-tp)" "$(added syscall tp-floor)")
-		printf '  (against the raw sys_enter/sys_exit pair, what jankwatch-tp itself runs on:'
-		printf ' %s)\n' "$r"
+		printf '  (the median of the %d repetitions'"'"' own ratios, spread %s%%; of the medians: %s)\n' \
+			"$REPS" "$spread" "$(ratio "$jw" "$(added syscall "$floor")")"
+		r=$(ratio "$(added syscall jankwatch-up)" "$(added syscall "$floor")")
+		printf '  (jankwatch with wait_tracepoints=0, uprobes on libc'"'"'s wait functions: %s of' "$r"
+		printf ' the wait'"'"'s two tracepoints)\n'
+		r=$(ratio "$jw" "$(added syscall tp-floor)")
+		printf '  (jankwatch against the raw sys_enter/sys_exit pair, when it runs on them: %s)\n' \
+			"$r"
 		;;
 	*)
 		r=$(ratio "${XREF[$name,jankwatch]}" "${XREF[$name,bpftrace]}")
@@ -710,9 +733,10 @@ print_build()
 		printf '  probe at: sys-floor: syscalls:sys_enter_epoll_wait + sys_exit_epoll_wait, the\n'
 		printf '  wait'"'"'s own tracepoints (empty programs); tp-floor: raw_tp sys_enter +\n'
 		printf '  sys_exit, which every system call passes (empty programs);\n'
-		printf '  jankwatch (-p PID, no --probe) on libc epoll_wait: %s\n' \
+		printf '  jankwatch (-p PID, no --probe, wait_tracepoints=2): %s\n' "$JW_WAITS" |
+			fold -s -w 96 | sed '2,$s/^/    /'
+		printf '  jankwatch-up: -p PID --set wait_tracepoints=0: on libc epoll_wait: %s\n' \
 			"${JW_PLACE[$name]:-?}"
-		printf '  jankwatch-tp: -p PID --set wait_tracepoints=1: on sys_enter + sys_exit\n' 
 	else
 		printf '\n%s build: dispatch starts with: %s\n' "$name" "${FIRST_INSN[$name]}"
 		printf '  probe at: floor, bpftrace, funclatency: the entry (%s);\n' \
@@ -806,10 +830,10 @@ plot()
 	local dat=$WORK/plot.dat name cfg v bcc=", '' using 7 title \"funclatency-bpfcc\""
 
 	{
-		printf '# build floor jankwatch jankwatch-tp bpftrace funclatency funclatency-bpfcc\n'
+		printf '# build floor jankwatch jankwatch-up bpftrace funclatency funclatency-bpfcc\n'
 		for name in "${BUILDS[@]}"; do
 			printf '%s' "$name"
-			for cfg in floor jankwatch jankwatch-tp bpftrace funclatency funclatency-bpfcc; do
+			for cfg in floor jankwatch jankwatch-up bpftrace funclatency funclatency-bpfcc; do
 				[[ $name == syscall && $cfg == floor ]] && cfg=sys-floor
 				v='?'
 				[[ -z ${NS[$name,$cfg]:-} ]] || v=$(plotted "$name" "$cfg")
@@ -834,7 +858,7 @@ set xlabel "build of the loop (syscall: one epoll_wait per task; its floor is th
 set key top left
 set grid ytics
 plot "$dat" using 2:xtic(1) title "floor", '' using 3 title "jankwatch", \
-	'' using 4 title "jankwatch, wait_tracepoints=1", '' using 5 title "bpftrace", \
+	'' using 4 title "jankwatch, wait_tracepoints=0", '' using 5 title "bpftrace", \
 	'' using 6 title "funclatency (libbpf-tools)"$bcc
 EOF
 	log "plot: $PLOT"

@@ -70,6 +70,20 @@ int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char
  */
 int jw_attach__wait_tracepoints(struct jw_attach *a);
 
+/*
+ * wait_tracepoints=2's measurements, one at a time; each call ends the one running, and @on
+ * false only ends it. Before any thread is watched, so that the programs only cost:
+ * - trial_tracepoints: syscall mode's sys_enter/sys_exit programs;
+ * - trial_uprobes: its uprobe and return probe at file offset @offset of @path, in this process;
+ * - count_rates: counts the machine's system calls and the wait system calls of threads @tids
+ *   (at most JW_MAX_RATE_TIDS), read with read_rates (totals since the object was loaded).
+ * 0 or -errno, said on stderr.
+ */
+int jw_attach__trial_tracepoints(struct jw_attach *a, bool on);
+int jw_attach__trial_uprobes(struct jw_attach *a, const char *path, uint64_t offset, bool on);
+int jw_attach__count_rates(struct jw_attach *a, const pid_t *tids, size_t n, bool on);
+int jw_attach__read_rates(struct jw_attach *a, uint64_t out[JW_RATE_COUNT]);
+
 /* Attaches the scheduler tracepoints: off-CPU time, blocked stacks, wakers. 0 or -errno. */
 int jw_attach__sched(struct jw_attach *a);
 

@@ -75,9 +75,10 @@ static const struct param_def params_table[] = {
 		"record 1 task in N in the statistics" },
 	[JW_P_STATS_MAX_ENTRIES] = { JW_P_STATS_MAX_ENTRIES, "stats_max_entries", 1500, 1,
 		1000000, 0, 0, "statistics rows kept; more go to the OVERFLOW row" },
-	[JW_P_WAIT_TRACEPOINTS] = { JW_P_WAIT_TRACEPOINTS, "wait_tracepoints", 0, 0, 1, 0, 0,
-		"syscall mode: 1 hooks the wait system calls' tracepoints (cheaper for the loop, "
-		"dearer for every other thread) instead of the C library's wait functions" },
+	[JW_P_WAIT_TRACEPOINTS] = { JW_P_WAIT_TRACEPOINTS, "wait_tracepoints", 2, 0, 2, 0, 0,
+		"syscall mode: 0 uprobes on the C library's wait functions (cost the watched loop "
+		"only); 1 the system call tracepoints (cheaper per wait, but every system call of "
+		"the machine pays); 2 whichever costs the machine less, measured at start" },
 };
 
 _Static_assert(sizeof(params_table) / sizeof(params_table[0]) == JW_P_COUNT,

@@ -271,6 +271,7 @@ void jw_probe_place(const uint8_t *code, size_t len, struct jw_placement *out)
 #if defined(__x86_64__)
 	decode(code, len, &first);
 	if (first.kind == INSN_EMULATED) {
+		out->emulated = true;
 		snprintf(out->why, sizeof(out->why), "on the entry: %s is emulated", first.text);
 		return;
 	}
@@ -289,6 +290,7 @@ void jw_probe_place(const uint8_t *code, size_t len, struct jw_placement *out)
 	}
 	if (off && in.kind == INSN_EMULATED) {
 		out->skip = off;
+		out->emulated = true;
 		snprintf(out->why, sizeof(out->why), "+%zu: past %s%s to %s, which is emulated "
 			 "(%s is single-stepped)", off, first.text, n > 1 ? " and what follows" : "",
 			 in.text, first.text);

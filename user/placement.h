@@ -12,11 +12,13 @@
 #ifndef JW_PLACEMENT_H
 #define JW_PLACEMENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct jw_placement {
 	uint32_t skip;		/* bytes past the entry the probe goes; 0: the entry */
+	bool emulated;		/* the instruction there is one the kernel emulates */
 	char why[192];		/* what was there, for -v */
 };
 

@@ -12,10 +12,12 @@
 
 #include "hang.h"
 #include "log.h"
+#include "placement.h"
 #include "policy.h"
 #include "rawfile.h"
 #include "session.h"
 #include "session_priv.h"
+#include "waitcost.h"
 
 #define POLL_MS 100
 #define TRACE_WINDOW_NS 3000000000ULL	/* the seed's: a trace covers 3 s */
@@ -396,6 +398,55 @@ static void watch_fd(struct session *s, int fd)
 }
 
 /* The loop waits for the ring buffer (its own epoll fd) and the stats socket at once. */
+/*
+ * Syscall mode: whether the waits are seen on the system call tracepoints or by uprobes on the
+ * wait functions; with wait_tracepoints=2, whichever costs the machine less, measured now,
+ * before any thread is watched (waitcost.h). Attaches the tracepoints if they win and says
+ * which it is and why.
+ */
+static int choose_wait_hooks(struct session *s)
+{
+	int64_t asked = s->cfg->params.v[JW_P_WAIT_TRACEPOINTS];
+	pid_t tids[JW_MAX_RATE_TIDS];
+	struct jw_wait_costs costs;
+	bool emulated = true;
+	char why[512], detail[448];
+	size_t i, n = 0;
+	int k;
+
+	for (i = 0; i < s->n_procs && n < JW_MAX_RATE_TIDS; i++) {
+		if (!s->procs[i].target.pid)
+			continue;
+		tids[n++] = s->procs[i].target.tid;
+		for (k = 0; k < s->hooks[i]->waits.n; k++) {
+			const struct jw_wait_func *f = &s->hooks[i]->waits.f[k];
+			struct jw_placement place;
+
+			jw_probe_place_file(f->path, f->offset, &place);
+			emulated = emulated && place.emulated;
+		}
+	}
+	if (asked != 2) {
+		s->wait_tracepoints = asked == 1;
+		snprintf(why, sizeof(why), "wait_tracepoints=%lld", (long long)asked);
+	} else if (s->launched || !n) {
+		s->wait_tracepoints = false;
+		snprintf(why, sizeof(why), "wait_tracepoints=2: no program runs yet to measure");
+	} else {
+		jw_wait_costs_measure(s->attach, tids, n, emulated, &costs);
+		s->wait_tracepoints = jw_wait_choose_tracepoints(&costs, detail, sizeof(detail));
+		snprintf(why, sizeof(why), "wait_tracepoints=2: %s", detail);
+	}
+	if (!s->wait_tracepoints) {
+		jw_log(JW_LOG_INFO, "syscall mode on uprobes on the C library's wait functions (%s)",
+		       why);
+		return 0;
+	}
+	jw_log(JW_LOG_INFO, "syscall mode on the sys_enter and sys_exit tracepoints (%s): every "
+	       "system call of the machine takes the tracing path", why);
+	return jw_attach__wait_tracepoints(s->attach);
+}
+
 static int open_poll(struct session *s)
 {
 	s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -495,11 +546,8 @@ static int setup(struct session *s)
 	if (!s->attach)
 		return -errno;
 	ret = jw_attach__sched(s->attach);
-	if (!ret && s->syscall_mode && cfg->params.v[JW_P_WAIT_TRACEPOINTS]) {
-		ret = jw_attach__wait_tracepoints(s->attach);
-		jw_log(JW_LOG_INFO, "syscall mode on the sys_enter and sys_exit tracepoints "
-		       "(wait_tracepoints=1): every system call of the machine takes the tracing path");
-	}
+	if (!ret && s->syscall_mode)
+		ret = choose_wait_hooks(s);
 	if (ret)
 		return ret;
 	for (i = 0; i < s->n_procs; i++) {

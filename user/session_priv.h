@@ -78,6 +78,7 @@ struct session {
 	int child_status;		/* once it exited: its status as a shell gives it */
 	bool child_done;
 	bool syscall_mode;		/* tasks bounded by the wait calls */
+	bool wait_tracepoints;		/* ... seen on the sys_enter/sys_exit tracepoints */
 	bool just_exec;			/* resolving a process caught at exec: nothing mapped yet */
 	char handler_names[JW_MAX_PROBE_SPECS + 1][256];	/* the last: "syscall" */
 	struct jw_attach *attach;

@@ -244,8 +244,8 @@ int session_attach_proc(struct session *s, size_t i)
 		if (ret)
 			return ret;
 	}
-	/* With wait_tracepoints=1 the system call tracepoints, attached once, bound the tasks. */
-	for (k = 0; s->syscall_mode && !s->cfg->params.v[JW_P_WAIT_TRACEPOINTS] &&
+	/* On the system call tracepoints, attached once, the waits need nothing per process. */
+	for (k = 0; s->syscall_mode && !s->wait_tracepoints &&
 		    (int)k < h->waits.n; k++) {
 		const struct jw_wait_func *f = &h->waits.f[k];
 

@@ -84,6 +84,15 @@ enum jw_drop {
 	JW_DROP_MAX,
 };
 
+/* wait_tracepoints=2's counters (map syscall_rates), and the threads whose waits count. */
+enum jw_rate {
+	JW_RATE_SYSCALLS = 0,	/* every system call of the machine */
+	JW_RATE_WAITS,		/* wait system calls of the threads in rate_tids */
+	JW_RATE_COUNT,
+};
+
+#define JW_MAX_RATE_TIDS 64
+
 struct jw_rec_hdr {
 	__u16 type;		/* enum jw_rec_type */
 	__u16 flags;

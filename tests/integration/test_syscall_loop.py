@@ -7,6 +7,7 @@ within 5% of what the program measured itself. Debian's redis-server is recogniz
 and the handler of a task is the command's function, read from call(c) as c->cmd->proc
 (debugCommand, evalCommand), whether the command sleeps or runs on the CPU; of several commands
 run in one iteration, the longest."""
+import re
 import socket
 import sys
 
@@ -50,12 +51,34 @@ def check_own(events, proc, what):
 target = start_target("--busy", "--ms", "300", "--every", "700", "--fast", "5")
 try:
     jw, logs = watch(target, 3)
+    # wait_tracepoints=2 (the default): ~200 waits/s cannot save 5 ms of CPU per s.
+    check(any("syscall mode on uprobes on the C library's wait functions (wait_tracepoints=2: "
+              in l and "watched waits/s" in l for l in jw.err),
+          "a loop at ~200 waits/s: wait_tracepoints=2 keeps the uprobes, with its figures")
     check_own(finish(jw, 3), target, "jw_target")
     # The same on the system call tracepoints instead of libc's wait functions.
     jw, logs = watch(target, 3, ["--set", "wait_tracepoints=1"])
     check(any("sys_enter and sys_exit tracepoints" in l for l in jw.err),
           "wait_tracepoints=1: it says the tracepoints bound the tasks")
     check_own(finish(jw, 3), target, "jw_target, wait_tracepoints=1")
+finally:
+    target.kill()
+
+# A loop that never sleeps (every poll() returns at once): its waits are most of the machine's
+# system calls, and the tracepoints cost it a fraction of the uprobes: wait_tracepoints=2 takes
+# them, and the janks are still the program's own.
+target = start_target("--busy", "--ms", "300", "--every", "700", "--spin")
+try:
+    jw, logs = watch(target, 3)
+    chosen = [l for l in jw.err if "syscall mode on" in l]
+    check(len(chosen) == 1 and "sys_enter and sys_exit tracepoints (wait_tracepoints=2: " in
+          chosen[0], f"a spinning loop: wait_tracepoints=2 takes the tracepoints ({chosen})")
+    figures = re.search(r"(\d+) system calls/s .* = ([\d.]+) ms/s; (\d+) watched waits/s .* = "
+                        r"([\d.]+) ms/s", chosen[0] if chosen else "")
+    check(figures is not None and int(figures[3]) > 10000 and
+          2 * float(figures[2]) < float(figures[4]),
+          "its figures: over 10000 waits/s, the tracepoints under half the uprobes' cost")
+    check_own(finish(jw, 4), target, "jw_target --spin, wait_tracepoints=2")
 finally:
     target.kill()
 

@@ -9,7 +9,8 @@
  * run_delay): it may have waited after the task ended, which no monitor counts in the task.
  * after_dispatch() runs right after each dispatch (an exit symbol for --probe BIN:ENTRY:EXIT);
  * with --longjmp a slow task leaves dispatch() by longjmp, so its return never comes; with
- * --queue slow tasks go through run_queued(), which starts by checking its argument.
+ * --queue slow tasks go through run_queued(), which starts by checking its argument; with --spin
+ * the loop never sleeps: every poll() returns at once (a loop that polls for work).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -152,7 +153,7 @@ __attribute__((noinline)) void run_queued(const struct queued *q)
 static void usage(void)
 {
 	fprintf(stderr, "usage: jw_target [--busy|--sleep|--pipe] [--ms MS] [--every MS] [--fast MS] "
-			"[--nest DEPTH] [--count N] [--longjmp] [--queue]\n");
+			"[--nest DEPTH] [--count N] [--longjmp] [--queue] [--spin]\n");
 	exit(2);
 }
 
@@ -161,7 +162,7 @@ int main(int argc, char **argv)
 	unsigned int ms = 300, every = 1000, fast = 0, count = 0, nest = 0, n = 0;
 	unsigned long long next_slow, next_fast;
 	enum kind kind = BUSY;
-	int i, queue = 0;
+	int i, queue = 0, spin = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--busy"))
@@ -184,6 +185,8 @@ int main(int argc, char **argv)
 			use_longjmp = 1;
 		else if (!strcmp(argv[i], "--queue"))
 			queue = 1;
+		else if (!strcmp(argv[i], "--spin"))
+			spin = 1;
 		else
 			usage();
 	}
@@ -194,7 +197,7 @@ int main(int argc, char **argv)
 	next_fast = fast ? now_ns() + fast * 1000000ULL : ~0ULL;
 	for (;;) {
 		unsigned long long now = now_ns(), due = next_slow < next_fast ? next_slow : next_fast;
-		int timeout = due > now ? (int)((due - now + 999999) / 1000000) : 0;
+		int timeout = due > now && !spin ? (int)((due - now + 999999) / 1000000) : 0;
 		unsigned long long begin, end, waited;
 
 		poll(NULL, 0, timeout);

@@ -161,7 +161,7 @@ static const struct range_case ranges[] = {
 	{ JW_P_STATS_SAMPLING_INTERVAL, "stats_sampling_interval", 1, 1, 1000000,
 	  "allowed 1..1000000" },
 	{ JW_P_STATS_MAX_ENTRIES, "stats_max_entries", 1500, 1, 1000000, "allowed 1..1000000" },
-	{ JW_P_WAIT_TRACEPOINTS, "wait_tracepoints", 0, 0, 1, "allowed 0..1" },
+	{ JW_P_WAIT_TRACEPOINTS, "wait_tracepoints", 2, 0, 2, "allowed 0..2" },
 };
 
 #define N_RANGES (sizeof(ranges) / sizeof(ranges[0]))

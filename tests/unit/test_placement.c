@@ -30,6 +30,7 @@ static void test_past_endbr64(void **state)
 	assert_non_null(strstr(p.why, "push %rbp"));
 	assert_int_equal(skip_of(r15, sizeof(r15), &p), 4);
 	assert_non_null(strstr(p.why, "push %r15"));
+	assert_true(p.emulated);
 }
 
 /* An emulated first instruction: the entry. */
@@ -45,6 +46,7 @@ static void test_emulated_entry(void **state)
 	assert_non_null(strstr(p.why, "push %rbp is emulated"));
 	assert_int_equal(skip_of(r12, sizeof(r12), &p), 0);
 	assert_int_equal(skip_of(jmp, sizeof(jmp), &p), 0);
+	assert_true(p.emulated);
 }
 
 /* Register moves into scratch registers are passed; into argument registers or rsp, never. */
@@ -83,10 +85,12 @@ static void test_stops(void **state)
 	(void)state;
 	assert_int_equal(skip_of(sub, sizeof(sub), &p), 0);
 	assert_non_null(strstr(p.why, "single-stepped"));
+	assert_false(p.emulated);
 	assert_int_equal(skip_of(tls, sizeof(tls), &p), 0);
 	assert_int_equal(skip_of(mov_first, sizeof(mov_first), &p), 0);
 	assert_non_null(strstr(p.why, "on the entry: 48 83 ec 08 ... is single-stepped"));
 	assert_int_equal(skip_of(short_code, sizeof(short_code), &p), 0);
+	assert_false(p.emulated);
 	assert_int_equal(skip_of(NULL, 0, &p), 0);
 }
 

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Syscall mode's choice between its two ways of seeing the waits, by what each costs the machine
+ * (wait_tracepoints=2). Uprobes on the C library's wait functions cost only the watched loop, a
+ * trap pair per wait; the sys_enter/sys_exit tracepoints cost a watched wait a fraction of that,
+ * but put every system call of every thread on the kernel's tracing path. Which is cheaper
+ * depends on the rates: the machine's system calls against the watched threads' waits. Pure
+ * arithmetic on measured figures; waitcost.c measures them.
+ */
+#ifndef JW_WAITMODE_H
+#define JW_WAITMODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct jw_wait_costs {
+	double window_s;	/* how long the rates were counted */
+	uint64_t syscalls;	/* system calls of the whole machine in the window */
+	uint64_t waits;		/* of them, wait system calls of the watched threads */
+	double tp_ns;		/* added to each system call by the tracepoints; < 0: unknown */
+	double up_ns;		/* added to each wait by the uprobe pair; < 0: unknown */
+};
+
+/*
+ * The tracepoints' cost grows with the whole machine's load, the uprobes' stays with the watched
+ * loop: they are chosen only when, at the rates measured, they cost the machine less than
+ * 1/JW_WAIT_TP_FACTOR of what the uprobes would, and save at least JW_WAIT_TP_SAVING_MS of CPU
+ * per second (half a percent of a core).
+ */
+#define JW_WAIT_TP_FACTOR 2
+#define JW_WAIT_TP_SAVING_MS 5.0
+
+/*
+ * True when the tracepoints are the cheaper way by the margins above; an empty window or an
+ * unknown cost keeps the uprobes, which cost nothing outside the watched processes. @why (at
+ * least 256 bytes to be whole) gets the figures behind the choice, as one clause.
+ */
+bool jw_wait_choose_tracepoints(const struct jw_wait_costs *c, char *why, size_t len);
+
+/* The median of @v[0..@n) (@n > 0), which it sorts. */
+double jw_median(double *v, size_t n);
+
+#endif
