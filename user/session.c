@@ -397,7 +397,31 @@ static void watch_fd(struct session *s, int fd)
 		jw_log(JW_LOG_WARN, "cannot wait for fd %d: %s", fd, strerror(errno));
 }
 
-/* The loop waits for the ring buffer (its own epoll fd) and the stats socket at once. */
+/*
+ * Puts the watched threads into @tids and returns how many; @emulated: every wait function's
+ * probe sits on an instruction the kernel emulates.
+ */
+static size_t watched_waits(struct session *s, pid_t *tids, bool *emulated)
+{
+	size_t i, n = 0;
+	int k;
+
+	*emulated = true;
+	for (i = 0; i < s->n_procs && n < JW_MAX_RATE_TIDS; i++) {
+		if (!s->procs[i].target.pid)
+			continue;
+		tids[n++] = s->procs[i].target.tid;
+		for (k = 0; k < s->hooks[i]->waits.n; k++) {
+			const struct jw_wait_func *f = &s->hooks[i]->waits.f[k];
+			struct jw_placement place;
+
+			jw_probe_place_file(f->path, f->offset, &place);
+			*emulated = *emulated && place.emulated;
+		}
+	}
+	return n;
+}
+
 /*
  * Syscall mode: whether the waits are seen on the system call tracepoints or by uprobes on the
  * wait functions; with wait_tracepoints=2, whichever costs the machine less, measured now,
@@ -409,27 +433,15 @@ static int choose_wait_hooks(struct session *s)
 	int64_t asked = s->cfg->params.v[JW_P_WAIT_TRACEPOINTS];
 	pid_t tids[JW_MAX_RATE_TIDS];
 	struct jw_wait_costs costs;
-	bool emulated = true;
 	char why[512], detail[448];
-	size_t i, n = 0;
-	int k;
+	bool emulated;
+	size_t n;
 
-	for (i = 0; i < s->n_procs && n < JW_MAX_RATE_TIDS; i++) {
-		if (!s->procs[i].target.pid)
-			continue;
-		tids[n++] = s->procs[i].target.tid;
-		for (k = 0; k < s->hooks[i]->waits.n; k++) {
-			const struct jw_wait_func *f = &s->hooks[i]->waits.f[k];
-			struct jw_placement place;
-
-			jw_probe_place_file(f->path, f->offset, &place);
-			emulated = emulated && place.emulated;
-		}
-	}
 	if (asked != 2) {
 		s->wait_tracepoints = asked == 1;
 		snprintf(why, sizeof(why), "wait_tracepoints=%lld", (long long)asked);
-	} else if (s->launched || !n) {
+	} else if (s->launched || !(n = watched_waits(s, tids, &emulated))) {
+		/* Nothing waits yet: the way that costs nothing outside the watched processes. */
 		s->wait_tracepoints = false;
 		snprintf(why, sizeof(why), "wait_tracepoints=2: no program runs yet to measure");
 	} else {
@@ -447,6 +459,7 @@ static int choose_wait_hooks(struct session *s)
 	return jw_attach__wait_tracepoints(s->attach);
 }
 
+/* The loop waits for the ring buffer (its own epoll fd) and the stats socket at once. */
 static int open_poll(struct session *s)
 {
 	s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
