@@ -12,7 +12,7 @@
 
 #define JW_MAX_NEST 16		/* nested dispatches tracked per thread */
 #define JW_MAX_PROBES 32	/* probe ids carried in attach cookies */
-#define JW_TID_BUCKETS 1	/* tid_index: a watched thread's slot, by tid modulo this */
+#define JW_TID_BUCKETS 4096	/* tid_index: a watched thread's slot, by tid modulo this */
 #define JW_MAX_USER_FRAMES 127
 #define JW_MAX_KERNEL_FRAMES 64
 #define JW_UREG_COUNT 17	/* DWARF registers a user stack copy carries (x86-64: 0..16) */
