@@ -431,8 +431,10 @@ int jw_attach__trial_tracepoints(struct jw_attach *a, bool on)
 
 int jw_attach__trial_uprobes(struct jw_attach *a, const char *path, uint64_t offset, bool on)
 {
-	/* Slot 0's state belongs to no thread yet: the programs find none and return, as for an
-	 * unwatched thread. */
+	/*
+	 * Slot 0's state belongs to no thread yet: the programs find none and return, as for an
+	 * unwatched thread.
+	 */
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = probe_cookie(0, 0));
 
 	trial_stop(a);
