@@ -24,6 +24,7 @@ _Static_assert(sizeof(struct jw_sample_rec) == 1984, "jw_sample_rec layout");
 _Static_assert(sizeof(struct jw_stats_key) == 24, "jw_stats_key layout");
 _Static_assert(sizeof(struct jw_stats_val) == 600, "jw_stats_val layout");
 _Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
+_Static_assert(sizeof(struct jw_proc_rec) == 56, "jw_proc_rec layout");
 _Static_assert(sizeof(struct jw_sched_rec) == 88, "jw_sched_rec layout");
 _Static_assert(sizeof(struct jw_slice_rec) == 64, "jw_slice_rec layout");
 _Static_assert(sizeof(struct jw_arg_chain) == 48, "jw_arg_chain layout");
@@ -393,6 +394,24 @@ int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino)
 	return 0;
 }
 
+int jw_attach__follow(struct jw_attach *a, pid_t pid, uint32_t flags)
+{
+	__u32 key = pid, on = 1;
+
+	if (bpf_map__update_elem(a->skel->maps.followed, &key, sizeof(key), &flags, sizeof(flags),
+				 0))
+		return -errno;
+	a->skel->bss->follow_on = on;
+	return 0;
+}
+
+void jw_attach__unfollow(struct jw_attach *a, pid_t pid)
+{
+	__u32 key = pid;
+
+	bpf_map__delete_elem(a->skel->maps.followed, &key, sizeof(key), 0);
+}
+
 int jw_attach__wait_tracepoints(struct jw_attach *a)
 {
 	int err = attach_tracepoint(a, a->skel->progs.on_sys_enter, "sys_enter");
@@ -504,7 +523,9 @@ int jw_attach__sched(struct jw_attach *a)
 
 	if (!err)
 		err = attach_tracepoint(a, a->skel->progs.on_sched_waking, "sched_waking");
-	/* Every exec: a watched process's new program, and --exe's new processes. */
+	/* Every fork and exec: a followed process's new ones and programs, --exe's processes. */
+	if (!err)
+		err = attach_tracepoint(a, a->skel->progs.on_fork, "sched_process_fork");
 	if (!err)
 		err = attach_tracepoint(a, a->skel->progs.on_exec, "sched_process_exec");
 	return err ? err : attach_tracepoint(a, a->skel->progs.on_exit, "sched_process_exit");

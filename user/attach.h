@@ -97,6 +97,16 @@ int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int p
 int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino);
 
 /*
+ * Follows process @pid (enum jw_follow_flags): its execs and its exit are reported (EXEC, EXIT
+ * records) and, with JW_FOLLOW_CHILDREN, the processes it forks, followed the same way from
+ * their start (FORK). 0 or -errno.
+ */
+int jw_attach__follow(struct jw_attach *a, pid_t pid, uint32_t flags);
+
+/* Stops following process @pid (its forks, execs and exit are no longer reported). */
+void jw_attach__unfollow(struct jw_attach *a, pid_t pid);
+
+/*
  * Detaches everything made for process @pid and stops watching its thread @tid in slot @slot:
  * the slot's state is cleared, a task still open with it.
  */

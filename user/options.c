@@ -599,6 +599,7 @@ enum {
 	OPT_LOOP,
 	OPT_USER,
 	OPT_EXE,
+	OPT_FOLLOW,
 };
 
 static const struct option long_opts[] = {
@@ -617,6 +618,7 @@ static const struct option long_opts[] = {
 	{ "loop", required_argument, NULL, OPT_LOOP },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "exe", required_argument, NULL, OPT_EXE },
+	{ "follow", no_argument, NULL, OPT_FOLLOW },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -914,6 +916,9 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		return set_string(&cfg->user, "--user", optarg, err, errlen);
 	case OPT_EXE:
 		return add_exe(cfg, "--exe ", optarg, err, errlen);
+	case OPT_FOLLOW:
+		cfg->follow = true;
+		return 0;
 	case OPT_STACK_BYTES:
 		/* The same parameter as --set stack_bytes=N, queued with the --set values. */
 		if (asprintf(&sets->owned[sets->n_owned], "stack_bytes=%s", optarg) < 0)
@@ -964,6 +969,11 @@ static int parse_argv(struct jw_config *cfg, struct pending_sets *sets, int argc
 	}
 	if (cfg->n_pids && cfg->cmd) {
 		jw_set_err(err, errlen, "give -p PID or -- CMD, not both");
+		return -EINVAL;
+	}
+	if (cfg->follow && !cfg->n_pids) {
+		jw_set_err(err, errlen, "--follow: only with -p PID (-- CMD and --exe follow "
+			   "their processes' children already)");
 		return -EINVAL;
 	}
 	if (cfg->user && !cfg->cmd) {
@@ -1075,15 +1085,20 @@ void jw_options_usage(void *out)
 	      "       jankwatch [OPTIONS] --exe PATH          watch every process of a binary, now\n"
 	      "                                              and later\n"
 	      "       jankwatch [OPTIONS] -- CMD [ARGS...]    start a program (as --user USER)\n"
-	      "                                              and watch it; exits with its status\n"
+	      "                                              and watch the processes it starts;\n"
+	      "                                              exits with its status\n"
 	      "       jankwatch stats [--reset] [--hist] [-p PID]\n"
 	      "                                              the statistics of the running\n"
 	      "                                              jankwatch instances (CSV)\n"
 	      "       jankwatch symbolize RAW [--debug-dir DIR] [--log-dir DIR]\n"
 	      "                                              re-symbolize a raw capture offline\n"
 	      "\n"
-	      "  -p PID[,PID...]    the processes to watch (may repeat, up to 64)\n"
-	      "  --exe PATH         every process of this executable, now and later (may repeat)\n"
+	      "  -p PID[,PID...]    the processes to watch (may repeat, up to 64), as they exec\n"
+	      "                     new programs too\n"
+	      "  --follow           with -p: also the processes they start later, once each runs\n"
+	      "                     a loop of its own (strace's -f)\n"
+	      "  --exe PATH         every process of this executable, now and later, forked\n"
+	      "                     workers included (may repeat)\n"
 	      "  --loop NAME        syscall: a task is the time between the loop's wait\n"
 	      "                     (epoll_wait, poll, select, ...) returning and its next wait;\n"
 	      "                     needs no symbols, fits any loop. auto (default): the same,\n"

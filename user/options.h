@@ -95,6 +95,7 @@ struct jw_config {
 	enum jw_loop loop;
 	bool loop_given;	/* --loop was on the command line */
 	double duration_s;	/* 0: until Ctrl-C */
+	bool follow;		/* --follow: -p's processes' children, started later, too */
 	bool all;		/* --all: lift the report budgets */
 	bool dev;		/* --dev: budgets per hour */
 	int verbosity;		/* -1 quiet, 0 normal, 1+ verbose */

@@ -133,36 +133,6 @@ static int on_task(struct session *s, const struct jw_task_rec *t)
 	return 0;
 }
 
-/*
- * Process @pid exec'd: one of --exe's executables (a pid reused is a new process too), or a
- * process already watched, whose new program is resolved and hooked anew.
- */
-static void on_exec(struct session *s, pid_t pid)
-{
-	bool again = false;
-	size_t i;
-
-	/* The program started with -- CMD execs once: that is the program jankwatch hooked. */
-	if (s->launched && pid == s->child.pid && !s->child_exec_seen) {
-		s->child_exec_seen = true;
-		return;
-	}
-	for (i = 0; i < s->n_procs; i++) {
-		if (s->procs[i].target.pid != pid)
-			continue;
-		jw_log(JW_LOG_INFO, "pid %d (%s) exec'd a new program: hooking it anew", pid,
-		       s->procs[i].target.comm);
-		session_drop_proc(s, i);
-		again = true;
-	}
-	if (!again && !s->n_exes)
-		return;
-	s->just_exec = true;
-	if (session_add_proc(s, pid) == 0 && !again)
-		jw_log(JW_LOG_INFO, "pid %d started: watching it", pid);
-	s->just_exec = false;
-}
-
 static int on_record(void *ctx, void *data, size_t size)
 {
 	const struct jw_rec_hdr *h = data;
@@ -179,8 +149,12 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (h->size < sizeof(struct jw_task_rec))
 			break;
 		return on_task(s, data);
+	case JW_REC_FORK:
 	case JW_REC_EXEC:
-		on_exec(s, h->pid);
+	case JW_REC_EXIT:
+		if (h->size < sizeof(struct jw_proc_rec))
+			break;
+		session_on_proc(s, data);
 		return 0;
 	case JW_REC_SCHED:
 		if (h->size < sizeof(struct jw_sched_rec))
@@ -248,6 +222,7 @@ static int start_child(struct session *s)
 	int ret;
 
 	ret = jw_child_release(&s->child, err, sizeof(err));
+	s->holding = false;
 	if (ret) {
 		jw_log(JW_LOG_ERROR, "%s", err);
 		s->child_status = 127;
@@ -335,8 +310,9 @@ static int add_target(struct session *s, pid_t pid, bool expand)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%d", k ? "," : "",
 			 workers[k]);
 	jw_log(JW_LOG_INFO, "pid %d is nginx's master process, which runs no event loop: watching "
-	       "its workers %s", pid, list);
+	       "its workers %s, and those it starts later", pid, list);
 	session_drop_proc(s, i);
+	s->masters[s->n_masters++] = pid;
 	s->n_procs--;
 	ret = 0;
 	for (k = 0; k < (size_t)n; k++)
@@ -346,6 +322,34 @@ static int add_target(struct session *s, pid_t pid, bool expand)
 			ret = ret ? ret : err;
 		}
 	return ret;
+}
+
+/*
+ * The processes watched from the start are followed as they exec; -- CMD's tree, -p's with
+ * --follow and nginx's master (whose workers come and go) as they fork too.
+ */
+static int follow_targets(struct session *s)
+{
+	uint32_t children = s->launched || s->cfg->follow ? JW_FOLLOW_CHILDREN : 0;
+	size_t i;
+	int ret;
+
+	s->tree = jw_proctree__new(JW_MAX_FOLLOWED);
+	if (!s->tree)
+		return -ENOMEM;
+	for (i = 0; i < s->n_procs; i++) {
+		if (!s->procs[i].target.pid)
+			continue;
+		ret = session_follow(s, s->procs[i].target.pid, children, JW_PWHY_FOUND);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < s->n_masters; i++) {
+		ret = session_follow(s, s->masters[i], JW_FOLLOW_CHILDREN, JW_PWHY_FOLLOWED);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* Whether some slot holds a process. */
@@ -440,7 +444,7 @@ static int choose_wait_hooks(struct session *s)
 	if (asked != 2) {
 		s->wait_tracepoints = asked == 1;
 		snprintf(why, sizeof(why), "wait_tracepoints=%lld", (long long)asked);
-	} else if (s->launched || !(n = watched_waits(s, tids, &emulated))) {
+	} else if (s->holding || !(n = watched_waits(s, tids, &emulated))) {
 		/* Nothing waits yet: the way that costs nothing outside the watched processes. */
 		s->wait_tracepoints = false;
 		snprintf(why, sizeof(why), "wait_tracepoints=2: no program runs yet to measure");
@@ -472,15 +476,18 @@ static int open_poll(struct session *s)
 }
 
 /*
- * Waits up to POLL_MS for records or a stats client, then handles both. Returns >= 0, or
- * -errno when the ring buffer cannot be read.
+ * Waits up to POLL_MS (less when a followed process is due for a look at @next_look_ns) for
+ * records or a stats client, then handles both. Returns >= 0, or -errno when the ring buffer
+ * cannot be read.
  */
-static int poll_once(struct session *s)
+static int poll_once(struct session *s, uint64_t now, uint64_t next_look_ns)
 {
+	int n, i, ret, timeout = POLL_MS;
 	struct epoll_event ev[2];
-	int n, i, ret;
 
-	n = epoll_wait(s->epoll_fd, ev, 2, POLL_MS);
+	if (next_look_ns < now + POLL_MS * 1000000ULL)
+		timeout = next_look_ns <= now ? 0 : (int)((next_look_ns - now) / 1000000) + 1;
+	n = epoll_wait(s->epoll_fd, ev, 2, timeout);
 	if (n < 0 && errno != EINTR)
 		return -errno;
 	ret = ring_buffer__consume(s->rb);
@@ -528,7 +535,7 @@ static int setup(struct session *s)
 			jw_log(JW_LOG_ERROR, "%s", err);
 			return ret;
 		}
-		s->launched = true;
+		s->launched = s->holding = true;
 	}
 	/*
 	 * The program started must resolve; of -p's processes, one that cannot be watched is said
@@ -547,7 +554,9 @@ static int setup(struct session *s)
 	if (!s->n_procs && !s->n_exes)
 		return ret;
 	ret = 0;
-	aopts.max_threads = s->n_exes ? JW_MAX_PIDS : s->n_procs;
+	/* Processes may come: every slot; else those of the processes given, which an exec reuses. */
+	aopts.max_threads = s->n_exes || s->launched || cfg->follow || s->n_masters ? JW_MAX_PIDS :
+										     s->n_procs;
 	s->policy = jw_policy__new(&cfg->params, cfg->all, cfg->dev);
 	if (!s->policy)
 		return -ENOMEM;
@@ -575,11 +584,13 @@ static int setup(struct session *s)
 		session_drop_proc(s, i);
 		ret = 0;
 	}
-	if (!watching_any(s) && !s->n_exes) {
+	if (!watching_any(s) && !s->n_exes && !s->n_masters) {
 		jw_log(JW_LOG_ERROR, "no process left to watch");
 		return -ESRCH;
 	}
-	ret = session_watch_exes(s);
+	ret = follow_targets(s);
+	if (!ret)
+		ret = session_watch_exes(s);
 	if (ret)
 		return ret;
 	s->logdir = jw_logdir__open(cfg->log_dir, cfg->params.v[JW_P_LOG_QUOTA_BYTES], err,
@@ -637,17 +648,22 @@ static bool any_alive(struct session *s)
 			alive = true;
 			continue;
 		}
-		/* Its last task, ended by the exit, may still be in the ring buffer. */
+		/* Its last task, ended by the exit, may still be in the ring buffer; its exit too. */
 		ring_buffer__consume(s->rb);
+		if (!p->target.pid)
+			continue;
 		if (p->target.tid != p->target.pid && jw_target_alive(&p->target))
 			jw_log(JW_LOG_INFO, "pid %d (%s): its watched thread %d exited; the process is "
 			       "no longer watched", p->target.pid, p->target.comm, p->target.tid);
-		else
+		else	/* its exit record was lost (a full ring buffer) */
 			jw_log(JW_LOG_INFO, "pid %d (%s) exited", p->target.pid, p->target.comm);
+		jw_attach__unfollow(s->attach, p->target.pid);
+		jw_proctree__remove(s->tree, p->target.pid, !jw_target_alive(&p->target));
 		session_drop_proc(s, i);
 	}
-	/* With --exe, processes started later are awaited. */
-	return alive || s->n_exes;
+	session_follow_prune(s);
+	/* With --exe, processes started later are awaited; followed ones may still run a loop. */
+	return alive || s->n_exes || (s->tree && jw_proctree__size(s->tree));
 }
 
 /*
@@ -814,9 +830,10 @@ static int run_loop(struct session *s)
 	uint64_t hang_every = (uint64_t)s->cfg->params.v[JW_P_SAMPLE_INTERVAL] * 1000000;
 	uint64_t limit = s->cfg->duration_s > 0 ? (uint64_t)(s->cfg->duration_s * 1e9) : 0;
 
+	uint64_t next_look = 0, now = start;
+
 	while (!stop_requests) {
-		uint64_t now;
-		int ret = poll_once(s);
+		int ret = poll_once(s, now, next_look);
 
 		if (ret < 0) {
 			jw_log(JW_LOG_ERROR, "reading the ring buffer: %s", strerror(-ret));
@@ -847,6 +864,7 @@ static int run_loop(struct session *s)
 			last_hang_check = now;
 			check_hangs(s, now);
 		}
+		next_look = session_look(s, now);
 		if (now - last_check >= ALIVE_CHECK_NS) {
 			last_check = now;
 			if (!any_alive(s))
@@ -889,6 +907,7 @@ static void print_summary(struct session *s)
 		       (unsigned long long)drops[JW_DROP_SAMPLE],
 		       (unsigned long long)drops[JW_DROP_STATE],
 		       (unsigned long long)s->lost_samples, (unsigned long long)c->write_errors);
+	session_follow_summary(s);
 	if (drops[JW_DROP_NEST])
 		jw_log(JW_LOG_WARN, "%llu dispatches nested deeper than %d were not tracked",
 		       (unsigned long long)drops[JW_DROP_NEST], JW_MAX_NEST);
@@ -912,6 +931,7 @@ static void teardown(struct session *s)
 		jw_samplebuf_free(&s->threads[i].samples);
 		free(s->hooks[i]);
 	}
+	jw_proctree__free(s->tree);
 	jw_ksyms__free(s->ksyms);
 	jw_logdir__free(s->logdir);
 	jw_policy__free(s->policy);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The session's state, shared by session.c (the loop: records, signals, the program started,
- * the summary) and session_procs.c (the watched processes: resolving, attaching, forgetting).
- * Private to those two files.
+ * the summary), session_procs.c (the watched processes: resolving, attaching, forgetting),
+ * session_follow.c (the processes followed: forks, execs, exits, when each is watched) and
+ * session_stats.c (the statistics). Private to those files.
  */
 #ifndef JW_SESSION_PRIV_H
 #define JW_SESSION_PRIV_H
@@ -14,6 +15,7 @@
 #include "attach.h"
 #include "launch.h"
 #include "presets.h"
+#include "proctree.h"
 #include "report.h"
 #include "samplebuf.h"
 #include "trace.h"
@@ -73,13 +75,20 @@ struct session {
 	size_t n_exes;
 	struct jw_child child;		/* -- CMD: the program started, procs[0] */
 	bool launched;
+	bool holding;			/* ... and held before its exec: nothing of it mapped yet */
 	bool child_running;		/* released and exec'd */
 	bool child_exec_seen;		/* its exec into CMD was seen: a later one is a new program */
 	int child_status;		/* once it exited: its status as a shell gives it */
 	bool child_done;
 	bool syscall_mode;		/* tasks bounded by the wait calls */
 	bool wait_tracepoints;		/* ... seen on the sys_enter/sys_exit tracepoints */
-	bool just_exec;			/* resolving a process caught at exec: nothing mapped yet */
+	pid_t masters[JW_MAX_PIDS];	/* -p nginx's master: not watched, its workers are */
+	size_t n_masters;
+	struct jw_proctree *tree;	/* the processes followed: watched, or until they run a loop */
+	uint64_t next_look_ns;		/* when a followed process is next looked at */
+	uint64_t chatter_s;		/* -v's lines of processes that came and went: this second's */
+	unsigned int chatter_n;		/* ... lines printed in it, */
+	uint64_t chatter_hidden;	/* ... and left out */
 	char handler_names[JW_MAX_PROBE_SPECS + 1][256];	/* the last: "syscall" */
 	struct jw_attach *attach;
 	struct jw_policy *policy;
@@ -127,6 +136,30 @@ void session_stats_keep_names(struct session *s, pid_t pid);
 
 /* Stops listening and writes the statistics into the log directory (stats.csv). */
 void session_stats_finish(struct session *s);
+
+/* The slot of process @pid, or -1. */
+int session_slot_of(const struct session *s, pid_t pid);
+
+/*
+ * Follows process @pid, watched already or to be watched once it runs a loop (@why): its execs,
+ * its exit and (@flags, enum jw_follow_flags) its children. 0 or -errno.
+ */
+int session_follow(struct session *s, pid_t pid, uint32_t flags, enum jw_pwhy why);
+
+/* A FORK, EXEC or EXIT record. */
+void session_on_proc(struct session *s, const struct jw_proc_rec *r);
+
+/*
+ * Looks at the followed processes due for it: watches those that run a loop now. Returns when
+ * the next is due (CLOCK_MONOTONIC ns; UINT64_MAX: none).
+ */
+uint64_t session_look(struct session *s, uint64_t now);
+
+/* Forgets followed processes that are gone without a word from the kernel (a record lost). */
+void session_follow_prune(struct session *s);
+
+/* The summary's line of the processes that came and went. */
+void session_follow_summary(struct session *s);
 
 /* --exe: checks the files before anything is attached. 0 or -errno. */
 int session_resolve_exes(struct session *s);

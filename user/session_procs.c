@@ -96,10 +96,10 @@ static int resolve_waits(struct session *s, struct jw_proc *p, struct proc_waits
 	char err[512];
 
 	/*
-	 * A program not started yet, or caught at its exec, maps no C library yet: the one its
-	 * loader will map is the system's, which is jankwatch's.
+	 * A program not started yet maps no C library yet: the one its loader will map is the
+	 * system's, which is jankwatch's.
 	 */
-	w->n = jw_find_wait_funcs(s->launched || s->just_exec ? getpid() : p->target.pid,
+	w->n = jw_find_wait_funcs(s->holding ? getpid() : p->target.pid,
 				  p->target.exe, w->f, JW_MAX_WAIT_FUNCS, err, sizeof(err));
 	if (w->n < 0) {
 		jw_log(JW_LOG_ERROR, "%s", err);
@@ -116,7 +116,7 @@ static int resolve_waits(struct session *s, struct jw_proc *p, struct proc_waits
 static int resolve_preset(struct session *s, struct jw_proc *p, struct proc_hooks *h)
 {
 	uint32_t base = s->cfg->n_probes + 1;
-	bool early = s->launched || s->just_exec;
+	bool early = s->holding;
 	char why[512];
 	size_t k;
 	int ret;
@@ -167,7 +167,7 @@ int session_resolve_proc(struct session *s, pid_t pid, size_t i)
 	h = s->hooks[i] = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	if (s->launched) {
+	if (s->holding) {
 		ret = launched_target(s, &p->target);
 	} else {
 		ret = jw_target_open(pid, s->cfg->thread, &p->target, err, sizeof(err));
@@ -187,8 +187,8 @@ int session_resolve_proc(struct session *s, pid_t pid, size_t i)
 		const struct jw_probe_spec *spec = &s->cfg->probes[k];
 		struct resolved_probe *rp = &h->probes[k];
 
-		ret = resolve_probe(spec, s->launched || s->just_exec ? getpid() : pid,
-				    s->launched || s->n_exes ? p->target.exe : NULL, rp->path,
+		ret = resolve_probe(spec, s->holding ? getpid() : pid,
+				    s->holding || s->n_exes ? p->target.exe : NULL, rp->path,
 				    sizeof(rp->path), &rp->dp.entry_offset, &rp->dp.exit_offset);
 		if (ret)
 			return ret;
@@ -259,8 +259,8 @@ int session_attach_proc(struct session *s, size_t i)
 	if (ret)
 		return ret;
 	/* A program not started yet is named once it has exec'd. */
-	p->sym = s->launched ? NULL : jw_symbolizer__new(p->target.pid);
-	if (!p->sym && !s->launched) {
+	p->sym = s->holding ? NULL : jw_symbolizer__new(p->target.pid);
+	if (!p->sym && !s->holding) {
 		ret = -errno;
 		jw_log(JW_LOG_ERROR, "cannot read the mappings of pid %d: %s", p->target.pid,
 		       strerror(errno));
@@ -272,7 +272,7 @@ int session_attach_proc(struct session *s, size_t i)
 	th->has_pidfd = th->pidfd >= 0;
 	th->proc = p;
 	/* Its libraries were not mapped when it was resolved: the presets that need none yet. */
-	th->redetect = s->syscall_mode && (s->launched || s->just_exec) &&
+	th->redetect = s->syscall_mode && s->holding &&
 		       !strcmp(p->loop, "syscall") && s->cfg->loop != JW_LOOP_SYSCALL;
 	ret = jw_samplebuf_init(&th->samples, SAMPLES_HELD);
 	if (ret)
@@ -381,8 +381,9 @@ static bool runs_watched_exe(const struct session *s, pid_t pid)
 }
 
 /*
- * --exe: from now on the kernel reports every exec of the files; the processes already running
- * them are found in /proc. One that cannot be watched is said so; the others are watched.
+ * --exe: from now on the kernel reports every exec of the files and follows those processes;
+ * the processes already running them are found in /proc and followed, each watched once it runs
+ * a loop (nginx's master, which runs none, is followed for its workers).
  */
 int session_watch_exes(struct session *s)
 {
@@ -410,8 +411,9 @@ int session_watch_exes(struct session *s)
 	while ((de = readdir(dir))) {
 		pid_t pid = atoi(de->d_name);
 
-		if (pid > 0 && pid != getpid() && runs_watched_exe(s, pid) && !session_watching(s, pid))
-			session_add_proc(s, pid);
+		if (pid > 0 && pid != getpid() && runs_watched_exe(s, pid) &&
+		    session_slot_of(s, pid) < 0)
+			session_follow(s, pid, JW_FOLLOW_CHILDREN | JW_FOLLOW_EXE, JW_PWHY_FOUND);
 	}
 	closedir(dir);
 	for (i = 0; i < s->n_exes; i++)

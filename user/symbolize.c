@@ -295,7 +295,7 @@ void jw_symbolizer__free(struct jw_symbolizer *s)
 
 const char *jw_symbolizer__exe_build_id(struct jw_symbolizer *s)
 {
-	return s->exe_build_id;
+	return s ? s->exe_build_id : NULL;
 }
 
 /*
@@ -459,6 +459,8 @@ void jw_symbolizer__frame(struct jw_symbolizer *s, uint64_t pc, bool return_addr
 	fr->kind = JW_FRAME_NATIVE;
 	fr->pc = pc;
 	fr->rel_pc = pc;
+	if (!s)
+		return;
 	mod = dwfl_addrmodule(s->dwfl, lookup);
 	if (!mod) {
 		/* Known JIT code: no module will ever hold it, no use re-reading the mappings. */
@@ -477,7 +479,11 @@ void jw_symbolizer__frame(struct jw_symbolizer *s, uint64_t pc, bool return_addr
 size_t jw_symbolizer__unwind(struct jw_symbolizer *s, const struct jw_unwind_input *in,
 			     uint64_t *pcs, bool *activation, size_t max)
 {
-	size_t n = jw_unwind(&s->unwinder, s->dwfl, in, pcs, activation, max);
+	size_t n;
+
+	if (!s)
+		return 0;
+	n = jw_unwind(&s->unwinder, s->dwfl, in, pcs, activation, max);
 
 	/* A leaf in a module mapped since the last refresh (not in JIT code): look again once. */
 	if (n <= 1 && in->n_regs > JW_UREG_IP && !dwfl_addrmodule(s->dwfl, in->regs[JW_UREG_IP]) &&
@@ -530,6 +536,11 @@ int jw_symbolizer__modules(struct jw_symbolizer *s, struct jw_raw_module **mods,
 {
 	struct module_list l = { .s = s };
 
+	if (!s) {
+		*mods = NULL;
+		*n = 0;
+		return 0;
+	}
 	dwfl_getmodules(s->dwfl, add_module, &l, 0);
 	if (l.err) {
 		free(l.v);

@@ -30,6 +30,11 @@ struct jw_symbolizer *jw_symbolizer__new(pid_t pid);
 void jw_symbolizer__free(struct jw_symbolizer *s);
 
 /*
+ * Every function below takes a NULL @s (a process whose mappings could not be read, or not yet):
+ * frames then carry their address only, unwinding gives none, the modules are none.
+ */
+
+/*
  * Names user address @pc. @return_address: @pc is a caller's return address, so the call
  * instruction is looked up (pc - 1). Never fails: an unknown module leaves fr->module NULL, an
  * unknown function fr->symbol NULL. JIT code the perf map names is a JW_FRAME_JIT frame with

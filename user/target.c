@@ -304,3 +304,59 @@ int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len)
 	fclose(f);
 	return ret;
 }
+
+/* The wait system calls, by this architecture's numbers. */
+static const long wait_syscalls[] = {
+#if defined(__x86_64__)
+	7, 23, 232, 270, 271, 281, 441,	/* poll select epoll_wait pselect6 ppoll epoll_pwait(2) */
+#elif defined(__aarch64__)
+	22, 72, 73, 441,		/* epoll_pwait pselect6 ppoll epoll_pwait2 */
+#endif
+};
+
+bool jw_syscall_is_wait(const char *content)
+{
+	char *end;
+	long nr;
+	size_t i;
+
+	if (!isdigit((unsigned char)content[0]))
+		return false;	/* "running", or "-1 ..." outside a system call */
+	nr = strtol(content, &end, 10);
+	if (*end != ' ' && *end != '\n' && *end)
+		return false;
+	for (i = 0; i < sizeof(wait_syscalls) / sizeof(wait_syscalls[0]); i++)
+		if (nr == wait_syscalls[i])
+			return true;
+	return false;
+}
+
+int jw_target_in_wait(pid_t pid, const char *thread)
+{
+	char path[96], buf[256], err[256];
+	pid_t tid = pid;
+	ssize_t n;
+
+	/* A named thread; a tid names a thread of the process given, not of its children. */
+	if (thread && !isdigit((unsigned char)thread[0]) &&
+	    find_thread_by_name(pid, thread, &tid, err, sizeof(err)))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	return jw_syscall_is_wait(buf);
+}
+
+uint64_t jw_target_start_boot_ns(pid_t pid)
+{
+	char path[64], buf[4096], comm[64];
+	long ticks = sysconf(_SC_CLK_TCK);
+	uint64_t start;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_small(path, buf, sizeof(buf)) < 0 ||
+	    jw_proc_stat_parse(buf, comm, sizeof(comm), &start))
+		return 0;
+	return start * (1000000000ULL / (ticks > 0 ? ticks : 100));
+}

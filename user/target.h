@@ -52,4 +52,21 @@ int jw_maps_line_match(pid_t pid, const char *line, const char *name, char *path
  */
 int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len);
 
+/*
+ * Whether the content of /proc/PID/task/TID/syscall says the thread is blocked in a wait system
+ * call an event loop makes (epoll_wait, epoll_pwait, epoll_pwait2, poll, ppoll, select,
+ * pselect6): "NR ARGS... SP PC" with NR one of them; "running" or any other call is not.
+ */
+bool jw_syscall_is_wait(const char *content);
+
+/*
+ * Whether process @pid runs a loop: its main thread (or its thread named @thread, when not
+ * NULL) is blocked in a wait system call now. 1 or 0, or -errno when it cannot be read (the
+ * process is gone, or /proc/PID/syscall is not there or not allowed).
+ */
+int jw_target_in_wait(pid_t pid, const char *thread);
+
+/* Process @pid's start (field 22 of /proc/PID/stat) in ns of CLOCK_BOOTTIME, or 0. */
+uint64_t jw_target_start_boot_ns(pid_t pid);
+
 #endif

@@ -23,6 +23,7 @@
 #define JW_HANDLER_NAME_LEN 128
 #define JW_HANDLER_FILE_LEN 256
 #define JW_MAX_CPUS 256		/* per-CPU counters in .bss (a power of two) */
+#define JW_MAX_FOLLOWED 16384	/* processes followed at once (forks, execs, exits seen) */
 
 /* Thread @tid's bucket in tid_index: written by user space, read by the BPF programs. */
 static inline __u32 jw_tid_bucket(__u32 tid)
@@ -43,9 +44,26 @@ static inline __u32 jw_tid_bucket(__u32 tid)
 enum jw_rec_type {
 	JW_REC_TASK = 1,	/* a task over the lowest threshold ended */
 	JW_REC_SAMPLE = 2,	/* a stack sample taken inside a task */
-	JW_REC_EXEC = 3,	/* a process exec'd a watched executable (--exe); a bare header */
+	JW_REC_EXEC = 3,	/* a followed process exec'd, or a process exec'd an --exe file */
 	JW_REC_SCHED = 4,	/* a context switch or wakeup touching a traced process */
 	JW_REC_SLICE = 5,	/* a task of a traced process's watched thread ended */
+	JW_REC_FORK = 6,	/* a followed process forked a new process, followed too */
+	JW_REC_EXIT = 7,	/* a followed process exited (its last thread) */
+};
+
+/*
+ * How a process is followed (map followed, by tgid): what its forks and execs mean. A forked
+ * child is followed as its parent is, from the kernel, before it runs.
+ */
+enum jw_follow_flags {
+	JW_FOLLOW_CHILDREN = 1 << 0,	/* its new processes are followed too (FORK records) */
+	JW_FOLLOW_EXE = 1 << 1,		/* followed while it runs an --exe file, no longer after */
+};
+
+/* Flags of an EXEC record. */
+enum jw_exec_flags {
+	JW_EXEC_WATCHED_EXE = 1 << 0,	/* the new program is an --exe file */
+	JW_EXEC_LEFT = 1 << 1,		/* a JW_FOLLOW_EXE process exec'd another file: unfollowed */
 };
 
 /* Flags of a TASK record. */
@@ -81,6 +99,7 @@ enum jw_drop {
 	JW_DROP_NEST,		/* a nested entry beyond JW_MAX_NEST */
 	JW_DROP_STATE,		/* no per-thread state could be created */
 	JW_DROP_TRACE,		/* a SCHED or SLICE record could not be reserved */
+	JW_DROP_PROC,		/* a FORK, EXEC or EXIT record lost, or the followed map full */
 	JW_DROP_MAX,
 };
 
@@ -328,6 +347,19 @@ struct jw_arg_chain {
 struct jw_exe_key {
 	__u64 dev;		/* the kernel's dev_t of the file's filesystem */
 	__u64 ino;
+};
+
+/*
+ * A FORK, EXEC or EXIT record: hdr.pid is the process, hdr.flags its enum jw_exec_flags (EXEC),
+ * start_boot_ns its start (what /proc/PID/stat's field 22 counts in ticks), so that a pid reused
+ * is told apart.
+ */
+struct jw_proc_rec {
+	struct jw_rec_hdr hdr;
+	__u64 start_boot_ns;
+	__u32 parent;		/* FORK: the process that forked it */
+	__u32 pad;
+	char comm[JW_COMM_LEN];	/* its name: a FORK's is its parent's, an EXEC's the new one */
 };
 
 /* A thread user space asked to watch. */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -494,6 +495,89 @@ static void test_alive_child_exits(void **state)
 	assert_false(jw_target_alive(&fx->t));
 }
 
+/* /proc/PID/syscall's content: a wait call's number first, or not. */
+static void test_syscall_is_wait(void **state)
+{
+	(void)state;
+#if defined(__x86_64__)
+	assert_true(jw_syscall_is_wait("232 0x4 0x7ffd 0x400 0x64 0x0 0x0 0x7ffd0 0x7f12\n"));
+	assert_true(jw_syscall_is_wait("7 0x1 0x1 0xffffffffffffffff 0x0 0x0 0x0 0x7ff 0x7f\n"));
+	assert_true(jw_syscall_is_wait("281 0x4"));
+	assert_false(jw_syscall_is_wait("0 0x3 0x7ffd 0x1000 0x0 0x0 0x0 0x7ffd0 0x7f12\n"));
+	assert_false(jw_syscall_is_wait("61 0xffffffffffffffff 0x7ffd 0x0 0x0 0x0 0x0 0x7f 0x7f\n"));
+	assert_false(jw_syscall_is_wait("2320 0x4\n"));
+#elif defined(__aarch64__)
+	assert_true(jw_syscall_is_wait("22 0x4 0xffff 0x400 0x64 0x0 0x0 0xffff0 0xffff1\n"));
+	assert_false(jw_syscall_is_wait("63 0x3 0xffff 0x1000 0x0 0x0 0x0 0xffff0 0xffff1\n"));
+#endif
+	assert_false(jw_syscall_is_wait("running\n"));
+	assert_false(jw_syscall_is_wait("-1 0x7ffd0 0x7f12\n"));
+	assert_false(jw_syscall_is_wait(""));
+	assert_false(jw_syscall_is_wait("232x"));
+}
+
+/* Forks a child that blocks in poll() (@wait) or in read(), once it has said it is there. */
+static pid_t blocked_child(bool wait, int *release)
+{
+	int go[2], ready[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe2(go, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pollfd pfd = { .fd = go[0], .events = POLLIN };
+
+		close(go[1]);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		if (wait)
+			poll(&pfd, 1, -1);
+		else if (read(go[0], &c, 1) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	close(go[0]);
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	*release = go[1];
+	return pid;
+}
+
+/* A process blocked in poll() runs a loop; one blocked in read() does not; a missing one: error. */
+static void test_in_wait(void **state)
+{
+	struct fixture *fx = *state;
+	int release, ret = 0, tries;
+	bool wait;
+
+	for (wait = false; ; wait = true) {
+		fx->child = blocked_child(wait, &release);
+		/* Until it sleeps in its call: then the answer must be what it waits in. */
+		for (tries = 0; tries < 200; tries++) {
+			ret = jw_target_in_wait(fx->child, NULL);
+			if (ret == (int)wait)
+				break;
+			usleep(10000);
+		}
+		assert_int_equal(ret, wait);
+		/* Still so, a moment later: nothing else made it true. */
+		usleep(50000);
+		assert_int_equal(jw_target_in_wait(fx->child, NULL), wait);
+		assert_true(jw_target_start_boot_ns(fx->child) > 0);
+		close(release);
+		assert_int_equal(waitpid(fx->child, NULL, 0), fx->child);
+		fx->child = 0;
+		if (wait)
+			break;
+	}
+	assert_int_equal(jw_target_in_wait(missing_pid(), NULL), -ENOENT);
+	assert_int_equal(jw_target_start_boot_ns(missing_pid()), 0);
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -684,6 +768,8 @@ int main(void)
 		T(test_find_mapping_mapped_file),
 		T(test_find_mapping_deleted_file),
 		T(test_open_tid_as_pid_refused),
+		T(test_syscall_is_wait),
+		T(test_in_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

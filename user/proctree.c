@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * An open-addressing table of followed processes by pid: linear probing, deletion by shifting
+ * the entries after back (no tombstones, so a storm of short processes never degrades it).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proctree.h"
+
+#define FIRST_LOOK_NS 50000000ULL	/* a pending process: looked at again after 50 ms, */
+#define MAX_LOOK_NS 1000000000ULL	/* doubling up to once a second */
+
+struct jw_proctree {
+	struct jw_pentry *slots;	/* pid 0: free */
+	size_t mask;			/* slots - 1, a power of two - 1 */
+	size_t n, cap;
+	struct jw_proctree_counts counts;
+};
+
+struct jw_proctree *jw_proctree__new(size_t cap)
+{
+	struct jw_proctree *t = calloc(1, sizeof(*t));
+	size_t size = 8;
+
+	if (!t)
+		return NULL;
+	while (size < 2 * cap)
+		size *= 2;
+	t->slots = calloc(size, sizeof(*t->slots));
+	if (!t->slots) {
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	t->mask = size - 1;
+	t->cap = cap;
+	return t;
+}
+
+void jw_proctree__free(struct jw_proctree *t)
+{
+	if (!t)
+		return;
+	free(t->slots);
+	free(t);
+}
+
+static size_t home(const struct jw_proctree *t, pid_t pid)
+{
+	return ((uint32_t)pid * 2654435761u) & t->mask;
+}
+
+/* The slot holding @pid, or the free slot where it would go. */
+static size_t find(const struct jw_proctree *t, pid_t pid)
+{
+	size_t i = home(t, pid);
+
+	while (t->slots[i].pid && t->slots[i].pid != pid)
+		i = (i + 1) & t->mask;
+	return i;
+}
+
+struct jw_pentry *jw_proctree__get(struct jw_proctree *t, pid_t pid)
+{
+	size_t i;
+
+	if (pid <= 0)
+		return NULL;
+	i = find(t, pid);
+	return t->slots[i].pid ? &t->slots[i] : NULL;
+}
+
+uint64_t jw_proctree_look_delay_ns(uint32_t looks)
+{
+	if (looks == 0)
+		return 0;
+	if (looks > 5)
+		return MAX_LOOK_NS;
+	return FIRST_LOOK_NS << (looks - 1) < MAX_LOOK_NS ? FIRST_LOOK_NS << (looks - 1) :
+							     MAX_LOOK_NS;
+}
+
+struct jw_pentry *jw_proctree__add(struct jw_proctree *t, pid_t pid, uint64_t start_boot_ns,
+				   enum jw_pwhy why, pid_t parent, uint64_t now)
+{
+	struct jw_pentry *e;
+	size_t i;
+
+	if (pid <= 0)
+		return NULL;
+	i = find(t, pid);
+	if (!t->slots[i].pid) {
+		if (t->n == t->cap) {
+			t->counts.full++;
+			return NULL;
+		}
+		t->n++;
+	}
+	e = &t->slots[i];
+	*e = (struct jw_pentry){
+		.pid = pid,
+		.parent = parent,
+		.start_boot_ns = start_boot_ns,
+		.since_ns = now,
+		.next_ns = now,
+		.why = why,
+	};
+	t->counts.forked += why == JW_PWHY_FORKED;
+	t->counts.execs += why == JW_PWHY_EXECED;
+	return e;
+}
+
+void jw_proctree__exec(struct jw_proctree *t, struct jw_pentry *e, uint64_t now)
+{
+	t->counts.execs++;
+	e->watched = false;
+	e->why = JW_PWHY_EXECED;
+	e->since_ns = e->next_ns = now;
+	e->looks = e->failures = 0;
+}
+
+void jw_proctree__later(struct jw_proctree *t, struct jw_pentry *e, bool failed, uint64_t now)
+{
+	(void)t;
+	e->failures += failed;
+	e->looks++;
+	e->next_ns = now + jw_proctree_look_delay_ns(e->looks);
+}
+
+void jw_proctree__watched(struct jw_proctree *t, struct jw_pentry *e)
+{
+	t->counts.watched++;
+	e->watched = e->counted = true;
+	e->next_ns = UINT64_MAX;
+}
+
+void jw_proctree__parked(struct jw_proctree *t, struct jw_pentry *e)
+{
+	(void)t;
+	e->watched = false;
+	e->why = JW_PWHY_FOLLOWED;
+	e->next_ns = UINT64_MAX;
+}
+
+void jw_proctree__remove(struct jw_proctree *t, pid_t pid, bool exited)
+{
+	size_t i, j;
+
+	if (pid <= 0)
+		return;
+	i = find(t, pid);
+	if (!t->slots[i].pid)
+		return;
+	if (exited) {
+		t->counts.exited++;
+		t->counts.exited_unwatched += !t->slots[i].counted;
+	}
+	t->n--;
+	/* Shift back every entry after it whose home is not between the hole and itself. */
+	for (j = (i + 1) & t->mask; t->slots[j].pid; j = (j + 1) & t->mask) {
+		size_t h = home(t, t->slots[j].pid);
+
+		if (((j - h) & t->mask) >= ((j - i) & t->mask)) {
+			t->slots[i] = t->slots[j];
+			i = j;
+		}
+	}
+	memset(&t->slots[i], 0, sizeof(t->slots[i]));
+}
+
+size_t jw_proctree__due(const struct jw_proctree *t, uint64_t now, pid_t *pids, size_t max,
+			uint64_t *next_ns)
+{
+	size_t i, n = 0;
+
+	*next_ns = UINT64_MAX;
+	for (i = 0; i <= t->mask; i++) {
+		const struct jw_pentry *e = &t->slots[i];
+
+		if (!e->pid || e->next_ns == UINT64_MAX)
+			continue;
+		if (e->next_ns <= now && n < max)
+			pids[n++] = e->pid;
+		else if (e->next_ns < *next_ns)
+			*next_ns = e->next_ns;
+	}
+	return n;
+}
+
+size_t jw_proctree__size(const struct jw_proctree *t)
+{
+	return t->n;
+}
+
+void jw_proctree__each(struct jw_proctree *t, void (*fn)(struct jw_pentry *e, void *ctx),
+		       void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i <= t->mask; i++)
+		if (t->slots[i].pid)
+			fn(&t->slots[i], ctx);
+}
+
+const struct jw_proctree_counts *jw_proctree__counts(const struct jw_proctree *t)
+{
+	return &t->counts;
+}
