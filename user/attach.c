@@ -16,6 +16,7 @@
 #include "log.h"
 #include "options.h"
 #include "placement.h"
+#include "reaper.h"
 
 /* The records' layout is a contract with the BPF object: catch any drift at compile time. */
 _Static_assert(sizeof(struct jw_rec_hdr) == 24, "jw_rec_hdr layout");
@@ -50,6 +51,7 @@ struct jw_attach {
 	pid_t bucket_tid[JW_TID_BUCKETS];
 	uint8_t *unindexed;	/* by slot: its thread found no free bucket */
 	struct bpf_link *trial[2];	/* wait_tracepoints=2's measurements, while one runs */
+	struct jw_reaper *reaper;	/* destroys a forgotten process's links, off the loop */
 };
 
 /* libbpf's messages (the verifier's log among them) are shown with -v, as libbpf writes them. */
@@ -129,12 +131,14 @@ void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
 	__u32 key = tid;
 	size_t i, kept = 0;
 
+	/* Its probes and sampler go in the background; the slot waits for them (reaper.h). */
 	for (i = 0; i < a->n_links; i++) {
 		if (a->links[i].pid == pid)
-			bpf_link__destroy(a->links[i].link);
+			jw_reaper__add(a->reaper, a->links[i].link, slot);
 		else
 			a->links[kept++] = a->links[i];
 	}
+	jw_log(JW_LOG_DEBUG, "pid %d: %zu probes and samplers to detach", pid, a->n_links - kept);
 	a->n_links = kept;
 	bpf_map__delete_elem(a->skel->maps.watched, &key, sizeof(key), 0);
 	if (slot < a->n_slots)
@@ -181,7 +185,10 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 		return NULL;
 	a->n_slots = threads;
 	a->unindexed = calloc(threads, 1);
-	if (!a->unindexed) {
+	a->reaper = jw_reaper__new(threads);
+	if (!a->unindexed || !a->reaper) {
+		jw_reaper__free(a->reaper);
+		free(a->unindexed);
 		free(a);
 		return NULL;
 	}
@@ -228,6 +235,7 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 err_destroy:
 	jankwatch_bpf__destroy(a->skel);
 err_free:
+	jw_reaper__free(a->reaper);
 	free(a->unindexed);
 	free(a);
 	errno = -err;
@@ -561,6 +569,11 @@ int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int p
 	return keep_link(a, link, pid);
 }
 
+bool jw_attach__slot_free(struct jw_attach *a, uint32_t slot)
+{
+	return slot < a->n_slots && !jw_reaper__busy(a->reaper, slot);
+}
+
 int jw_attach__events_fd(const struct jw_attach *a)
 {
 	return bpf_map__fd(a->skel->maps.events);
@@ -722,6 +735,7 @@ void jw_attach__free(struct jw_attach *a)
 	if (!a)
 		return;
 	trial_stop(a);
+	jw_reaper__free(a->reaper);
 	for (i = a->n_links; i > 0; i--)
 		bpf_link__destroy(a->links[i - 1].link);
 	free(a->links);

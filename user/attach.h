@@ -108,9 +108,16 @@ void jw_attach__unfollow(struct jw_attach *a, pid_t pid);
 
 /*
  * Detaches everything made for process @pid and stops watching its thread @tid in slot @slot:
- * the slot's state is cleared, a task still open with it.
+ * the slot's state is cleared, a task still open with it. The links go in the background; until
+ * they are gone, jw_attach__slot_free() says the slot is not free.
  */
 void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot);
+
+/*
+ * Whether slot @slot can watch a thread: it exists, and no probe of a thread forgotten there is
+ * still being detached (in the background: see reaper.h).
+ */
+bool jw_attach__slot_free(struct jw_attach *a, uint32_t slot);
 
 /* The ring buffer's map fd, for ring_buffer__new(). */
 int jw_attach__events_fd(const struct jw_attach *a);

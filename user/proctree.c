@@ -9,8 +9,16 @@
 
 #include "proctree.h"
 
-#define FIRST_LOOK_NS 50000000ULL	/* a pending process: looked at again after 50 ms, */
-#define MAX_LOOK_NS 1000000000ULL	/* doubling up to once a second */
+/*
+ * A pending process is looked at every 50 ms for its first 5 s (a loop that starts late or waits
+ * briefly is still caught before the start-up window, at least 3 s, is over), every 250 ms up
+ * to 30 s, then once a second (a shell, nginx's master: they may never run a loop).
+ */
+#define YOUNG_NS 5000000000ULL
+#define YOUNG_LOOK_NS 50000000ULL
+#define SETTLED_NS 30000000000ULL
+#define SETTLED_LOOK_NS 250000000ULL
+#define OLD_LOOK_NS 1000000000ULL
 
 struct jw_proctree {
 	struct jw_pentry *slots;	/* pid 0: free */
@@ -72,14 +80,11 @@ struct jw_pentry *jw_proctree__get(struct jw_proctree *t, pid_t pid)
 	return t->slots[i].pid ? &t->slots[i] : NULL;
 }
 
-uint64_t jw_proctree_look_delay_ns(uint32_t looks)
+uint64_t jw_proctree_look_delay_ns(uint64_t age_ns)
 {
-	if (looks == 0)
-		return 0;
-	if (looks > 5)
-		return MAX_LOOK_NS;
-	return FIRST_LOOK_NS << (looks - 1) < MAX_LOOK_NS ? FIRST_LOOK_NS << (looks - 1) :
-							     MAX_LOOK_NS;
+	if (age_ns < YOUNG_NS)
+		return YOUNG_LOOK_NS;
+	return age_ns < SETTLED_NS ? SETTLED_LOOK_NS : OLD_LOOK_NS;
 }
 
 struct jw_pentry *jw_proctree__add(struct jw_proctree *t, pid_t pid, uint64_t start_boot_ns,
@@ -115,6 +120,8 @@ struct jw_pentry *jw_proctree__add(struct jw_proctree *t, pid_t pid, uint64_t st
 void jw_proctree__exec(struct jw_proctree *t, struct jw_pentry *e, uint64_t now)
 {
 	t->counts.execs++;
+	if (!e)
+		return;
 	e->watched = false;
 	e->why = JW_PWHY_EXECED;
 	e->since_ns = e->next_ns = now;
@@ -126,7 +133,7 @@ void jw_proctree__later(struct jw_proctree *t, struct jw_pentry *e, bool failed,
 	(void)t;
 	e->failures += failed;
 	e->looks++;
-	e->next_ns = now + jw_proctree_look_delay_ns(e->looks);
+	e->next_ns = now + jw_proctree_look_delay_ns(now > e->since_ns ? now - e->since_ns : 0);
 }
 
 void jw_proctree__watched(struct jw_proctree *t, struct jw_pentry *e)

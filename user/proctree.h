@@ -2,8 +2,8 @@
 /*
  * The processes a session follows, by pid: watched, or waiting to be looked at until they run a
  * loop of their own (forked by a followed process, or exec'd a new program). A process is looked
- * at soon after it appears, then less and less often; what came and went is counted. Pure: the
- * caller says what it saw and when.
+ * at as soon as it appears, often while it is young, then less and less often; what came and
+ * went is counted. Pure: the caller says what it saw and when.
  */
 #ifndef JW_PROCTREE_H
 #define JW_PROCTREE_H
@@ -60,7 +60,10 @@ struct jw_pentry *jw_proctree__get(struct jw_proctree *t, pid_t pid);
 struct jw_pentry *jw_proctree__add(struct jw_proctree *t, pid_t pid, uint64_t start_boot_ns,
 				   enum jw_pwhy why, pid_t parent, uint64_t now);
 
-/* Process @pid exec'd at @now: pending again, looked at from the next jw_proctree__due(). */
+/*
+ * @e's process exec'd at @now: pending again, looked at from the next jw_proctree__due(). @e
+ * NULL: an exec of a process forgotten already, only counted.
+ */
 void jw_proctree__exec(struct jw_proctree *t, struct jw_pentry *e, uint64_t now);
 
 /* @e was looked at @now and runs no loop yet (@failed: watching it failed): look later. */
@@ -91,7 +94,7 @@ void jw_proctree__each(struct jw_proctree *t, void (*fn)(struct jw_pentry *e, vo
 
 const struct jw_proctree_counts *jw_proctree__counts(const struct jw_proctree *t);
 
-/* The delay before the next look at a process looked at @looks times already. */
-uint64_t jw_proctree_look_delay_ns(uint32_t looks);
+/* The delay before the next look at a process pending for @age_ns (since its fork or exec). */
+uint64_t jw_proctree_look_delay_ns(uint64_t age_ns);
 
 #endif

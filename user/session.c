@@ -554,9 +554,12 @@ static int setup(struct session *s)
 	if (!s->n_procs && !s->n_exes)
 		return ret;
 	ret = 0;
-	/* Processes may come: every slot; else those of the processes given, which an exec reuses. */
-	aopts.max_threads = s->n_exes || s->launched || cfg->follow || s->n_masters ? JW_MAX_PIDS :
-										     s->n_procs;
+	/*
+	 * Processes may come: every slot. Else twice the processes given: one that execs is watched
+	 * again while its old probes are still being detached from its first slot.
+	 */
+	aopts.max_threads = s->n_exes || s->launched || cfg->follow || s->n_masters ?
+				    JW_MAX_PIDS : 2 * s->n_procs;
 	s->policy = jw_policy__new(&cfg->params, cfg->all, cfg->dev);
 	if (!s->policy)
 		return -ENOMEM;

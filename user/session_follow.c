@@ -174,6 +174,11 @@ static void on_exec(struct session *s, const struct jw_proc_rec *r)
 		forget(s, r->hdr.pid, false);
 		return;
 	}
+	if (!e && i < 0 && !(r->hdr.flags & JW_EXEC_WATCHED_EXE)) {
+		/* Forgotten already: /proc showed it gone before its records came. */
+		jw_proctree__exec(s->tree, NULL, r->hdr.ts_ns);
+		return;
+	}
 	if (i >= 0) {
 		jw_log(JW_LOG_INFO, "pid %d (%s) exec'd %s: watched again once it runs a loop",
 		       r->hdr.pid, s->procs[i].target.comm, comm);
@@ -185,8 +190,9 @@ static void on_exec(struct session *s, const struct jw_proc_rec *r)
 		jw_proctree__exec(s->tree, e, r->hdr.ts_ns);
 		e->start_boot_ns = r->start_boot_ns;
 	} else if (!jw_proctree__add(s->tree, r->hdr.pid, r->start_boot_ns, JW_PWHY_EXECED, 0,
-				   r->hdr.ts_ns))
+				     r->hdr.ts_ns)) {
 		jw_attach__unfollow(s->attach, r->hdr.pid);
+	}
 	s->next_look_ns = 0;
 }
 
@@ -243,23 +249,29 @@ static void look_at(struct session *s, struct jw_pentry *e, uint64_t now)
 	char comm[64];
 	int ret;
 
+	/* One small read per look: the thread's system call. */
+	ret = jw_target_in_wait(pid, s->cfg->thread);
+	if (ret == 0) {
+		jw_proctree__later(s->tree, e, false, now);
+		return;
+	}
+	/* Not allowed to tell (a ptrace policy): after a first look, as if it ran one. */
+	if ((ret == -EACCES || ret == -EPERM) && e->looks > 0)
+		ret = 1;
+	/* Gone, or its pid another process's by now; or looked at again later. */
 	if (!still_there(e)) {
 		forget(s, pid, true);
 		return;
 	}
-	ret = jw_target_in_wait(pid, s->cfg->thread);
-	/* Not allowed to tell (a ptrace policy): after a first look, as if it ran one. */
-	if (ret == -EACCES || ret == -EPERM)
-		ret = e->looks > 0;
-	if (ret <= 0) {
-		if (ret < 0 && !still_there(e)) {
-			forget(s, pid, true);
-			return;
-		}
+	if (ret < 0) {
 		jw_proctree__later(s->tree, e, false, now);
 		return;
 	}
 	ret = session_add_proc(s, pid);
+	if (ret == -EBUSY) {
+		jw_proctree__later(s->tree, e, false, now);
+		return;
+	}
 	if (!ret) {
 		jw_log(JW_LOG_INFO, "pid %d (%s): %s%s, runs a loop: watched", pid,
 		       comm_of(pid, comm, sizeof(comm)), why_names[e->why],

@@ -122,7 +122,10 @@ void session_drop_proc(struct session *s, size_t i);
 /* Whether process @pid, as it is now, is watched already. */
 bool session_watching(const struct session *s, pid_t pid);
 
-/* Watches process @pid in a free slot (resolve, then attach). 0 or -errno. */
+/*
+ * Watches process @pid in a free slot (resolve, then attach). 0 or -errno; -EBUSY: no slot is
+ * free yet, one is being emptied.
+ */
 int session_add_proc(struct session *s, pid_t pid);
 
 /* Listens for `jankwatch stats`, and says which targets another jankwatch watches too. */

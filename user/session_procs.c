@@ -319,15 +319,24 @@ bool session_watching(const struct session *s, pid_t pid)
 
 /*
  * Watches process @pid in a free slot: resolve, then attach. A process that cannot be watched
- * is forgotten again. Returns 0 or -errno.
+ * is forgotten again. Returns 0 or -errno: -EBUSY when the only free slots are still detaching
+ * their last process's probes (try again soon), -ENOSPC when every slot is in use.
  */
 int session_add_proc(struct session *s, pid_t pid)
 {
 	size_t i;
 	int ret;
 
-	for (i = 0; i < s->n_procs && s->procs[i].target.pid; i++)
+	/* A free slot whose last thread's probes are all detached: none may still fire there. */
+	for (i = 0; i < s->n_procs && (s->procs[i].target.pid ||
+				      (s->attach && !jw_attach__slot_free(s->attach, i))); i++)
 		;
+	if (i == s->n_procs && s->attach && !jw_attach__slot_free(s->attach, i)) {
+		for (i = 0; i < s->n_procs && s->procs[i].target.pid; i++)
+			;
+		if (i < s->n_procs)
+			return -EBUSY;	/* a slot is being emptied: soon */
+	}
 	if (i == JW_MAX_PIDS) {
 		jw_log(JW_LOG_WARN, "pid %d: already watching %d processes", pid, JW_MAX_PIDS);
 		return -ENOSPC;

@@ -332,10 +332,10 @@ class Redis:
 
 
 class Nginx:
-    """Debian's nginx with one worker on a free loopback port, serving /jank?ms=N from
+    """Debian's nginx with @workers workers on a free loopback port, serving /jank?ms=N from
     tests/targets/nginx/jank.pm (a perl handler that busy-loops in the worker)."""
 
-    def __init__(self):
+    def __init__(self, workers=1):
         src = os.path.join(os.environ.get("JW_SRC", "."), "tests/targets/nginx")
         self.dir = tempfile.mkdtemp(prefix="jw-nginx-")
         os.chmod(self.dir, 0o755)
@@ -345,7 +345,9 @@ class Nginx:
         conf = open(os.path.join(src, "nginx.conf.in")).read()
         conf = conf.replace("@DIR@", self.dir).replace("@PORT@", str(self.port))
         conf = conf.replace("@SRC@", os.path.realpath(src))
-        path = os.path.join(self.dir, "nginx.conf")
+        conf = conf.replace("worker_processes 1;", f"worker_processes {workers};")
+        self.conf = os.path.join(self.dir, "nginx.conf")
+        path = self.conf
         with open(path, "w") as f:
             f.write(conf)
         self.proc = Proc(["/usr/sbin/nginx", "-c", path, "-p", self.dir])
@@ -354,8 +356,24 @@ class Nginx:
                  "nginx to answer")
         if self.proc.p.poll() is not None:
             fail("nginx exited: " + "\n".join(self.proc.err))
-        self.workers = [int(p) for p in
-                        open(f"/proc/{self.pid}/task/{self.pid}/children").read().split()]
+        wait_for(lambda: len(self.children()) == workers, 10, f"nginx's {workers} workers")
+        self.workers = self.children()
+
+    def children(self):
+        """The master's children now: its workers (and, for a moment, an exiting one's)."""
+        try:
+            with open(f"/proc/{self.pid}/task/{self.pid}/children") as f:
+                return [int(p) for p in f.read().split()]
+        except OSError:
+            return []
+
+    def jank(self, ms):
+        """One /jank request: (TargetTask of what the worker measured, the worker's pid)."""
+        body = self.get(f"/jank?ms={ms}")
+        if not body or not body.startswith("task "):
+            fail(f"the jank answers ({body!r})")
+        lines = body.splitlines()
+        return TargetTask(lines[0]), int(lines[1].split()[1])
 
     def get(self, path, timeout=30):
         try:
@@ -370,13 +388,14 @@ class Nginx:
 
     def kill(self):
         # TERM: the master stops its workers (a killed master would leave them running).
+        left = set(self.workers) | set(self.children())
         if self.proc.p.poll() is None:
             self.proc.p.terminate()
             try:
                 self.proc.p.wait(10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
-        for w in self.workers:
+        for w in left:
             try:
                 os.kill(w, signal.SIGKILL)
             except ProcessLookupError:

@@ -20,7 +20,7 @@ def watch_janks(nginx, pid, n=3):
     for _ in range(n):
         body = nginx.get("/jank?ms=300")
         check(body and body.startswith("task "), f"the jank answers ({body!r})")
-        own.append(TargetTask(body))
+        own.append(TargetTask(body.splitlines()[0]))
         time.sleep(0.2)
     time.sleep(0.5)
     jw.p.send_signal(2)

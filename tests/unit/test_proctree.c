@@ -34,28 +34,36 @@ static size_t due(struct jw_proctree *t, uint64_t now, pid_t *pids, uint64_t *ne
 	return jw_proctree__due(t, now, pids, 64, next);
 }
 
-/* A forked child is looked at at once, then after 50, 100, 200 ... ms, at most every second. */
+/*
+ * A forked child is looked at at once, then every 50 ms for its first 5 s, every 250 ms up to
+ * 30 s, then once a second.
+ */
 static void test_look_schedule(void **state)
 {
 	struct jw_proctree *t = *state;
-	struct jw_pentry *e = jw_proctree__add(t, 100, 7, JW_PWHY_FORKED, 99, 1000 * MS);
-	uint64_t next, now = 1000 * MS, want[] = { 50, 100, 200, 400, 800, 1000, 1000 };
+	uint64_t next, born = 1000 * MS, now = born;
+	struct jw_pentry *e = jw_proctree__add(t, 100, 7, JW_PWHY_FORKED, 99, born);
 	pid_t pids[64];
-	size_t i;
+	uint32_t looks = 0;
 
 	assert_non_null(e);
 	assert_int_equal(e->parent, 99);
 	assert_int_equal(e->start_boot_ns, 7);
 	assert_int_equal(due(t, now, pids, &next), 1);
 	assert_int_equal(pids[0], 100);
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+	while (now < born + 40000 * MS) {
+		uint64_t age = now - born, want = age < 5000 * MS ? 50 : age < 30000 * MS ? 250 : 1000;
+
 		jw_proctree__later(t, e, false, now);
-		assert_int_equal(due(t, now + want[i] * MS - 1, pids, &next), 0);
-		assert_int_equal(next, now + want[i] * MS);
-		now += want[i] * MS;
+		looks++;
+		assert_int_equal(due(t, now + want * MS - 1, pids, &next), 0);
+		assert_int_equal(next, now + want * MS);
+		now += want * MS;
 		assert_int_equal(due(t, now, pids, &next), 1);
 	}
-	assert_int_equal(e->looks, 7);
+	/* 100 looks in the first 5 s, 100 more up to 30 s, 10 in the last 10 s. */
+	assert_int_equal(e->looks, looks);
+	assert_int_equal(looks, 210);
 	assert_int_equal(e->failures, 0);
 	jw_proctree__later(t, e, true, now);
 	assert_int_equal(e->failures, 1);

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The nginx test's on-demand jank: GET /jank?ms=N busy-loops N ms inside the worker (perl runs in
 # the worker's event loop), then answers with what it measured itself, like jw_target does:
-# "task 1 busy <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
+# "task 1 busy <begin_ns> <duration_ns>" (CLOCK_MONOTONIC), and on a second line "pid <worker>".
 package jank;
 use strict;
 use nginx;
@@ -15,7 +15,7 @@ sub handler {
     1 while clock_gettime(CLOCK_MONOTONIC) - $begin < $ms / 1000;
     my $dur = clock_gettime(CLOCK_MONOTONIC) - $begin;
     $r->send_http_header("text/plain");
-    $r->print(sprintf("task 1 busy %.0f %.0f\n", $begin * 1e9, $dur * 1e9));
+    $r->print(sprintf("task 1 busy %.0f %.0f\npid %d\n", $begin * 1e9, $dur * 1e9, $$));
     return OK;
 }
 

@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Programs started the way they really are: through wrappers that exec again. `jankwatch -- CMD`
+where CMD is a two-script shim chain ending in python3.11, `env`, `sh -c 'exec ...'`, and a Python
+wrapper calling os.execv: the last program is watched as if started directly (its preset, its
+name), every jank of it past the start-up window is reported once with wall_ms within 10% of
+what it measured itself, its exit status comes back, and jankwatch does not crash. The same
+chain under `-p PID` (jankwatch attached to the first shim, which then execs): watched anew."""
+import stat
+import subprocess
+
+from jwtest import *
+
+require_bpf()
+PY = "/usr/bin/python3.11"
+if not os.path.exists(PY):
+    fail(f"{PY} is not installed")
+APP = os.path.join(os.environ.get("JW_SRC", "."), "tests/targets/asyncio_busy.py")
+APP_ARGS = ["--ms", "300", "--every", "700", "--count", "8", "--exit", "3"]
+STARTUP_S = 3
+
+tmp = tempfile.mkdtemp(prefix="jw-shims-")
+os.chmod(tmp, 0o755)
+
+
+def script(name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o755)
+    return path
+
+
+# A version manager's shim: a script that execs another script that execs the interpreter.
+inner = script("python3-real", f'#!/bin/sh\nexec {PY} "$@"\n')
+shim = script("python3", f'#!/bin/sh\n# a version-manager shim\nexec "{inner}" "$@"\n')
+wrapper = script("wrapper.py", f"#!{PY}\nimport os, sys\n"
+                 f"os.execv('{PY}', ['python3.11'] + sys.argv[1:])\n")
+
+CHAINS = {
+    "shim chain": [shim, APP],
+    "env": ["env", "PATH=/usr/bin:/bin", "python3.11", APP],
+    "sh -c exec": ["sh", "-c", f'exec python3.11 "$0" "$@"', APP],
+    "os.execv wrapper": [wrapper, APP],
+}
+
+
+def boot_to_mono_s():
+    return time.clock_gettime(time.CLOCK_BOOTTIME) - time.clock_gettime(time.CLOCK_MONOTONIC)
+
+
+def check_janks(what, events, tasks):
+    """Every event is a task of the program within 10%; every task past the start-up window
+    (counted from the process's own start, which exec keeps) has its event."""
+    check(len(tasks) == 8, f"{what}: the program ran its 8 tasks ({len(tasks)})")
+    check(len(events) >= 1, f"{what}: janks reported ({len(events)})")
+    start_s = events[0]["app_start_jiffies_time"] / os.sysconf("SC_CLK_TCK") - boot_to_mono_s()
+    for ev in events:
+        mine = task_of(ev, tasks, f"{what}: each event is a task of the program")
+        own_ms = mine.dur_ns / 1e6
+        check(matches_own(ev, own_ms, tol=0.10),
+              f"{what}: wall_ms {ev['wall_ms']} within 10% of the program's own {own_ms:.1f}")
+        check(ev["bundle_name"] == "python3.11" and ev["loop"] == "python",
+              f"{what}: watched as the last program ({ev['bundle_name']}, loop {ev['loop']})")
+        check(ev["handler"].startswith("on_timer "),
+              f"{what}: its handler named by the preset ({ev['handler']})")
+    late = [t for t in tasks if t.begin_ns / 1e9 - start_s > STARTUP_S + 0.3]
+    reported = [t for t in late if any(abs(mono_to_epoch_ms(t.begin_ns) - e["begin_time"]) < 20
+                                       for e in events)]
+    check(len(late) >= 3 and len(reported) == len(late),
+          f"{what}: every task past the start-up window reported ({len(reported)} of "
+          f"{len(late)})")
+
+
+try:
+    for what, argv in CHAINS.items():
+        logs = LogDir()
+        p = subprocess.run([JW_BIN, "--set", f"ignore_startup_time={STARTUP_S}", "--all",
+                            "--log-dir", logs.path, "--", *argv, *APP_ARGS],
+                           capture_output=True, text=True, timeout=120)
+        if p.returncode != 3 or os.environ.get("JW_TEST_VERBOSE"):
+            print(p.stderr, file=sys.stderr)
+        check(p.returncode == 3, f"{what}: jankwatch exits with the program's status 3 "
+              f"({p.returncode})")
+        events = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+        tasks = [TargetTask(l) for l in p.stdout.splitlines() if l.startswith("task ")]
+        check_janks(what, events, tasks)
+        check(any("runs a loop: watched" in l for l in p.stderr.splitlines()),
+              f"{what}: it says the last program runs a loop and is watched")
+        check(len({e["pid"] for e in events}) == 1, f"{what}: one process throughout")
+        logs.cleanup()
+
+    # -p on the first shim, held until jankwatch is ready: it execs twice after attaching.
+    logs = LogDir()
+    go_r, go_w = os.pipe()
+    held = script("held.sh", f'#!/bin/sh\nread x <&{go_r}\nexec "{shim}" "$@"\n')
+    target = Proc([held, APP, *APP_ARGS], pass_fds=(go_r,))
+    os.close(go_r)
+    try:
+        jw = start_jankwatch(["-p", str(target.pid), "--set", f"ignore_startup_time={STARTUP_S}",
+                              "--all", "--log-dir", logs.path])
+        os.write(go_w, b"go\n")
+        os.close(go_w)
+        rc = target.wait(60)
+        check(rc == 3, f"-p: the program ran to its end ({rc})")
+        wait_for(lambda: jw.p.poll() is not None, 10, "jankwatch to exit with its target")
+        rc = stop_jankwatch(jw)
+    finally:
+        target.kill()
+    check(rc == 0, f"-p: jankwatch exits 0 once its target is gone ({rc})")
+    check(any(f"pid {target.pid} (held.sh) exec'd" in l for l in jw.err),
+          "-p: it says the process exec'd a new program")
+    check_janks("-p", json_lines(jw), target_tasks(target))
+    logs.cleanup()
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+print("PASS")

@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Servers fork their workers. `--exe /usr/sbin/nginx` with nginx started afterwards with 2
+workers: janks from both workers, each with its own pid (the master, which runs no loop, is
+followed and not watched); `nginx -s reload`: the new workers' janks, the old workers forgotten
+with nothing of theirs left attached (jankwatch holds as many perf event links as before). Given
+the master's PID (-p MASTER), a worker killed and respawned by the master is watched too."""
+import subprocess
+
+from jwtest import *
+
+require_bpf()
+
+
+def perf_fds(pid):
+    """jankwatch's perf event fds: one per probe link and per sampler."""
+    n = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            n += os.readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:[perf_event]"
+        except OSError:
+            pass
+    return n
+
+
+def janks_from(nginx, workers, rounds=3, ms=300):
+    """Two requests at once, @rounds times: a busy worker leaves the next connection to the
+    other, so that both jank. Returns [(TargetTask, worker pid)] and checks both answered."""
+    own = []
+    for _ in range(rounds):
+        out = [None, None]
+        threads = [threading.Thread(target=lambda k=k: out.__setitem__(k, nginx.jank(ms)))
+                   for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        own += [o for o in out if o]
+        time.sleep(0.2)
+    served = {pid for _, pid in own}
+    check(served == set(workers), f"both workers {sorted(workers)} served janks "
+          f"({sorted(served)})")
+    return own
+
+
+def check_events(events, own, what):
+    for task, pid in own:
+        near = [e for e in events if abs(mono_to_epoch_ms(task.begin_ns) - e["begin_time"]) < 20]
+        mine = [e for e in near if e["pid"] == pid]
+        check(len(mine) == 1, f"{what}: the jank of worker {pid} has one event with its pid "
+              f"({[e['pid'] for e in near]})")
+        ev = mine[0]
+        check(ev["loop"] == "nginx" and ev["handler"] == "ngx_http_perl_handle_request",
+              f"{what}: loop nginx, handler ngx_http_perl_handle_request ({ev['loop']}, "
+              f"{ev['handler']})")
+        check(matches_own(ev, task.dur_ns / 1e6, tol=0.10),
+              f"{what}: wall_ms {ev['wall_ms']} within 10% of the handler's own "
+              f"{task.dur_ns / 1e6:.1f}")
+
+
+logs = LogDir()
+jw = start_jankwatch(["--exe", "/usr/sbin/nginx", "--set", "ignore_startup_time=3", "--all",
+                      "--log-dir", logs.path, "-v"])
+nginx = Nginx(workers=2)
+try:
+    first = nginx.workers
+    wait_for(lambda: all(any(f"pid {w} (nginx): forked by a followed process, runs a loop: "
+                             f"watched" in l for l in jw.err) for w in first), 15,
+             "both workers to be watched")
+    check(not any(f"pid {nginx.pid} (nginx)" in l and "watched" in l and "runs a loop" in l
+                  for l in jw.err), "the master, which runs no loop, is not watched")
+    wait_for(lambda: min(process_age_s(w) for w in first) >= 3.2, 10, "the workers to be 3 s old")
+    own = janks_from(nginx, first)
+    links = perf_fds(jw.pid)
+
+    subprocess.run(["/usr/sbin/nginx", "-c", nginx.conf, "-p", nginx.dir, "-s", "reload"],
+                   check=True, capture_output=True, timeout=30)
+    wait_for(lambda: len(nginx.children()) == 2 and not set(nginx.children()) & set(first), 20,
+             "the reload's new workers to replace the old")
+    second = nginx.workers = nginx.children()
+    wait_for(lambda: all(any(f"pid {w} (nginx) exited" in l for l in jw.err) for w in first),
+             10, "jankwatch to forget the old workers")
+    wait_for(lambda: all(any(f"pid {w} (nginx): forked by a followed process, runs a loop: "
+                             f"watched" in l for l in jw.err) for w in second), 15,
+             "the new workers to be watched")
+    # Detached in the background (a uprobe's detach waits for the kernel's grace periods).
+    deadline = time.monotonic() + 20
+    while perf_fds(jw.pid) != links and time.monotonic() < deadline:
+        time.sleep(0.1)
+    check(perf_fds(jw.pid) == links, f"nothing of the old workers is left attached "
+          f"({perf_fds(jw.pid)} perf event links, {links} before the reload)")
+    wait_for(lambda: min(process_age_s(w) for w in second) >= 3.2, 10,
+             "the new workers to be 3 s old")
+    own2 = janks_from(nginx, second)
+    time.sleep(0.5)
+    rc = stop_jankwatch(jw)
+finally:
+    nginx.kill()
+check(rc == 0, f"jankwatch exits 0 after Ctrl-C ({rc})")
+events = json_lines(jw)
+check_events(events, own, "--exe, first workers")
+check_events(events, own2, "--exe, after the reload")
+check(len(events) == len(own) + len(own2),
+      f"one event per jank, nothing else ({len(events)} for {len(own) + len(own2)})")
+check(any(l.startswith("jankwatch: processes: ") for l in jw.err),
+      "the summary says which processes came and went")
+logs.cleanup()
+
+# -p MASTER: its workers now, and the one it forks when a worker dies.
+nginx = Nginx(workers=2)
+logs = LogDir()
+try:
+    wait_for(lambda: process_age_s(nginx.pid) >= 3, 10, "nginx to be 3 s old")
+    jw = start_jankwatch(["-p", str(nginx.pid), "--set", "ignore_startup_time=3", "--all",
+                          "--log-dir", logs.path])
+    check(any(f"pid {nginx.pid} is nginx's master process" in l for l in jw.err),
+          "-p MASTER: it says it watches the master's workers")
+    killed = nginx.workers[0]
+    os.kill(killed, signal.SIGKILL)
+    wait_for(lambda: len(nginx.children()) == 2 and killed not in nginx.children(), 10,
+             "the master to respawn the worker")
+    old = nginx.workers
+    nginx.workers = nginx.children()
+    new = [w for w in nginx.workers if w not in old]
+    check(len(new) == 1, f"-p MASTER: one new worker ({new})")
+    wait_for(lambda: any(f"pid {new[0]} (nginx): forked by a followed process, runs a loop: "
+                         f"watched" in l for l in jw.err), 15, "the respawned worker to be watched")
+    wait_for(lambda: process_age_s(new[0]) >= 3.2, 10, "the respawned worker to be 3 s old")
+    own = janks_from(nginx, nginx.workers)
+    time.sleep(0.5)
+    rc = stop_jankwatch(jw)
+finally:
+    nginx.kill()
+check(rc == 0, f"-p MASTER: jankwatch exits 0 after Ctrl-C ({rc})")
+events = json_lines(jw)
+check_events(events, own, "-p MASTER")
+check(any(e["pid"] == new[0] for e in events), "-p MASTER: the respawned worker's janks reported")
+logs.cleanup()
+print("PASS")
