@@ -1191,7 +1191,8 @@ static void send_proc(struct task_struct *p, __u16 type, __u16 flags, __u32 pare
 	rec->parent = parent;
 	rec->pad = 0;
 	bpf_probe_read_kernel_str(rec->comm, sizeof(rec->comm), p->comm);
-	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
+	/* Read within user space's poll period: a storm of processes must not wake it for each. */
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 }
 
 /*

@@ -25,14 +25,15 @@ run "unit tests" -L plain
 run "unit tests with ASan + UBSan" -L san
 run "integration tests" -L integration
 # jankwatch itself built with ASan + UBSan (and the targets with it), against the integration
-# tests that reach most of its code: statistics, traces, faults, hostile input, raw captures.
+# tests that reach most of its code: statistics, traces, faults, hostile input, raw captures,
+# processes that exec, fork workers and come and go by the thousand.
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug \
 	-DCMAKE_C_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	>/dev/null
 cmake --build build-asan -j"$(nproc)" >/dev/null
 echo "== integration tests against jankwatch built with ASan + UBSan"
 (cd build-asan && ctest --output-on-failure -L integration \
-	-R 'integration_(bad_input|busy_task|faults|hostile_elf|hostile_names|raw_symbolize|stats|trace)$') \
+	-R 'integration_(bad_input|busy_task|exec_chain|faults|hostile_elf|hostile_names|nginx_workers|raw_symbolize|stats|storm|trace)$') \
 	2>&1 | tee -a "$log" || status=1
 # The fuzz harnesses, built with clang, replay their committed corpora once (scripts/fuzz.sh
 # runs them for real).

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * An open-addressing table of followed processes by pid: linear probing, deletion by shifting
- * the entries after back (no tombstones, so a storm of short processes never degrades it).
+ * The followed processes: a dense array (walked whole by due() and each(), as long as the
+ * processes followed now, however many came and went) and an open-addressing index by pid
+ * (linear probing, deletion by shifting the slots after back: no tombstones, so a storm of short
+ * processes never degrades it).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,8 +23,9 @@
 #define OLD_LOOK_NS 1000000000ULL
 
 struct jw_proctree {
-	struct jw_pentry *slots;	/* pid 0: free */
-	size_t mask;			/* slots - 1, a power of two - 1 */
+	struct jw_pentry *items;	/* the entries, dense: due() and each() walk n of them */
+	uint32_t *index;		/* open addressing by pid: item + 1, 0 free */
+	size_t mask;			/* index slots - 1, a power of two - 1 */
 	size_t n, cap;
 	struct jw_proctree_counts counts;
 };
@@ -36,9 +39,10 @@ struct jw_proctree *jw_proctree__new(size_t cap)
 		return NULL;
 	while (size < 2 * cap)
 		size *= 2;
-	t->slots = calloc(size, sizeof(*t->slots));
-	if (!t->slots) {
-		free(t);
+	t->items = calloc(cap ? cap : 1, sizeof(*t->items));
+	t->index = calloc(size, sizeof(*t->index));
+	if (!t->items || !t->index) {
+		jw_proctree__free(t);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -51,7 +55,8 @@ void jw_proctree__free(struct jw_proctree *t)
 {
 	if (!t)
 		return;
-	free(t->slots);
+	free(t->items);
+	free(t->index);
 	free(t);
 }
 
@@ -60,12 +65,12 @@ static size_t home(const struct jw_proctree *t, pid_t pid)
 	return ((uint32_t)pid * 2654435761u) & t->mask;
 }
 
-/* The slot holding @pid, or the free slot where it would go. */
+/* The index slot holding @pid, or the free slot where it would go. */
 static size_t find(const struct jw_proctree *t, pid_t pid)
 {
 	size_t i = home(t, pid);
 
-	while (t->slots[i].pid && t->slots[i].pid != pid)
+	while (t->index[i] && t->items[t->index[i] - 1].pid != pid)
 		i = (i + 1) & t->mask;
 	return i;
 }
@@ -77,7 +82,7 @@ struct jw_pentry *jw_proctree__get(struct jw_proctree *t, pid_t pid)
 	if (pid <= 0)
 		return NULL;
 	i = find(t, pid);
-	return t->slots[i].pid ? &t->slots[i] : NULL;
+	return t->index[i] ? &t->items[t->index[i] - 1] : NULL;
 }
 
 uint64_t jw_proctree_look_delay_ns(uint64_t age_ns)
@@ -96,14 +101,14 @@ struct jw_pentry *jw_proctree__add(struct jw_proctree *t, pid_t pid, uint64_t st
 	if (pid <= 0)
 		return NULL;
 	i = find(t, pid);
-	if (!t->slots[i].pid) {
+	if (!t->index[i]) {
 		if (t->n == t->cap) {
 			t->counts.full++;
 			return NULL;
 		}
-		t->n++;
+		t->index[i] = ++t->n;
 	}
-	e = &t->slots[i];
+	e = &t->items[t->index[i] - 1];
 	*e = (struct jw_pentry){
 		.pid = pid,
 		.parent = parent,
@@ -153,28 +158,34 @@ void jw_proctree__parked(struct jw_proctree *t, struct jw_pentry *e)
 
 void jw_proctree__remove(struct jw_proctree *t, pid_t pid, bool exited)
 {
-	size_t i, j;
+	size_t i, j, item;
 
 	if (pid <= 0)
 		return;
 	i = find(t, pid);
-	if (!t->slots[i].pid)
+	if (!t->index[i])
 		return;
+	item = t->index[i] - 1;
 	if (exited) {
 		t->counts.exited++;
-		t->counts.exited_unwatched += !t->slots[i].counted;
+		t->counts.exited_unwatched += !t->items[item].counted;
 	}
-	t->n--;
-	/* Shift back every entry after it whose home is not between the hole and itself. */
-	for (j = (i + 1) & t->mask; t->slots[j].pid; j = (j + 1) & t->mask) {
-		size_t h = home(t, t->slots[j].pid);
+	/* Shift back every index slot after it whose home is not between the hole and itself. */
+	for (j = (i + 1) & t->mask; t->index[j]; j = (j + 1) & t->mask) {
+		size_t h = home(t, t->items[t->index[j] - 1].pid);
 
 		if (((j - h) & t->mask) >= ((j - i) & t->mask)) {
-			t->slots[i] = t->slots[j];
+			t->index[i] = t->index[j];
 			i = j;
 		}
 	}
-	memset(&t->slots[i], 0, sizeof(t->slots[i]));
+	t->index[i] = 0;
+	/* Then the last entry fills its place in the dense array. */
+	if (item != t->n - 1) {
+		t->items[item] = t->items[t->n - 1];
+		t->index[find(t, t->items[item].pid)] = item + 1;
+	}
+	t->n--;
 }
 
 size_t jw_proctree__due(const struct jw_proctree *t, uint64_t now, pid_t *pids, size_t max,
@@ -183,10 +194,10 @@ size_t jw_proctree__due(const struct jw_proctree *t, uint64_t now, pid_t *pids, 
 	size_t i, n = 0;
 
 	*next_ns = UINT64_MAX;
-	for (i = 0; i <= t->mask; i++) {
-		const struct jw_pentry *e = &t->slots[i];
+	for (i = 0; i < t->n; i++) {
+		const struct jw_pentry *e = &t->items[i];
 
-		if (!e->pid || e->next_ns == UINT64_MAX)
+		if (e->next_ns == UINT64_MAX)
 			continue;
 		if (e->next_ns <= now && n < max)
 			pids[n++] = e->pid;
@@ -206,9 +217,8 @@ void jw_proctree__each(struct jw_proctree *t, void (*fn)(struct jw_pentry *e, vo
 {
 	size_t i;
 
-	for (i = 0; i <= t->mask; i++)
-		if (t->slots[i].pid)
-			fn(&t->slots[i], ctx);
+	for (i = 0; i < t->n; i++)
+		fn(&t->items[i], ctx);
 }
 
 const struct jw_proctree_counts *jw_proctree__counts(const struct jw_proctree *t)

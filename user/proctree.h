@@ -49,7 +49,7 @@ struct jw_proctree;
 struct jw_proctree *jw_proctree__new(size_t cap);
 void jw_proctree__free(struct jw_proctree *t);	/* NULL-safe */
 
-/* The entry of process @pid, or NULL. */
+/* The entry of process @pid, or NULL. Valid until the next add or remove. */
 struct jw_pentry *jw_proctree__get(struct jw_proctree *t, pid_t pid);
 
 /*

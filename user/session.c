@@ -575,6 +575,10 @@ static int setup(struct session *s)
 		ret = choose_wait_hooks(s);
 	if (ret)
 		return ret;
+	/* Followed first: an exec from here on is reported, however soon it comes. */
+	ret = follow_targets(s);
+	if (ret)
+		return ret;
 	for (i = 0; i < s->n_procs; i++) {
 		ret = session_attach_proc(s, i);
 		if (!ret)
@@ -584,16 +588,18 @@ static int setup(struct session *s)
 		if (!jw_target_alive(&s->procs[i].target))
 			jw_log(JW_LOG_WARN, "pid %d (%s) exited while being attached",
 			       s->procs[i].target.pid, s->procs[i].target.comm);
-		session_drop_proc(s, i);
+		session_forget(s, s->procs[i].target.pid, false);
 		ret = 0;
 	}
 	if (!watching_any(s) && !s->n_exes && !s->n_masters) {
 		jw_log(JW_LOG_ERROR, "no process left to watch");
 		return -ESRCH;
 	}
-	ret = follow_targets(s);
-	if (!ret)
-		ret = session_watch_exes(s);
+	/* One that exec'd between being read and being followed: watched again as its program. */
+	for (i = 0; i < s->n_procs && !s->holding; i++)
+		if (s->procs[i].target.pid)
+			session_check_exec(s, s->procs[i].target.pid);
+	ret = session_watch_exes(s);
 	if (ret)
 		return ret;
 	s->logdir = jw_logdir__open(cfg->log_dir, cfg->params.v[JW_P_LOG_QUOTA_BYTES], err,
@@ -660,9 +666,7 @@ static bool any_alive(struct session *s)
 			       "no longer watched", p->target.pid, p->target.comm, p->target.tid);
 		else	/* its exit record was lost (a full ring buffer) */
 			jw_log(JW_LOG_INFO, "pid %d (%s) exited", p->target.pid, p->target.comm);
-		jw_attach__unfollow(s->attach, p->target.pid);
-		jw_proctree__remove(s->tree, p->target.pid, !jw_target_alive(&p->target));
-		session_drop_proc(s, i);
+		session_forget(s, p->target.pid, !jw_target_alive(&p->target));
 	}
 	session_follow_prune(s);
 	/* With --exe, processes started later are awaited; followed ones may still run a loop. */

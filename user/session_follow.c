@@ -8,6 +8,7 @@
  * less often; one that exits first costs its records only.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -117,14 +118,37 @@ int session_follow(struct session *s, pid_t pid, uint32_t flags, enum jw_pwhy wh
 	return 0;
 }
 
-/* Process @pid is followed no longer: its hooks, if watched, and its entry go. */
-static void forget(struct session *s, pid_t pid, bool exited)
+void session_forget(struct session *s, pid_t pid, bool exited)
 {
 	int i = session_slot_of(s, pid);
 
 	if (i >= 0)
 		session_drop_proc(s, i);
+	jw_attach__unfollow(s->attach, pid);
 	jw_proctree__remove(s->tree, pid, exited);
+}
+
+void session_check_exec(struct session *s, pid_t pid)
+{
+	struct jw_pentry *e = jw_proctree__get(s->tree, pid);
+	int i = session_slot_of(s, pid);
+	char path[64], exe[PATH_MAX];
+	ssize_t n;
+
+	if (i < 0 || !e)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n < 0)
+		return;	/* gone: its exit record says so */
+	exe[n] = '\0';
+	if (!strcmp(exe, s->procs[i].target.exe))
+		return;
+	jw_log(JW_LOG_INFO, "pid %d (%s) exec'd %s while being attached: watched again once it "
+	       "runs a loop", pid, s->procs[i].target.comm, exe);
+	session_drop_proc(s, i);
+	jw_proctree__exec(s->tree, e, mono_now());
+	s->next_look_ns = 0;
 }
 
 /* The name a record carries, made printable (a name may hold anything). */
@@ -171,7 +195,7 @@ static void on_exec(struct session *s, const struct jw_proc_rec *r)
 		else
 			chatter(s, "pid %d exec'd %s, not an --exe file: no longer followed",
 				r->hdr.pid, comm);
-		forget(s, r->hdr.pid, false);
+		session_forget(s, r->hdr.pid, false);
 		return;
 	}
 	if (!e && i < 0 && !(r->hdr.flags & JW_EXEC_WATCHED_EXE)) {
@@ -211,7 +235,7 @@ static void on_exit(struct session *s, const struct jw_proc_rec *r)
 			(r->hdr.ts_ns - (r->hdr.ts_ns < e->since_ns ? r->hdr.ts_ns : e->since_ns)) /
 				1e6);
 	if (i >= 0 || e)
-		forget(s, r->hdr.pid, true);
+		session_forget(s, r->hdr.pid, true);
 }
 
 void session_on_proc(struct session *s, const struct jw_proc_rec *r)
@@ -260,7 +284,7 @@ static void look_at(struct session *s, struct jw_pentry *e, uint64_t now)
 		ret = 1;
 	/* Gone, or its pid another process's by now; or looked at again later. */
 	if (!still_there(e)) {
-		forget(s, pid, true);
+		session_forget(s, pid, true);
 		return;
 	}
 	if (ret < 0) {
@@ -280,7 +304,7 @@ static void look_at(struct session *s, struct jw_pentry *e, uint64_t now)
 		return;
 	}
 	if (!still_there(e)) {
-		forget(s, pid, true);
+		session_forget(s, pid, true);
 		return;
 	}
 	jw_proctree__later(s->tree, e, true, now);

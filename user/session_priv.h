@@ -149,6 +149,15 @@ int session_slot_of(const struct session *s, pid_t pid);
  */
 int session_follow(struct session *s, pid_t pid, uint32_t flags, enum jw_pwhy why);
 
+/* Process @pid is followed no longer: its hooks, if watched, and its entry go (@exited: counted). */
+void session_forget(struct session *s, pid_t pid, bool exited);
+
+/*
+ * Watched process @pid runs another program than the one it was read as (an exec seen by no
+ * record: it came before the process was followed): it is watched again once it runs a loop.
+ */
+void session_check_exec(struct session *s, pid_t pid);
+
 /* A FORK, EXEC or EXIT record. */
 void session_on_proc(struct session *s, const struct jw_proc_rec *r);
 

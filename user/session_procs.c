@@ -3,6 +3,7 @@
  * The processes a session watches: each in a slot, resolved (target, probes, waits, preset),
  * attached, and forgotten when it exits; --exe's executables and their processes.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -89,6 +90,22 @@ static int launched_target(struct session *s, struct jw_target *t)
 	return 0;
 }
 
+/*
+ * The loop thread --thread names in process @pid: a name, in every process; a tid, in the
+ * process given with -p only (the processes followed later use their main thread).
+ */
+static const char *thread_of(const struct jw_config *cfg, pid_t pid)
+{
+	size_t i;
+
+	if (!cfg->thread || !isdigit((unsigned char)cfg->thread[0]))
+		return cfg->thread;
+	for (i = 0; i < cfg->n_pids; i++)
+		if (cfg->pids[i] == pid)
+			return cfg->thread;
+	return NULL;
+}
+
 /* Syscall mode: finds the wait functions of @p, and says how its loop is hooked. */
 static int resolve_waits(struct session *s, struct jw_proc *p, struct proc_waits *w)
 {
@@ -170,7 +187,7 @@ int session_resolve_proc(struct session *s, pid_t pid, size_t i)
 	if (s->holding) {
 		ret = launched_target(s, &p->target);
 	} else {
-		ret = jw_target_open(pid, s->cfg->thread, &p->target, err, sizeof(err));
+		ret = jw_target_open(pid, thread_of(s->cfg, pid), &p->target, err, sizeof(err));
 		if (ret)
 			jw_log(JW_LOG_ERROR, "%s", err);
 	}

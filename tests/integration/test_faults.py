@@ -194,7 +194,7 @@ os.execv({TARGET!r}, [{TARGET!r}, "--busy", "--ms", "250", "--every", "700"])
     wait_for(lambda: len([e for e in json_lines(jw) if e["bundle_name"] == "jw_target"]) >= 3,
              20, "(f) three janks of the new program")
     check(stop_jankwatch(jw) == 0, "(f) jankwatch exits 0")
-    check(any(f"pid {execer.pid} (python3" in l and "exec'd a new program" in l for l in jw.err),
+    check(any(f"pid {execer.pid} (python3" in l and "exec'd jw_target" in l for l in jw.err),
           "(f) it says the process exec'd and hooks the new program")
     evs = json_lines(jw)
     new = [e for e in evs if e["bundle_name"] == "jw_target"]

@@ -157,7 +157,7 @@ static void test_storm(void **state)
 	const struct jw_proctree_counts *c = jw_proctree__counts(t);
 	uint32_t seed = 1;
 	pid_t live[32] = { 0 };
-	int i;
+	int i, j;
 
 	for (i = 0; i < 100000; i++) {
 		size_t k = (seed = seed * 1103515245 + 12345) >> 16 & 31;
@@ -167,8 +167,18 @@ static void test_storm(void **state)
 		live[k] = 300 + (seed >> 8) % 4000000;
 		while (jw_proctree__get(t, live[k]))
 			live[k]++;
-		assert_non_null(jw_proctree__add(t, live[k], 1, JW_PWHY_FORKED, 1, 0));
-		assert_non_null(jw_proctree__get(t, live[k]));
+		/* Its start time: its own number, to tell the entries apart. */
+		assert_non_null(jw_proctree__add(t, live[k], i, JW_PWHY_FORKED, 1, 0));
+		/* Every live one is still found, with its own entry. */
+		for (j = 0; j < 32; j++) {
+			struct jw_pentry *e = jw_proctree__get(t, live[j]);
+
+			if (!live[j])
+				continue;
+			assert_non_null(e);
+			assert_int_equal(e->pid, live[j]);
+		}
+		assert_int_equal(jw_proctree__get(t, live[k])->start_boot_ns, i);
 	}
 	assert_int_equal(jw_proctree__size(t), 32);
 	for (i = 0; i < 32; i++)
