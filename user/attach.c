@@ -34,10 +34,15 @@ _Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
 		       (int)JW_UNWIND_MODE_DWARF == (int)JW_UNWIND_DWARF,
 	       "--unwind choices are the ABI's modes");
 
-/* A link, and the process it was made for (0: the whole session's). */
+/*
+ * A link, and the process it was made for (0: the whole session's). A sampler's is destroyed at
+ * once when its process is forgotten (a perf event of the thread, which an exec keeps: left to
+ * the reaper, it would sample the thread's next program twice); a uprobe's in the background.
+ */
 struct owned_link {
 	struct bpf_link *link;
 	pid_t pid;
+	bool at_once;
 };
 
 struct jw_attach {
@@ -63,7 +68,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int keep_link(struct jw_attach *a, struct bpf_link *link, pid_t pid)
+static int keep_link(struct jw_attach *a, struct bpf_link *link, pid_t pid, bool at_once)
 {
 	if (a->n_links == a->cap_links) {
 		size_t cap = a->cap_links ? 2 * a->cap_links : 16;
@@ -76,7 +81,7 @@ static int keep_link(struct jw_attach *a, struct bpf_link *link, pid_t pid)
 		a->links = links;
 		a->cap_links = cap;
 	}
-	a->links[a->n_links++] = (struct owned_link){ link, pid };
+	a->links[a->n_links++] = (struct owned_link){ link, pid, at_once };
 	return 0;
 }
 
@@ -133,10 +138,12 @@ void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
 
 	/* Its probes and sampler go in the background; the slot waits for them (reaper.h). */
 	for (i = 0; i < a->n_links; i++) {
-		if (a->links[i].pid == pid)
-			jw_reaper__add(a->reaper, a->links[i].link, slot);
-		else
+		if (a->links[i].pid != pid)
 			a->links[kept++] = a->links[i];
+		else if (a->links[i].at_once)
+			bpf_link__destroy(a->links[i].link);
+		else
+			jw_reaper__add(a->reaper, a->links[i].link, slot);
 	}
 	jw_log(JW_LOG_DEBUG, "pid %d: %zu probes and samplers to detach", pid, a->n_links - kept);
 	a->n_links = kept;
@@ -336,7 +343,7 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
 	}
 	jw_log(JW_LOG_DEBUG, "attached %s to %s:%s at file offset 0x%llx (pid %d)",
 	       retprobe ? "return probe" : "uprobe", path, name, (unsigned long long)offset, pid);
-	return keep_link(a, link, pid);
+	return keep_link(a, link, pid, false);
 }
 
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, uint32_t slot)
@@ -376,7 +383,7 @@ static int attach_tracepoint(struct jw_attach *a, struct bpf_program *prog, cons
 		jw_log(JW_LOG_ERROR, "cannot attach to the %s tracepoint: %s", name, strerror(-err));
 		return err;
 	}
-	return keep_link(a, link, 0);
+	return keep_link(a, link, 0, false);
 }
 
 int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char *name,
@@ -566,7 +573,7 @@ int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int p
 		return err;
 	}
 	/* From here the link owns the perf event's fd and closes it. */
-	return keep_link(a, link, pid);
+	return keep_link(a, link, pid, true);
 }
 
 bool jw_attach__slot_free(struct jw_attach *a, uint32_t slot)

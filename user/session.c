@@ -114,6 +114,9 @@ static int on_task(struct session *s, const struct jw_task_rec *t)
 	}
 	if (th->redetect)
 		redetect_preset(s, th);
+	/* Its mappings could not be read when it was watched (it was exec'ing): once more now. */
+	if (!th->proc->sym)
+		th->proc->sym = jw_symbolizer__new(t->hdr.pid);
 	if (th->samples.seq == t->seq) {
 		items = th->samples.items;
 		n = th->samples.n;
@@ -236,13 +239,11 @@ static int start_child(struct session *s)
 		memcpy(p->target.exe, t.exe, sizeof(t.exe));
 		p->target.uid = t.uid;
 	}
+	/* It may exec again or exit at once (a wrapper): named later, when a task needs it. */
 	p->sym = jw_symbolizer__new(p->target.pid);
-	if (!p->sym) {
-		ret = -errno;
-		jw_log(JW_LOG_ERROR, "cannot read the mappings of pid %d: %s", p->target.pid,
-		       strerror(-ret));
-		return ret;
-	}
+	if (!p->sym)
+		jw_log(JW_LOG_DEBUG, "cannot read the mappings of pid %d yet: %s", p->target.pid,
+		       strerror(errno));
 	jw_log(JW_LOG_INFO, "started %s as pid %d", s->cfg->cmd[0], p->target.pid);
 	return 0;
 }
@@ -849,11 +850,16 @@ static int run_loop(struct session *s)
 		now = mono_ns();
 		if (limit && now - start >= limit)
 			break;
-		if (s->child_running &&
+		if (s->child_running && !s->child_done &&
 		    (s->child_done = jw_child_exited(&s->child, 0, &s->child_status))) {
 			jw_log(JW_LOG_INFO, "%s (pid %d) exited with status %d", s->cfg->cmd[0],
 			       s->child.pid, s->child_status);
-			break;
+			/* The processes it started and left running are watched until they exit. */
+			ring_buffer__consume(s->rb);
+			if (!any_alive(s))
+				break;
+			jw_log(JW_LOG_INFO, "%zu of the processes it started still run: following them "
+			       "until they exit (Ctrl-C to stop)", jw_proctree__size(s->tree));
 		}
 		if (reload_requests) {
 			reload_requests = 0;

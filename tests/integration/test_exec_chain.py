@@ -4,7 +4,9 @@ where CMD is a two-script shim chain ending in python3.11, `env`, `sh -c 'exec .
 wrapper calling os.execv: the last program is watched as if started directly (its preset, its
 name), every jank of it past the start-up window is reported once with wall_ms within 10% of
 what it measured itself, its exit status comes back, and jankwatch does not crash. The same
-chain under `-p PID` (jankwatch attached to the first shim, which then execs): watched anew."""
+chain under `-p PID` (jankwatch attached to the first shim, which then execs): watched anew. A
+command that starts a loop in the background and exits: the loop is followed to its end, and
+jankwatch exits with the command's status."""
 import stat
 import subprocess
 
@@ -57,6 +59,12 @@ def check_janks(what, events, tasks):
     for ev in events:
         mine = task_of(ev, tasks, f"{what}: each event is a task of the program")
         own_ms = mine.dur_ns / 1e6
+        if mine.n == len(tasks):
+            # The loop stops after its last task: the exit ends it, interpreter teardown included.
+            check(own_ms - 1 <= ev["wall_ms"] <= own_ms + 200,
+                  f"{what}: the last task, ended by the exit, {ev['wall_ms']} ms for the "
+                  f"program's own {own_ms:.1f}")
+            continue
         check(matches_own(ev, own_ms, tol=0.10),
               f"{what}: wall_ms {ev['wall_ms']} within 10% of the program's own {own_ms:.1f}")
         check(ev["bundle_name"] == "python3.11" and ev["loop"] == "python",
@@ -88,6 +96,29 @@ try:
               f"{what}: it says the last program runs a loop and is watched")
         check(len({e["pid"] for e in events}) == 1, f"{what}: one process throughout")
         logs.cleanup()
+
+    # A command that leaves a loop running and exits (a daemon's way): followed until it ends.
+    logs = LogDir()
+    p = subprocess.run([JW_BIN, "--set", f"ignore_startup_time={STARTUP_S}", "--all", "--log-dir",
+                        logs.path, "--", "sh", "-c",
+                        f"{TARGET} --busy --ms 250 --every 700 --count 8 & exit 4"],
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 4, f"daemon: jankwatch exits with the command's status 4 "
+          f"({p.returncode})")
+    check(any("still run: following them until they exit" in l for l in p.stderr.splitlines()),
+          "daemon: it says it follows what the command left running")
+    events = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    tasks = [TargetTask(l) for l in p.stdout.splitlines() if l.startswith("task ")]
+    check(len(tasks) == 8 and len(events) >= 3 and
+          all(e["bundle_name"] == "jw_target" for e in events),
+          f"daemon: the loop it left ran to its end, its janks reported ({len(events)} of "
+          f"{len(tasks)})")
+    for ev in events:
+        own = task_of(ev, tasks, "daemon: each event is a task of the loop")
+        check(matches_own(ev, own.dur_ns / 1e6, waited_ms=own.waited_ns / 1e6),
+              f"daemon: wall_ms {ev['wall_ms']} within 5% of the loop's own "
+              f"{own.dur_ns / 1e6:.1f}")
+    logs.cleanup()
 
     # -p on the first shim, held until jankwatch is ready: it execs twice after attaching.
     logs = LogDir()
