@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The processes a session follows as they fork, exec and exit. The kernel follows them (map
+ * The processes a session follows as they fork, exec and exit, --exe's executables among them. The kernel follows them (map
  * followed) and sends a record of each fork, exec and exit; a new process (forked, or exec'd a
  * new program) is watched once it runs a loop of its own: its loop thread is seen blocked in a
  * wait system call, which also says its program is mapped whole (a stable point: the loader and
  * the program's start-up are done). Until then it costs a look at /proc now and then, less and
  * less often; one that exits first costs its records only.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,16 +90,6 @@ static void chatter(struct session *s, const char *fmt, ...)
 	jw_log(JW_LOG_DEBUG, "%s", line);
 }
 
-int session_slot_of(const struct session *s, pid_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < s->n_procs; i++)
-		if (s->procs[i].target.pid == pid)
-			return i;
-	return -1;
-}
-
 int session_follow(struct session *s, pid_t pid, uint32_t flags, enum jw_pwhy why)
 {
 	struct jw_pentry *e;
@@ -162,7 +156,7 @@ static const char *rec_comm(const struct jw_proc_rec *r, char *buf)
 	return buf;
 }
 
-static void on_fork(struct session *s, const struct jw_proc_rec *r)
+static void on_fork_rec(struct session *s, const struct jw_proc_rec *r)
 {
 	char comm[JW_COMM_LEN];
 
@@ -176,7 +170,7 @@ static void on_fork(struct session *s, const struct jw_proc_rec *r)
 		rec_comm(r, comm), r->parent);
 }
 
-static void on_exec(struct session *s, const struct jw_proc_rec *r)
+static void on_exec_rec(struct session *s, const struct jw_proc_rec *r)
 {
 	struct jw_pentry *e = jw_proctree__get(s->tree, r->hdr.pid);
 	int i = session_slot_of(s, r->hdr.pid);
@@ -220,7 +214,7 @@ static void on_exec(struct session *s, const struct jw_proc_rec *r)
 	s->next_look_ns = 0;
 }
 
-static void on_exit(struct session *s, const struct jw_proc_rec *r)
+static void on_exit_rec(struct session *s, const struct jw_proc_rec *r)
 {
 	struct jw_pentry *e = jw_proctree__get(s->tree, r->hdr.pid);
 	int i = session_slot_of(s, r->hdr.pid);
@@ -242,13 +236,13 @@ void session_on_proc(struct session *s, const struct jw_proc_rec *r)
 {
 	switch (r->hdr.type) {
 	case JW_REC_FORK:
-		on_fork(s, r);
+		on_fork_rec(s, r);
 		break;
 	case JW_REC_EXEC:
-		on_exec(s, r);
+		on_exec_rec(s, r);
 		break;
 	case JW_REC_EXIT:
-		on_exit(s, r);
+		on_exit_rec(s, r);
 		break;
 	}
 }
@@ -388,3 +382,84 @@ void session_follow_summary(struct session *s)
 		       "full)", (unsigned long long)c->full, JW_MAX_FOLLOWED,
 		       (unsigned long long)drops[JW_DROP_PROC]);
 }
+
+/* --exe: the files' identities, checked before anything is attached. */
+int session_resolve_exes(struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->cfg->n_exes; i++) {
+		const char *path = s->cfg->exes[i];
+		struct stat st;
+
+		if (stat(path, &st)) {
+			jw_log(JW_LOG_ERROR, "--exe %s: %s", path, strerror(errno));
+			return -errno;
+		}
+		if (!S_ISREG(st.st_mode) || access(path, X_OK)) {
+			jw_log(JW_LOG_ERROR, "--exe %s: not an executable file", path);
+			return -EINVAL;
+		}
+		s->exes[s->n_exes++] = (struct watched_exe){ path, st.st_dev, st.st_ino };
+	}
+	return 0;
+}
+
+/* Whether process @pid runs one of the --exe files. */
+static bool runs_watched_exe(const struct session *s, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	if (stat(path, &st))
+		return false;
+	for (i = 0; i < s->n_exes; i++)
+		if (s->exes[i].dev == st.st_dev && s->exes[i].ino == st.st_ino)
+			return true;
+	return false;
+}
+
+/*
+ * --exe: from now on the kernel reports every exec of the files and follows those processes;
+ * the processes already running them are found in /proc and followed, each watched once it runs
+ * a loop (nginx's master, which runs none, is followed for its workers).
+ */
+int session_watch_exes(struct session *s)
+{
+	struct dirent *de;
+	size_t i;
+	DIR *dir;
+	int ret;
+
+	for (i = 0; i < s->n_exes; i++) {
+		/* The kernel's dev_t packs major and minor its own way. */
+		uint64_t kdev = ((uint64_t)major(s->exes[i].dev) << 20) | minor(s->exes[i].dev);
+
+		ret = jw_attach__exe(s->attach, kdev, s->exes[i].ino);
+		if (ret) {
+			jw_log(JW_LOG_ERROR, "--exe %s: cannot hook exec: %s", s->exes[i].path,
+			       strerror(-ret));
+			return ret;
+		}
+	}
+	if (!s->n_exes)
+		return 0;
+	dir = opendir("/proc");
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		pid_t pid = atoi(de->d_name);
+
+		if (pid > 0 && pid != getpid() && runs_watched_exe(s, pid) &&
+		    session_slot_of(s, pid) < 0)
+			session_follow(s, pid, JW_FOLLOW_CHILDREN | JW_FOLLOW_EXE, JW_PWHY_FOUND);
+	}
+	closedir(dir);
+	for (i = 0; i < s->n_exes; i++)
+		jw_log(JW_LOG_INFO, "--exe %s: watching its processes, now and later",
+		       s->exes[i].path);
+	return 0;
+}
+

@@ -4,16 +4,13 @@
  * attached, and forgotten when it exits; --exe's executables and their processes.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "elfsym.h"
@@ -368,83 +365,12 @@ int session_add_proc(struct session *s, pid_t pid)
 	return ret;
 }
 
-/* --exe: the files' identities, checked before anything is attached. */
-int session_resolve_exes(struct session *s)
+int session_slot_of(const struct session *s, pid_t pid)
 {
 	size_t i;
 
-	for (i = 0; i < s->cfg->n_exes; i++) {
-		const char *path = s->cfg->exes[i];
-		struct stat st;
-
-		if (stat(path, &st)) {
-			jw_log(JW_LOG_ERROR, "--exe %s: %s", path, strerror(errno));
-			return -errno;
-		}
-		if (!S_ISREG(st.st_mode) || access(path, X_OK)) {
-			jw_log(JW_LOG_ERROR, "--exe %s: not an executable file", path);
-			return -EINVAL;
-		}
-		s->exes[s->n_exes++] = (struct watched_exe){ path, st.st_dev, st.st_ino };
-	}
-	return 0;
+	for (i = 0; i < s->n_procs; i++)
+		if (s->procs[i].target.pid == pid)
+			return i;
+	return -1;
 }
-
-/* Whether process @pid runs one of the --exe files. */
-static bool runs_watched_exe(const struct session *s, pid_t pid)
-{
-	char path[64];
-	struct stat st;
-	size_t i;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	if (stat(path, &st))
-		return false;
-	for (i = 0; i < s->n_exes; i++)
-		if (s->exes[i].dev == st.st_dev && s->exes[i].ino == st.st_ino)
-			return true;
-	return false;
-}
-
-/*
- * --exe: from now on the kernel reports every exec of the files and follows those processes;
- * the processes already running them are found in /proc and followed, each watched once it runs
- * a loop (nginx's master, which runs none, is followed for its workers).
- */
-int session_watch_exes(struct session *s)
-{
-	struct dirent *de;
-	size_t i;
-	DIR *dir;
-	int ret;
-
-	for (i = 0; i < s->n_exes; i++) {
-		/* The kernel's dev_t packs major and minor its own way. */
-		uint64_t kdev = ((uint64_t)major(s->exes[i].dev) << 20) | minor(s->exes[i].dev);
-
-		ret = jw_attach__exe(s->attach, kdev, s->exes[i].ino);
-		if (ret) {
-			jw_log(JW_LOG_ERROR, "--exe %s: cannot hook exec: %s", s->exes[i].path,
-			       strerror(-ret));
-			return ret;
-		}
-	}
-	if (!s->n_exes)
-		return 0;
-	dir = opendir("/proc");
-	if (!dir)
-		return -errno;
-	while ((de = readdir(dir))) {
-		pid_t pid = atoi(de->d_name);
-
-		if (pid > 0 && pid != getpid() && runs_watched_exe(s, pid) &&
-		    session_slot_of(s, pid) < 0)
-			session_follow(s, pid, JW_FOLLOW_CHILDREN | JW_FOLLOW_EXE, JW_PWHY_FOUND);
-	}
-	closedir(dir);
-	for (i = 0; i < s->n_exes; i++)
-		jw_log(JW_LOG_INFO, "--exe %s: watching its processes, now and later",
-		       s->exes[i].path);
-	return 0;
-}
-
