@@ -553,6 +553,7 @@ static void test_parse_defaults(void **state)
 	assert_int_equal(fx->cfg.format, JW_FORMAT_TREE);
 	assert_int_equal(fx->cfg.n_probes, 0);
 	assert_null(fx->cfg.thread);
+	assert_false(fx->cfg.follow);
 	assert_null(fx->cfg.config_file);
 	assert_true(fx->cfg.duration_s == 0);
 	assert_false(fx->cfg.all);
@@ -787,6 +788,18 @@ static void test_parse_positional_refused(void **state)
 	parse_fails(fx, PARSE(fx, "extra", "-p", "1"), "unexpected argument 'extra'");
 	parse_fails(fx, PARSE(fx, "-p", "1", "--", "sleep", "1"), "give -p PID or -- CMD, not both");
 	parse_fails(fx, PARSE(fx, "-p", "1", "--user", "nobody"), "--user nobody: only for");
+	parse_fails(fx, PARSE(fx, "--follow", "--", "sleep", "1"), "--follow: only with -p PID");
+	parse_fails(fx, PARSE(fx, "--follow", "--exe", "/bin/sh"), "--follow: only with -p PID");
+}
+
+/* --follow: -p's processes' children too; off unless given. */
+static void test_parse_follow(void **state)
+{
+	struct fixture *fx = *state;
+
+	parse_ok(fx, PARSE(fx, "-p", "1", "--follow", "--exe", "/bin/sh"));
+	assert_true(fx->cfg.follow);
+	assert_int_equal(fx->cfg.n_pids, 1);
 }
 
 /* "--" ends the options: what follows is the program to start, kept as given. */
@@ -1048,6 +1061,7 @@ int main(void)
 		T(test_parse_flags_and_strings),
 		T(test_parse_unknown_option),
 		T(test_parse_positional_refused),
+		T(test_parse_follow),
 		T(test_parse_command),
 		T(test_parse_needs_target),
 		T(test_parse_set),
