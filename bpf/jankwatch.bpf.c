@@ -1017,6 +1017,35 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	return 0;
 }
 
+/* wait_probe_id, below: the probe id of the tasks the waits bound. */
+const volatile __u32 wait_probe_id;
+
+/*
+ * Thread @p, watched while blocked in a wait it entered before its probes were attached (see
+ * jw_task_state.first_wait), is woken: if it is in a wait system call, its return begins a task
+ * now, which the return probe cannot see. Until the thread runs it waits for a CPU: its
+ * switch-in counts that as the task's run-queue time.
+ */
+static __noinline void first_wakeup(struct task_struct *p, struct jw_task_state *s)
+{
+	const struct pt_regs *regs;
+	__u64 now;
+
+	s->first_wait = 0;
+	if (s->depth)
+		return;
+	regs = (const struct pt_regs *)bpf_task_pt_regs(p);
+	if (!regs || !is_wait_syscall(syscall_nr(regs)))
+		return;
+	now = bpf_ktime_get_ns();
+	begin_task(s, now, wait_probe_id);
+	s->sp[0] = WAIT_FRAME_SP;
+	s->depth = 1;
+	s->off_ns = now;
+	s->off_state = JW_OFF_RUNQ;
+	__sync_fetch_and_add(&off_cpu_watched, 1);
+}
+
 /*
  * Who wakes a sleeping watched thread: runs in the waker's context (sched_wakeup may run on the
  * wakee's CPU, in someone else's). One task storage lookup for every other wakeup.
@@ -1030,7 +1059,11 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 
 	if (trace_on)
 		trace_waking(p);
-	if (!s || !s->off_ns || s->off_state == JW_OFF_RUNQ)
+	if (!s)
+		return 0;
+	if (s->first_wait)
+		first_wakeup(p, s);
+	if (!s->off_ns || s->off_state == JW_OFF_RUNQ)
 		return 0;
 	cur = bpf_get_current_task_btf();
 	s->waker.pid = cur->tgid;
@@ -1056,6 +1089,7 @@ static __always_inline void wait_returned(struct task_struct *task, __u64 cookie
 
 	if (!s)
 		return;
+	s->first_wait = 0;	/* the probes see this thread's waits from here */
 	now = bpf_ktime_get_ns();
 	if (s->depth) {
 		/* A task still open when a wait returns lost its end: close it there. */
@@ -1073,7 +1107,11 @@ static __always_inline void wait_entered(struct task_struct *task, __u64 cookie)
 {
 	struct jw_task_state *s = probe_state(task, cookie, false);
 
-	if (!s || s->depth == 0)
+	if (!s)
+		return;
+	if (s->first_wait)
+		s->first_wait = 0;	/* the probes see this thread's waits from here */
+	if (s->depth == 0)
 		return;
 	s->depth = 0;
 	finish_task(s, task->pid, bpf_ktime_get_ns());
@@ -1102,7 +1140,6 @@ int wait_enter(struct pt_regs *ctx)
  * wrappers: a call where the loop pays a trap, but every system call of the machine goes through
  * the tracing path. For any other call, one comparison.
  */
-const volatile __u32 wait_probe_id = 0;
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)

@@ -13,7 +13,7 @@ packages=(
 	python3 valgrind
 	procps
 	redis-server redis-tools nodejs
-	nginx libnginx-mod-http-perl
+	nginx libnginx-mod-http-perl gunicorn
 	libglib2.0-dev libuv1-dev libevent-dev
 )
 

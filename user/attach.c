@@ -86,9 +86,9 @@ static int keep_link(struct jw_attach *a, struct bpf_link *link, pid_t pid, bool
 }
 
 /* Slot @slot's state becomes thread @tid's of process @pid (0: nobody's), with no task open. */
-static int reset_state(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
+static int reset_state(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot, bool first_wait)
 {
-	struct jw_task_state st = { .tid = tid, .pid = pid, .slot = slot };
+	struct jw_task_state st = { .tid = tid, .pid = pid, .slot = slot, .first_wait = first_wait };
 
 	if (bpf_map__update_elem(a->skel->maps.thread_state, &slot, sizeof(slot), &st, sizeof(st),
 				 0))
@@ -151,7 +151,7 @@ void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
 	if (slot < a->n_slots)
 		unindex_thread(a, tid, slot);
 	/* A task it has open would never end (its probes are gone): dropped with the state. */
-	reset_state(a, 0, 0, slot);
+	reset_state(a, 0, 0, slot, false);
 }
 
 /*
@@ -297,7 +297,8 @@ static void retire_outer_rows(struct jw_attach *a, uint32_t slot)
 	}
 }
 
-int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
+int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot,
+			    bool first_wait)
 {
 	struct jw_watch w = { .pid = pid, .slot = slot };
 	__u32 key = tid;
@@ -306,7 +307,7 @@ int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t 
 	if (slot >= a->n_slots)
 		return -EINVAL;
 	retire_outer_rows(a, slot);
-	err = reset_state(a, pid, tid, slot);
+	err = reset_state(a, pid, tid, slot, first_wait);
 	if (err)
 		return err;
 	if (bpf_map__update_elem(a->skel->maps.watched, &key, sizeof(key), &w, sizeof(w), 0))

@@ -47,9 +47,12 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts);
 
 /*
  * Marks thread @tid of process @pid as watched in slot @slot (its state, its totals, its block
- * stack), with a fresh state. Before its process's probes are attached. 0 or -errno.
+ * stack), with a fresh state. Before its process's probes are attached. @first_wait (syscall mode
+ * on uprobes): the wakeup from a wait the thread is blocked in now, which its return probe cannot
+ * see, begins its first task. 0 or -errno.
  */
-int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot);
+int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot,
+			    bool first_wait);
 
 /*
  * Attaches the exit (return probe or exit symbol) first, then the entry, timing the thread in

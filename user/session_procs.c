@@ -243,7 +243,9 @@ int session_attach_proc(struct session *s, size_t i)
 	int ret;
 
 	/* Its state first: the probes write to it from their first hit. */
-	ret = jw_attach__watch_thread(s->attach, p->target.pid, p->target.tid, i);
+	/* A running program's wait in progress began before its probes: its wakeup is seen. */
+	ret = jw_attach__watch_thread(s->attach, p->target.pid, p->target.tid, i,
+				      s->syscall_mode && !s->wait_tracepoints && !s->holding);
 	if (ret) {
 		jw_log(JW_LOG_ERROR, "cannot watch thread %d: %s", p->target.tid, strerror(-ret));
 		return ret;

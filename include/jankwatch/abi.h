@@ -310,6 +310,14 @@ struct jw_task_state {
 	__u64 cur_start;
 	__u64 cur_handler;
 	__u64 cur_off;		/* runq_ns + blocked_ns when the one running began */
+	/*
+	 * Syscall mode on uprobes: the thread may be blocked in a wait it entered before its probes
+	 * were attached (a new program is watched once it is seen so): no return probe will see
+	 * that wait end, so its wakeup begins the task instead. Cleared at the first wait edge the
+	 * probes see.
+	 */
+	__u32 first_wait;
+	__u32 pad;
 };
 
 /* Why a watched thread inside a task is off the CPU. */

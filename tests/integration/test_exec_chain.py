@@ -6,7 +6,8 @@ name), every jank of it past the start-up window is reported once with wall_ms w
 what it measured itself, its exit status comes back, and jankwatch does not crash. The same
 chain under `-p PID` (jankwatch attached to the first shim, which then execs): watched anew. A
 command that starts a loop in the background and exits: the loop is followed to its end, and
-jankwatch exits with the command's status."""
+jankwatch exits with the command's status. A new program watched while it sits in its first
+wait (entered before its probes): the task that wait's end begins is reported too."""
 import stat
 import subprocess
 
@@ -118,6 +119,25 @@ try:
         check(matches_own(ev, own.dur_ns / 1e6, waited_ms=own.waited_ns / 1e6),
               f"daemon: wall_ms {ev['wall_ms']} within 5% of the loop's own "
               f"{own.dur_ns / 1e6:.1f}")
+    logs.cleanup()
+
+    # A new program is watched once it sits in a wait, entered before its probes: the wakeup
+    # from that wait still begins its first task (here 4 s later, past the start-up window).
+    logs = LogDir()
+    p = subprocess.run([JW_BIN, "--set", f"ignore_startup_time={STARTUP_S}", "--all", "--log-dir",
+                        logs.path, "--", "sh", "-c",
+                        f"exec {TARGET} --busy --ms 250 --every 4000 --count 3"],
+                       capture_output=True, text=True, timeout=120)
+    events = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    tasks = [TargetTask(l) for l in p.stdout.splitlines() if l.startswith("task ")]
+    check(p.returncode == 0 and len(tasks) == 3 and len(events) == 3,
+          f"first wait: each of the 3 tasks reported, the first one too ({len(events)} events, "
+          f"rc {p.returncode})")
+    for ev in events:
+        own = task_of(ev, tasks, "first wait: each event is a task of the loop")
+        check(matches_own(ev, own.dur_ns / 1e6, waited_ms=own.waited_ns / 1e6),
+              f"first wait: task {own.n}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within "
+              f"5% of the loop's own {own.dur_ns / 1e6:.1f}")
     logs.cleanup()
 
     # -p on the first shim, held until jankwatch is ready: it execs twice after attaching.
