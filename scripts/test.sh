@@ -33,7 +33,7 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug \
 cmake --build build-asan -j"$(nproc)" >/dev/null
 echo "== integration tests against jankwatch built with ASan + UBSan"
 (cd build-asan && ctest --output-on-failure -L integration \
-	-R 'integration_(bad_input|busy_task|exec_chain|faults|hostile_elf|hostile_names|nginx_workers|raw_symbolize|stats|storm|trace)$') \
+	-R 'integration_(bad_input|busy_task|exec_chain|faults|hostile_elf|hostile_names|nginx_workers|prefork|raw_symbolize|stats|storm|trace)$') \
 	2>&1 | tee -a "$log" || status=1
 # The fuzz harnesses, built with clang, replay their committed corpora once (scripts/fuzz.sh
 # runs them for real).
