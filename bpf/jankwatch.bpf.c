@@ -1017,7 +1017,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	return 0;
 }
 
-/* wait_probe_id, below: the probe id of the tasks the waits bound. */
+/* The probe id of the tasks the waits bound, where no cookie carries it: set by user space. */
 const volatile __u32 wait_probe_id;
 
 /*

@@ -837,7 +837,6 @@ static int run_loop(struct session *s)
 	uint64_t start = mono_ns(), last_check = start, last_hang_check = start, last_aging = start;
 	uint64_t hang_every = (uint64_t)s->cfg->params.v[JW_P_SAMPLE_INTERVAL] * 1000000;
 	uint64_t limit = s->cfg->duration_s > 0 ? (uint64_t)(s->cfg->duration_s * 1e9) : 0;
-
 	uint64_t next_look = 0, now = start;
 
 	while (!stop_requests) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The processes a session watches: each in a slot, resolved (target, probes, waits, preset),
- * attached, and forgotten when it exits; --exe's executables and their processes.
+ * attached, and forgotten when it exits or execs.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -242,8 +242,10 @@ int session_attach_proc(struct session *s, size_t i)
 	size_t k;
 	int ret;
 
-	/* Its state first: the probes write to it from their first hit. */
-	/* A running program's wait in progress began before its probes: its wakeup is seen. */
+	/*
+	 * Its state first: the probes write to it from their first hit. A running program's wait
+	 * in progress began before its probes: its wakeup is seen instead (first_wait).
+	 */
 	ret = jw_attach__watch_thread(s->attach, p->target.pid, p->target.tid, i,
 				      s->syscall_mode && !s->wait_tracepoints && !s->holding);
 	if (ret) {
