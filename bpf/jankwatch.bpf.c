@@ -964,6 +964,17 @@ static void trace_waking(struct task_struct *p)
 	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 }
 
+/* Whether thread @p, leaving the CPU, goes to sleep inside a wait system call. */
+static __noinline bool asleep_in_wait(struct task_struct *p)
+{
+	const struct pt_regs *regs;
+
+	if (p->__state == TASK_RUNNING)
+		return false;
+	regs = (const struct pt_regs *)bpf_task_pt_regs(p);
+	return regs && is_wait_syscall(syscall_nr(regs));
+}
+
 /*
  * Splits a watched thread's off-CPU time inside a task (runnable but preempted, asleep, asleep in
  * IO) and takes the stack where it sleeps. Runs on every context switch of the machine: for
@@ -979,7 +990,14 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	if (trace_on)
 		trace_switch(preempt, prev, next);
 	s = task_state_of(prev);
-	if (s && s->depth) {
+	if (s && s->depth && s->first_wait == 2 && !preempt && asleep_in_wait(prev)) {
+		/*
+		 * The wakeup that began its first task found nothing ready (another worker took the
+		 * connection): it sleeps on in the same wait, whose end is still to come.
+		 */
+		s->depth = 0;
+		s->first_wait = 1;
+	} else if (s && s->depth) {
 		now = bpf_ktime_get_ns();
 		if (!s->off_ns)
 			__sync_fetch_and_add(&off_cpu_watched, 1);
@@ -1021,22 +1039,41 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 const volatile __u32 wait_probe_id;
 
 /*
+ * By slot: 1 once every wait probe of the slot's process is attached (user space sets it after
+ * them, clears it when the slot is watched anew). Until then a wait the thread enters may go
+ * unseen, and with it the end of a task its wakeup would begin. Sized by user space.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} wait_probes_ready SEC(".maps");
+
+/*
  * Thread @p, watched while blocked in a wait it entered before its probes were attached (see
- * jw_task_state.first_wait), is woken: if it is in a wait system call, its return begins a task
- * now, which the return probe cannot see. Until the thread runs it waits for a CPU: its
- * switch-in counts that as the task's run-queue time.
+ * jw_task_state.first_wait), is woken: if it is in a wait system call and its process's wait
+ * probes are all in, the return begins a task now, which the return probe cannot see. Until
+ * the thread runs it waits for a CPU: its switch-in counts that as the task's run-queue time.
  */
 static __noinline void first_wakeup(struct task_struct *p, struct jw_task_state *s)
 {
 	const struct pt_regs *regs;
+	__u32 slot = s->slot, *ready;
 	__u64 now;
 
-	s->first_wait = 0;
-	if (s->depth)
+	if (s->depth) {
+		s->first_wait = 0;
+		return;
+	}
+	ready = bpf_map_lookup_elem(&wait_probes_ready, &slot);
+	if (!ready || !*ready)
 		return;
 	regs = (const struct pt_regs *)bpf_task_pt_regs(p);
 	if (!regs || !is_wait_syscall(syscall_nr(regs)))
-		return;
+		return;	/* asleep elsewhere (a lock, a read): still armed */
+	/* Tentative: a wakeup that finds nothing ready puts it back to sleep in the same wait. */
+	s->first_wait = 2;
 	now = bpf_ktime_get_ns();
 	begin_task(s, now, wait_probe_id);
 	s->sp[0] = WAIT_FRAME_SP;
@@ -1061,7 +1098,7 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 		trace_waking(p);
 	if (!s)
 		return 0;
-	if (s->first_wait)
+	if (s->first_wait == 1)
 		first_wakeup(p, s);
 	if (!s->off_ns || s->off_state == JW_OFF_RUNQ)
 		return 0;

@@ -89,6 +89,11 @@ static int keep_link(struct jw_attach *a, struct bpf_link *link, pid_t pid, bool
 static int reset_state(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot, bool first_wait)
 {
 	struct jw_task_state st = { .tid = tid, .pid = pid, .slot = slot, .first_wait = first_wait };
+	__u32 not_ready = 0;
+
+	if (bpf_map__update_elem(a->skel->maps.wait_probes_ready, &slot, sizeof(slot), &not_ready,
+				 sizeof(not_ready), 0))
+		return -errno;
 
 	if (bpf_map__update_elem(a->skel->maps.thread_state, &slot, sizeof(slot), &st, sizeof(st),
 				 0))
@@ -217,6 +222,8 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 		err = bpf_map__set_max_entries(a->skel->maps.blocks, threads);
 	if (!err)
 		err = bpf_map__set_max_entries(a->skel->maps.thread_state, threads);
+	if (!err)
+		err = bpf_map__set_max_entries(a->skel->maps.wait_probes_ready, threads);
 	if (err) {
 		jw_log(JW_LOG_ERROR, "cannot size the per-thread maps: %s", strerror(-err));
 		goto err_destroy;
@@ -575,6 +582,16 @@ int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int p
 	}
 	/* From here the link owns the perf event's fd and closes it. */
 	return keep_link(a, link, pid, true);
+}
+
+int jw_attach__wait_probes_ready(struct jw_attach *a, uint32_t slot)
+{
+	__u32 ready = 1;
+
+	if (bpf_map__update_elem(a->skel->maps.wait_probes_ready, &slot, sizeof(slot), &ready,
+				 sizeof(ready), 0))
+		return -errno;
+	return 0;
 }
 
 bool jw_attach__slot_free(struct jw_attach *a, uint32_t slot)

@@ -272,6 +272,11 @@ int session_attach_proc(struct session *s, size_t i)
 		if (ret)
 			return ret;
 	}
+	if (s->syscall_mode && !s->wait_tracepoints && !s->holding) {
+		ret = jw_attach__wait_probes_ready(s->attach, i);
+		if (ret)
+			return ret;
+	}
 	ret = jw_attach__sampler(s->attach, p->target.pid, p->target.tid,
 				 s->cfg->params.v[JW_P_SAMPLE_PERIOD_MS]);
 	if (ret)

@@ -313,8 +313,10 @@ struct jw_task_state {
 	/*
 	 * Syscall mode on uprobes: the thread may be blocked in a wait it entered before its probes
 	 * were attached (a new program is watched once it is seen so): no return probe will see
-	 * that wait end, so its wakeup begins the task instead. Cleared at the first wait edge the
-	 * probes see.
+	 * that wait end, so its wakeup begins the task instead, once the probes are all in (map
+	 * wait_probes_ready). 1: armed; 2: a task begun at such a wakeup, undone if the thread
+	 * sleeps on in the same wait (the wakeup found nothing ready). Cleared at the first wait
+	 * edge the probes see.
 	 */
 	__u32 first_wait;
 	__u32 pad;

@@ -200,8 +200,10 @@ def check_janks(what, events, tree, warm, janks, watched_pids):
             check(not found, f"{what}: the jank of unwatched worker {r.pid} has no event "
                   f"({[e['pid'] for e in found]})")
             continue
+        seen = [(e["pid"], e["begin_time"], e["wall_ms"], e["cpu_ms"], e["handler"])
+                for e in found]
         check(len(found) == 1, f"{what}: the jank worker {r.pid} served has one event "
-              f"({len(found)})")
+              f"({seen}; the app's began at {mono_to_epoch_ms(r.task.begin_ns):.0f})")
         ev = found[0]
         check(ev["pid"] == r.pid, f"{what}: the event has the pid of the worker that served it "
               f"({ev['pid']}, served by {r.pid})")
