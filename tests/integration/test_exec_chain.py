@@ -80,65 +80,57 @@ def check_janks(what, events, tasks):
           f"{len(late)})")
 
 
+def run_command(what, argv, want_rc):
+    """`jankwatch -- ARGV` to its end: checks its status; returns (events, tasks, stderr lines)."""
+    logs = LogDir()
+    p = subprocess.run([JW_BIN, "--set", f"ignore_startup_time={STARTUP_S}", "--all",
+                        "--log-dir", logs.path, "--", *argv],
+                       capture_output=True, text=True, timeout=120)
+    logs.cleanup()
+    if p.returncode != want_rc or os.environ.get("JW_TEST_VERBOSE"):
+        print(p.stderr, file=sys.stderr)
+    check(p.returncode == want_rc, f"{what}: jankwatch exits with the program's status "
+          f"{want_rc} ({p.returncode})")
+    return ([json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")],
+            [TargetTask(l) for l in p.stdout.splitlines() if l.startswith("task ")],
+            p.stderr.splitlines())
+
+
+def check_loop_janks(what, events, tasks):
+    """Every event is a task of jw_target within 5% (what it waited for a CPU allowed for)."""
+    for ev in events:
+        own = task_of(ev, tasks, f"{what}: each event is a task of the loop")
+        check(ev["bundle_name"] == "jw_target" and
+              matches_own(ev, own.dur_ns / 1e6, waited_ms=own.waited_ns / 1e6),
+              f"{what}: task {own.n}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% "
+              f"of the loop's own {own.dur_ns / 1e6:.1f}")
+
+
 try:
     for what, argv in CHAINS.items():
-        logs = LogDir()
-        p = subprocess.run([JW_BIN, "--set", f"ignore_startup_time={STARTUP_S}", "--all",
-                            "--log-dir", logs.path, "--", *argv, *APP_ARGS],
-                           capture_output=True, text=True, timeout=120)
-        if p.returncode != 3 or os.environ.get("JW_TEST_VERBOSE"):
-            print(p.stderr, file=sys.stderr)
-        check(p.returncode == 3, f"{what}: jankwatch exits with the program's status 3 "
-              f"({p.returncode})")
-        events = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
-        tasks = [TargetTask(l) for l in p.stdout.splitlines() if l.startswith("task ")]
+        events, tasks, err = run_command(what, [*argv, *APP_ARGS], 3)
         check_janks(what, events, tasks)
-        check(any("runs a loop: watched" in l for l in p.stderr.splitlines()),
+        check(any("runs a loop: watched" in l for l in err),
               f"{what}: it says the last program runs a loop and is watched")
         check(len({e["pid"] for e in events}) == 1, f"{what}: one process throughout")
-        logs.cleanup()
 
     # A command that leaves a loop running and exits (a daemon's way): followed until it ends.
-    logs = LogDir()
-    p = subprocess.run([JW_BIN, "--set", f"ignore_startup_time={STARTUP_S}", "--all", "--log-dir",
-                        logs.path, "--", "sh", "-c",
-                        f"{TARGET} --busy --ms 250 --every 700 --count 8 & exit 4"],
-                       capture_output=True, text=True, timeout=120)
-    check(p.returncode == 4, f"daemon: jankwatch exits with the command's status 4 "
-          f"({p.returncode})")
-    check(any("still run: following them until they exit" in l for l in p.stderr.splitlines()),
+    events, tasks, err = run_command(
+        "daemon", ["sh", "-c", f"{TARGET} --busy --ms 250 --every 700 --count 8 & exit 4"], 4)
+    check(any("still run: following them until they exit" in l for l in err),
           "daemon: it says it follows what the command left running")
-    events = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
-    tasks = [TargetTask(l) for l in p.stdout.splitlines() if l.startswith("task ")]
-    check(len(tasks) == 8 and len(events) >= 3 and
-          all(e["bundle_name"] == "jw_target" for e in events),
+    check(len(tasks) == 8 and len(events) >= 3,
           f"daemon: the loop it left ran to its end, its janks reported ({len(events)} of "
           f"{len(tasks)})")
-    for ev in events:
-        own = task_of(ev, tasks, "daemon: each event is a task of the loop")
-        check(matches_own(ev, own.dur_ns / 1e6, waited_ms=own.waited_ns / 1e6),
-              f"daemon: wall_ms {ev['wall_ms']} within 5% of the loop's own "
-              f"{own.dur_ns / 1e6:.1f}")
-    logs.cleanup()
+    check_loop_janks("daemon", events, tasks)
 
     # A new program is watched once it sits in a wait, entered before its probes: the wakeup
     # from that wait still begins its first task (here 4 s later, past the start-up window).
-    logs = LogDir()
-    p = subprocess.run([JW_BIN, "--set", f"ignore_startup_time={STARTUP_S}", "--all", "--log-dir",
-                        logs.path, "--", "sh", "-c",
-                        f"exec {TARGET} --busy --ms 250 --every 4000 --count 3"],
-                       capture_output=True, text=True, timeout=120)
-    events = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
-    tasks = [TargetTask(l) for l in p.stdout.splitlines() if l.startswith("task ")]
-    check(p.returncode == 0 and len(tasks) == 3 and len(events) == 3,
-          f"first wait: each of the 3 tasks reported, the first one too ({len(events)} events, "
-          f"rc {p.returncode})")
-    for ev in events:
-        own = task_of(ev, tasks, "first wait: each event is a task of the loop")
-        check(matches_own(ev, own.dur_ns / 1e6, waited_ms=own.waited_ns / 1e6),
-              f"first wait: task {own.n}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within "
-              f"5% of the loop's own {own.dur_ns / 1e6:.1f}")
-    logs.cleanup()
+    events, tasks, err = run_command(
+        "first wait", ["sh", "-c", f"exec {TARGET} --busy --ms 250 --every 4000 --count 3"], 0)
+    check(len(tasks) == 3 and len(events) == 3,
+          f"first wait: each of the 3 tasks reported, the first one too ({len(events)})")
+    check_loop_janks("first wait", events, tasks)
 
     # -p on the first shim, held until jankwatch is ready: it execs twice after attaching.
     logs = LogDir()
