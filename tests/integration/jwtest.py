@@ -331,6 +331,26 @@ class Redis:
         self.proc.kill()
 
 
+def http_get(port, path, timeout=30):
+    """The body a server on loopback @port answers to GET @path (HTTP/1.0), None on a socket
+    error."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+            sock.sendall(f"GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n".encode())
+            data = b""
+            while chunk := sock.recv(4096):
+                data += chunk
+    except OSError:
+        return None
+    return data.decode(errors="replace").split("\r\n\r\n", 1)[-1].strip()
+
+
+def forked_and_watched(jw, pid):
+    """Whether jankwatch (a Proc) said process @pid, a fork of a followed process, is watched."""
+    return any(f"pid {pid} (" in l and "forked by a followed process, runs a loop: watched" in l
+               for l in jw.err)
+
+
 class Nginx:
     """Debian's nginx with @workers workers on a free loopback port, serving /jank?ms=N from
     tests/targets/nginx/jank.pm (a perl handler that busy-loops in the worker)."""
@@ -376,15 +396,7 @@ class Nginx:
         return TargetTask(lines[0]), int(lines[1].split()[1])
 
     def get(self, path, timeout=30):
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=timeout) as sock:
-                sock.sendall(f"GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n".encode())
-                data = b""
-                while chunk := sock.recv(4096):
-                    data += chunk
-        except OSError:
-            return None
-        return data.decode(errors="replace").split("\r\n\r\n", 1)[-1].strip()
+        return http_get(self.port, path, timeout)
 
     def kill(self):
         # TERM: the master stops its workers (a killed master would leave them running).

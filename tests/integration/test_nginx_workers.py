@@ -63,8 +63,7 @@ jw = start_jankwatch(["--exe", "/usr/sbin/nginx", "--set", "ignore_startup_time=
 nginx = Nginx(workers=2)
 try:
     first = nginx.workers
-    wait_for(lambda: all(any(f"pid {w} (nginx): forked by a followed process, runs a loop: "
-                             f"watched" in l for l in jw.err) for w in first), 15,
+    wait_for(lambda: all(forked_and_watched(jw, w) for w in first), 15,
              "both workers to be watched")
     check(not any(f"pid {nginx.pid} (nginx)" in l and "watched" in l and "runs a loop" in l
                   for l in jw.err), "the master, which runs no loop, is not watched")
@@ -79,8 +78,7 @@ try:
     second = nginx.workers = nginx.children()
     wait_for(lambda: all(any(f"pid {w} (nginx) exited" in l for l in jw.err) for w in first),
              10, "jankwatch to forget the old workers")
-    wait_for(lambda: all(any(f"pid {w} (nginx): forked by a followed process, runs a loop: "
-                             f"watched" in l for l in jw.err) for w in second), 15,
+    wait_for(lambda: all(forked_and_watched(jw, w) for w in second), 15,
              "the new workers to be watched")
     # Detached in the background (a uprobe's detach waits for the kernel's grace periods).
     deadline = time.monotonic() + 20
@@ -91,7 +89,8 @@ try:
     wait_for(lambda: min(process_age_s(w) for w in second) >= 3.2, 10,
              "the new workers to be 3 s old")
     own2 = janks_from(nginx, second)
-    time.sleep(0.5)
+    wait_for(lambda: len(json_lines(jw)) >= len(own) + len(own2), 10,
+             "an event for every jank")
     rc = stop_jankwatch(jw)
 finally:
     nginx.kill()
@@ -122,11 +121,10 @@ try:
     nginx.workers = nginx.children()
     new = [w for w in nginx.workers if w not in old]
     check(len(new) == 1, f"-p MASTER: one new worker ({new})")
-    wait_for(lambda: any(f"pid {new[0]} (nginx): forked by a followed process, runs a loop: "
-                         f"watched" in l for l in jw.err), 15, "the respawned worker to be watched")
+    wait_for(lambda: forked_and_watched(jw, new[0]), 15, "the respawned worker to be watched")
     wait_for(lambda: process_age_s(new[0]) >= 3.2, 10, "the respawned worker to be 3 s old")
     own = janks_from(nginx, nginx.workers)
-    time.sleep(0.5)
+    wait_for(lambda: len(json_lines(jw)) >= len(own), 10, "an event for every jank")
     rc = stop_jankwatch(jw)
 finally:
     nginx.kill()

@@ -92,15 +92,7 @@ class Gunicorn:
         got = [None]
 
         def fetch():
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=timeout) as s:
-                    s.sendall(f"GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n".encode())
-                    data = b""
-                    while chunk := s.recv(4096):
-                        data += chunk
-            except OSError:
-                return
-            got[0] = data.decode(errors="replace").split("\r\n\r\n", 1)[-1].strip()
+            got[0] = http_get(self.port, path, timeout)
 
         t = threading.Thread(target=fetch)
         t.start()
@@ -251,8 +243,7 @@ def exe_variant(exe):
               f"--exe: gunicorn's master runs {exe}")
         wait_for(lambda: all(watched(jw, p) for p in [g.pid, *workers]), 30,
                  f"jankwatch to watch the master {g.pid} and the workers {workers}")
-        check(all(any(f"pid {w} (" in l and "forked by a followed process, runs a loop: "
-                      "watched" in l for l in jw.err) for w in workers),
+        check(all(forked_and_watched(jw, w) for w in workers),
               "--exe: each worker is watched as a fork of a followed process")
         warm, janks = make_janks(g, workers)
         served = {r.pid for r in janks}
@@ -297,8 +288,7 @@ def follow_variant():
                                  "the master to respawn the killed worker")
         new = [w for w in workers if w not in old][0]
         wait_for(lambda: watched(jw, new), 30, f"jankwatch to watch the new worker {new}")
-        check(any(f"pid {new} (" in l and "forked by a followed process, runs a loop: watched"
-                  in l for l in jw.err), "--follow: the new worker is watched as a fork")
+        check(forked_and_watched(jw, new), "--follow: the new worker is watched as a fork")
         warm, janks = make_janks(g, workers)
         served = {r.pid for r in janks}
         check(served == set(workers), f"--follow: both workers served janks ({served})")
