@@ -4,11 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "offline.h"
-#include "options.h"
-#include "session.h"
-#include "statsock.h"
+#include "base/log.h"
+#include "output/offline.h"
+#include "config/options.h"
+#include "session/session.h"
+#include "session/statsock.h"
 
 int main(int argc, char **argv)
 {

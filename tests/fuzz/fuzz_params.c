@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The config file and --set KEY=VALUE: any text, read as a config file and line by line. */
 #include "fuzz_common.h"
-#include "options.h"
+#include "config/options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
  * split, the whole file loaded and looked up, and /proc/PID/status's NSpid line.
  */
 #include "fuzz_common.h"
-#include "perfmap.h"
+#include "stacks/perfmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A raw capture for `jankwatch symbolize`: it may come from anywhere, damaged or crafted. */
 #include "fuzz_common.h"
-#include "rawfile.h"
+#include "output/rawfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

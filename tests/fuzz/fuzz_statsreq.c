@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A request line on the stats socket (only root may send one, but still). */
 #include "fuzz_common.h"
-#include "statsock.h"
+#include "session/statsock.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

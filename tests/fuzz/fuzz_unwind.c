@@ -5,8 +5,8 @@
  */
 #include "fuzz_common.h"
 #include "jankwatch/abi.h"
-#include "symbolize.h"
-#include "unwind.h"
+#include "stacks/symbolize.h"
+#include "stacks/unwind.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "elfsym.h"
+#include "target/elfsym.h"
 
 #define SELF "/proc/self/exe"
 

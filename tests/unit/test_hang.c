@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "hang.h"
+#include "report/hang.h"
 
 #define MS 1000000ULL
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "jsonbuf.h"
+#include "base/jsonbuf.h"
 
 /* U+FFFD, the replacement character, as UTF-8. */
 #define R "\xef\xbf\xbd"

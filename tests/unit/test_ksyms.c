@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "ksyms.h"
+#include "stacks/ksyms.h"
 
 #define MANY_SYMS 200000
 #define MANY_BASE 0xffffffff90000000ULL

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "logdir.h"
+#include "output/logdir.h"
 
 #define BIG_QUOTA (1024 * 1024)
 

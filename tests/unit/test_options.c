@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "options.h"
+#include "config/options.h"
 
 #define ERR_LEN 1024
 #define MAX_ARGS 80

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "perfmap.h"
+#include "stacks/perfmap.h"
 
 struct fixture {
 	char dir[64];		/* a temporary directory, removed with what is in it */

@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "options.h"
-#include "policy.h"
+#include "config/options.h"
+#include "policy/policy.h"
 
 #define MS 1000000ULL
 #define SEC 1000000000ULL

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "proctree.h"
+#include "target/proctree.h"
 
 #define MS 1000000ULL
 

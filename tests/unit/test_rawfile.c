@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "rawfile.h"
+#include "output/rawfile.h"
 
 #define HEADER_SIZE 44 /* magic 8, version 4, header_size 4, fields 28 */
 #define CHUNK_HDR   8

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "report_event.h"
+#include "report/report_event.h"
 
 static int setup(void **state)
 {

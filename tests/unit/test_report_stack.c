@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "report_stack.h"
+#include "report/report_stack.h"
 
 #define APP "/usr/bin/redis-server"
 

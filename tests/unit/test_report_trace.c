@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "report_trace.h"
+#include "report/report_trace.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define HEADER_LINES	4

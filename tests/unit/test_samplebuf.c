@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "samplebuf.h"
+#include "stacks/samplebuf.h"
 
 static int setup(void **state)
 {

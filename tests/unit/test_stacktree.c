@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "stacktree.h"
+#include "report/stacktree.h"
 
 #define APP "/usr/bin/app"
 #define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"

@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "jankwatch/stats_add.h"
-#include "report_stats.h"
-#include "statsock.h"
+#include "report/report_stats.h"
+#include "session/statsock.h"
 
 static void test_slots(void **state)
 {

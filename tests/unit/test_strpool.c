@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "strpool.h"
+#include "base/strpool.h"
 
 #define MANY 10000
 

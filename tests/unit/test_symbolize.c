@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "symbolize.h"
+#include "stacks/symbolize.h"
 
 /* Longer than the symbolizer's pause between two reads of the mappings. */
 #define PAST_REFRESH_NS (250 * 1000000L)

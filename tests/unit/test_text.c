@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "text.h"
+#include "base/text.h"
 
 static void test_plain_and_unicode_kept(void **state)
 {

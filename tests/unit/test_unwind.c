@@ -19,10 +19,10 @@
 
 #include <cmocka.h>
 
-#include "frame.h"
+#include "stacks/frame.h"
 #include "jankwatch/abi.h"
-#include "symbolize.h"
-#include "unwind.h"
+#include "stacks/symbolize.h"
+#include "stacks/unwind.h"
 
 #define STACK_COPY_BYTES 16384	/* what the test copies from rsp, at most */
 #define MAX_FRAMES 64		/* asked of the unwinder */

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "waitmode.h"
+#include "attach/waitmode.h"
 
 /* Figures of this machine: 180 ns per system call with the tracepoints, 1400 ns per wait. */
 static struct jw_wait_costs costs(uint64_t syscalls, uint64_t waits)

@@ -1,0 +1,770 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "attach/attach.h"
+#include "jankwatch.skel.h"
+#include "base/log.h"
+#include "config/options.h"
+#include "target/placement.h"
+#include "attach/reaper.h"
+
+/* The records' layout is a contract with the BPF object: catch any drift at compile time. */
+_Static_assert(sizeof(struct jw_rec_hdr) == 24, "jw_rec_hdr layout");
+_Static_assert(sizeof(struct jw_task_rec) == 672, "jw_task_rec layout");
+_Static_assert(sizeof(struct jw_sample_rec) == 1984, "jw_sample_rec layout");
+_Static_assert(sizeof(struct jw_stats_key) == 24, "jw_stats_key layout");
+_Static_assert(sizeof(struct jw_stats_val) == 600, "jw_stats_val layout");
+_Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
+_Static_assert(sizeof(struct jw_proc_rec) == 56, "jw_proc_rec layout");
+_Static_assert(sizeof(struct jw_sched_rec) == 88, "jw_sched_rec layout");
+_Static_assert(sizeof(struct jw_slice_rec) == 64, "jw_slice_rec layout");
+_Static_assert(sizeof(struct jw_arg_chain) == 48, "jw_arg_chain layout");
+_Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
+		       (int)JW_UNWIND_MODE_FP == (int)JW_UNWIND_FP &&
+		       (int)JW_UNWIND_MODE_DWARF == (int)JW_UNWIND_DWARF,
+	       "--unwind choices are the ABI's modes");
+
+/*
+ * A link, and the process it was made for (0: the whole session's). A sampler's is destroyed at
+ * once when its process is forgotten (a perf event of the thread, which an exec keeps: left to
+ * the reaper, it would sample the thread's next program twice); a uprobe's in the background.
+ */
+struct owned_link {
+	struct bpf_link *link;
+	pid_t pid;
+	bool at_once;
+};
+
+struct jw_attach {
+	struct jankwatch_bpf *skel;
+	struct owned_link *links;
+	size_t n_links;
+	size_t cap_links;
+	uint32_t n_traced;	/* processes in trace_pids */
+	uint32_t n_slots;
+	/* The tid index (tid_index in the BPF object): each bucket's thread, 0 for none. */
+	pid_t bucket_tid[JW_TID_BUCKETS];
+	uint8_t *unindexed;	/* by slot: its thread found no free bucket */
+	struct bpf_link *trial[2];	/* wait_tracepoints=2's measurements, while one runs */
+	struct jw_reaper *reaper;	/* destroys a forgotten process's links, off the loop */
+};
+
+/* libbpf's messages (the verifier's log among them) are shown with -v, as libbpf writes them. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (jw_log_level() < JW_LOG_DEBUG || level == LIBBPF_DEBUG)
+		return 0;
+	fputs("jankwatch: libbpf: ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int keep_link(struct jw_attach *a, struct bpf_link *link, pid_t pid, bool at_once)
+{
+	if (a->n_links == a->cap_links) {
+		size_t cap = a->cap_links ? 2 * a->cap_links : 16;
+		struct owned_link *links = realloc(a->links, cap * sizeof(*links));
+
+		if (!links) {
+			bpf_link__destroy(link);
+			return -ENOMEM;
+		}
+		a->links = links;
+		a->cap_links = cap;
+	}
+	a->links[a->n_links++] = (struct owned_link){ link, pid, at_once };
+	return 0;
+}
+
+/* Slot @slot's state becomes thread @tid's of process @pid (0: nobody's), with no task open. */
+static int reset_state(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot, bool first_wait)
+{
+	struct jw_task_state st = { .tid = tid, .pid = pid, .slot = slot, .first_wait = first_wait };
+	__u32 not_ready = 0;
+
+	if (bpf_map__update_elem(a->skel->maps.wait_probes_ready, &slot, sizeof(slot), &not_ready,
+				 sizeof(not_ready), 0))
+		return -errno;
+
+	if (bpf_map__update_elem(a->skel->maps.thread_state, &slot, sizeof(slot), &st, sizeof(st),
+				 0))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Thread @tid in slot @slot goes into the tid index, or, when another watched thread holds its
+ * bucket, is counted among those the BPF programs must look for in task storage.
+ */
+static int index_thread(struct jw_attach *a, pid_t tid, uint32_t slot)
+{
+	uint32_t bucket = jw_tid_bucket((uint32_t)tid), value = slot + 1;
+
+	if (a->bucket_tid[bucket]) {
+		a->unindexed[slot] = 1;
+		a->skel->bss->tid_unindexed++;
+		return 0;
+	}
+	if (bpf_map__update_elem(a->skel->maps.tid_index, &bucket, sizeof(bucket), &value,
+				 sizeof(value), 0))
+		return -errno;
+	a->bucket_tid[bucket] = tid;
+	return 0;
+}
+
+/* Thread @tid of slot @slot leaves the tid index (or the count of those outside it). */
+static void unindex_thread(struct jw_attach *a, pid_t tid, uint32_t slot)
+{
+	uint32_t bucket = jw_tid_bucket((uint32_t)tid), zero = 0;
+
+	if (a->unindexed[slot]) {
+		a->unindexed[slot] = 0;
+		a->skel->bss->tid_unindexed--;
+	} else if (a->bucket_tid[bucket] == tid) {
+		bpf_map__update_elem(a->skel->maps.tid_index, &bucket, sizeof(bucket), &zero,
+				     sizeof(zero), 0);
+		a->bucket_tid[bucket] = 0;
+	}
+}
+
+void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
+{
+	__u32 key = tid;
+	size_t i, kept = 0;
+
+	/* Its probes and sampler go in the background; the slot waits for them (reaper.h). */
+	for (i = 0; i < a->n_links; i++) {
+		if (a->links[i].pid != pid)
+			a->links[kept++] = a->links[i];
+		else if (a->links[i].at_once)
+			bpf_link__destroy(a->links[i].link);
+		else
+			jw_reaper__add(a->reaper, a->links[i].link, slot);
+	}
+	jw_log(JW_LOG_DEBUG, "pid %d: %zu probes and samplers to detach", pid, a->n_links - kept);
+	a->n_links = kept;
+	bpf_map__delete_elem(a->skel->maps.watched, &key, sizeof(key), 0);
+	if (slot < a->n_slots)
+		unindex_thread(a, tid, slot);
+	/* A task it has open would never end (its probes are gone): dropped with the state. */
+	reset_state(a, 0, 0, slot, false);
+}
+
+/*
+ * Whether the probes can read their cookie from the run context the kernel sets up for them
+ * (probe_cookie() in the BPF object): the kernel's BTF has the kfunc bpf_rdonly_cast (6.2) and
+ * a bpf_trace_run_ctx with a bpf_cookie. Otherwise they call bpf_get_attach_cookie().
+ */
+static bool kernel_has_run_ctx_cookie(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_member *m;
+	const struct btf_type *t;
+	bool found = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "bpf_trace_run_ctx", BTF_KIND_STRUCT);
+	if (id > 0 && btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0) {
+		t = btf__type_by_id(btf, id);
+		m = btf_members(t);
+		for (int i = 0; i < btf_vlen(t) && !found; i++, m++)
+			found = !strcmp(btf__name_by_offset(btf, m->name_off), "bpf_cookie");
+	}
+	btf__free(btf);
+	return found;
+}
+
+struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
+{
+	uint32_t threads = opts->max_threads ? opts->max_threads : 1;
+	struct jw_attach *a;
+	int err;
+
+	libbpf_set_print(libbpf_print);
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->n_slots = threads;
+	a->unindexed = calloc(threads, 1);
+	a->reaper = jw_reaper__new(threads);
+	if (!a->unindexed || !a->reaper) {
+		jw_reaper__free(a->reaper);
+		free(a->unindexed);
+		free(a);
+		return NULL;
+	}
+	a->skel = jankwatch_bpf__open();
+	if (!a->skel) {
+		err = -errno;
+		jw_log(JW_LOG_ERROR, "cannot open the BPF object: %s", strerror(-err));
+		goto err_free;
+	}
+	/*
+	 * The statistics rows; per watched thread its state, its outermost rows and one block
+	 * stack.
+	 */
+	err = bpf_map__set_max_entries(a->skel->maps.stats,
+				       opts->stats_entries ? opts->stats_entries : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(a->skel->maps.stats_outer, threads * JW_MAX_PROBES);
+	if (!err)
+		err = bpf_map__set_max_entries(a->skel->maps.blocks, threads);
+	if (!err)
+		err = bpf_map__set_max_entries(a->skel->maps.thread_state, threads);
+	if (!err)
+		err = bpf_map__set_max_entries(a->skel->maps.wait_probes_ready, threads);
+	if (err) {
+		jw_log(JW_LOG_ERROR, "cannot size the per-thread maps: %s", strerror(-err));
+		goto err_destroy;
+	}
+	a->skel->rodata->sample_period_ns = opts->sample_period_ns;
+	a->skel->data->report_min_ns = opts->report_min_ns;
+	a->skel->data->stats_every = opts->stats_every ? opts->stats_every : 1;
+	a->skel->rodata->wait_probe_id = opts->wait_probe_id;
+	a->skel->rodata->unwind_mode = opts->unwind_mode;
+	a->skel->rodata->stack_bytes = opts->unwind_mode == JW_UNWIND_FP ? 0 : opts->stack_bytes;
+	a->skel->rodata->cookie_in_run_ctx = kernel_has_run_ctx_cookie();
+	jw_log(JW_LOG_DEBUG, "probes read their cookie %s",
+	       a->skel->rodata->cookie_in_run_ctx ? "from the kernel's run context" :
+						    "with bpf_get_attach_cookie()");
+	err = jankwatch_bpf__load(a->skel);
+	if (err) {
+		jw_log(JW_LOG_ERROR, "cannot load the BPF programs: %s%s", strerror(-err),
+		       err == -EPERM ? " (needs root: CAP_BPF and CAP_PERFMON)" : " (-v for details)");
+		goto err_destroy;
+	}
+	return a;
+
+err_destroy:
+	jankwatch_bpf__destroy(a->skel);
+err_free:
+	jw_reaper__free(a->reaper);
+	free(a->unindexed);
+	free(a);
+	errno = -err;
+	return NULL;
+}
+
+/* Adds the counts of row @v to row @to (the OVERFLOW row, or a hash row met twice). */
+static void merge_row(struct jw_stats_val *to, const struct jw_stats_val *v)
+{
+	size_t i;
+
+	to->count += v->count;
+	to->recorded += v->recorded;
+	to->total_ns += v->total_ns;
+	to->total_cpu_ns += v->total_cpu_ns;
+	to->exceptions += v->exceptions;
+	if (v->max_ns > to->max_ns)
+		to->max_ns = v->max_ns;
+	if (v->max_cpu_ns > to->max_cpu_ns)
+		to->max_cpu_ns = v->max_cpu_ns;
+	for (i = 0; i < JW_HIST_SLOTS; i++)
+		to->hist[i] += v->hist[i];
+}
+
+/*
+ * Slot @slot goes to another thread: the rows its last thread left in the array move to the
+ * hash, under their own key (to OVERFLOW when it is full), so that they outlive the slot.
+ */
+static void retire_outer_rows(struct jw_attach *a, uint32_t slot)
+{
+	const struct bpf_map *outer = a->skel->maps.stats_outer, *hash = a->skel->maps.stats;
+	static const struct jw_stats_val zero;
+	struct jw_stats_val v, old;
+	uint32_t probe;
+
+	for (probe = 0; probe < JW_MAX_PROBES; probe++) {
+		__u32 idx = slot * JW_MAX_PROBES + probe;
+		struct jw_stats_key key = { 0 };
+
+		if (bpf_map__lookup_elem(outer, &idx, sizeof(idx), &v, sizeof(v), 0) || !v.count)
+			continue;
+		key.pid = v.pid;
+		key.tid = v.tid;
+		key.probe_id = probe;
+		if (!bpf_map__lookup_elem(hash, &key, sizeof(key), &old, sizeof(old), 0)) {
+			merge_row(&old, &v);
+			v = old;
+		}
+		if (bpf_map__update_elem(hash, &key, sizeof(key), &v, sizeof(v), 0))
+			merge_row((struct jw_stats_val *)&a->skel->bss->stats_overflow, &v);
+		bpf_map__update_elem(outer, &idx, sizeof(idx), &zero, sizeof(zero), 0);
+	}
+}
+
+int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot,
+			    bool first_wait)
+{
+	struct jw_watch w = { .pid = pid, .slot = slot };
+	__u32 key = tid;
+	int err;
+
+	if (slot >= a->n_slots)
+		return -EINVAL;
+	retire_outer_rows(a, slot);
+	err = reset_state(a, pid, tid, slot, first_wait);
+	if (err)
+		return err;
+	if (bpf_map__update_elem(a->skel->maps.watched, &key, sizeof(key), &w, sizeof(w), 0))
+		return -errno;
+	return index_thread(a, tid, slot);
+}
+
+/* A probe's cookie: probe id and role @bits, and the slot of the thread it times. */
+static uint64_t probe_cookie(uint64_t bits, uint32_t slot)
+{
+	return bits | (uint64_t)(slot + 1) << JW_COOKIE_SLOT_SHIFT;
+}
+
+static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pid,
+			 const char *path, uint64_t offset, bool retprobe, uint64_t cookie,
+			 const char *name)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie);
+	struct jw_placement place;
+	struct bpf_link *link;
+	int err;
+
+	/* Past what the kernel would single-step at every hit, where that is safe. */
+	jw_probe_place_file(path, offset, &place);
+	jw_log(JW_LOG_DEBUG, "%s on %s:%s: %s", retprobe ? "return probe" : "uprobe", path, name,
+	       place.why);
+	offset += place.skip;
+	link = bpf_program__attach_uprobe_opts(prog, pid, path, offset, &opts);
+	if (!link) {
+		err = -errno;
+		jw_log(JW_LOG_ERROR, "cannot attach %s to %s:%s (pid %d): %s",
+		       retprobe ? "return probe" : "uprobe", path, name, pid, strerror(-err));
+		return err;
+	}
+	jw_log(JW_LOG_DEBUG, "attached %s to %s:%s at file offset 0x%llx (pid %d)",
+	       retprobe ? "return probe" : "uprobe", path, name, (unsigned long long)offset, pid);
+	return keep_link(a, link, pid, false);
+}
+
+int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, uint32_t slot)
+{
+	uint64_t cookie = probe_cookie(p->probe_id, slot);
+	int err;
+
+	/* The exit first: an entry seen without its exit would leave a task open. */
+	if (p->exit_offset)
+		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path, p->exit_offset,
+				    false, cookie, p->exit_name);
+	else
+		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path,
+				    p->entry_offset, true, cookie | JW_COOKIE_RETPROBE,
+				    p->entry_name);
+	if (err)
+		return err;
+	if (p->name_chain) {
+		__u32 key = p->probe_id;
+
+		if (bpf_map__update_elem(a->skel->maps.arg_chains, &key, sizeof(key),
+					 p->name_chain, sizeof(*p->name_chain), 0))
+			return -errno;
+	}
+	return attach_uprobe(a, a->skel->progs.dispatch_enter, p->pid, p->path, p->entry_offset,
+			     false, cookie | (p->name_chain ? JW_COOKIE_NAME_ARG : 0) |
+				     (p->inner ? JW_COOKIE_INNER : 0), p->entry_name);
+}
+
+static int attach_tracepoint(struct jw_attach *a, struct bpf_program *prog, const char *name)
+{
+	struct bpf_link *link = bpf_program__attach(prog);
+	int err;
+
+	if (!link) {
+		err = -errno;
+		jw_log(JW_LOG_ERROR, "cannot attach to the %s tracepoint: %s", name, strerror(-err));
+		return err;
+	}
+	return keep_link(a, link, 0, false);
+}
+
+int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char *name,
+		    uint64_t offset, uint32_t probe_id, uint32_t slot)
+{
+	uint64_t cookie = probe_cookie(probe_id, slot);
+	int err;
+
+	/* The entry, which ends a task, first; then the return, which begins one. */
+	err = attach_uprobe(a, a->skel->progs.wait_enter, pid, path, offset, false, cookie, name);
+	if (err)
+		return err;
+	return attach_uprobe(a, a->skel->progs.wait_return, pid, path, offset, true, cookie, name);
+}
+
+int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino)
+{
+	struct jw_exe_key key = { .dev = dev, .ino = ino };
+	__u32 one = 1;
+	if (bpf_map__update_elem(a->skel->maps.watched_exes, &key, sizeof(key), &one, sizeof(one),
+				 0))
+		return -errno;
+	return 0;
+}
+
+int jw_attach__follow(struct jw_attach *a, pid_t pid, uint32_t flags)
+{
+	__u32 key = pid, on = 1;
+
+	if (bpf_map__update_elem(a->skel->maps.followed, &key, sizeof(key), &flags, sizeof(flags),
+				 0))
+		return -errno;
+	a->skel->bss->follow_on = on;
+	return 0;
+}
+
+void jw_attach__unfollow(struct jw_attach *a, pid_t pid)
+{
+	__u32 key = pid;
+
+	bpf_map__delete_elem(a->skel->maps.followed, &key, sizeof(key), 0);
+}
+
+int jw_attach__wait_tracepoints(struct jw_attach *a)
+{
+	int err = attach_tracepoint(a, a->skel->progs.on_sys_enter, "sys_enter");
+
+	return err ? err : attach_tracepoint(a, a->skel->progs.on_sys_exit, "sys_exit");
+}
+
+/* Ends the measurement running, if one is. */
+static void trial_stop(struct jw_attach *a)
+{
+	bpf_link__destroy(a->trial[1]);
+	bpf_link__destroy(a->trial[0]);
+	a->trial[0] = a->trial[1] = NULL;
+}
+
+static int trial_failed(struct jw_attach *a, const char *what)
+{
+	int err = -errno;
+
+	trial_stop(a);
+	jw_log(JW_LOG_WARN, "cannot attach %s to measure it: %s", what, strerror(-err));
+	return err;
+}
+
+int jw_attach__trial_tracepoints(struct jw_attach *a, bool on)
+{
+	trial_stop(a);
+	if (!on)
+		return 0;
+	a->trial[0] = bpf_program__attach(a->skel->progs.on_sys_enter);
+	if (!a->trial[0])
+		return trial_failed(a, "the sys_enter tracepoint");
+	a->trial[1] = bpf_program__attach(a->skel->progs.on_sys_exit);
+	return a->trial[1] ? 0 : trial_failed(a, "the sys_exit tracepoint");
+}
+
+int jw_attach__trial_uprobes(struct jw_attach *a, const char *path, uint64_t offset, bool on)
+{
+	/*
+	 * Slot 0's state belongs to no thread yet: the programs find none and return, as for an
+	 * unwatched thread.
+	 */
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = probe_cookie(0, 0));
+
+	trial_stop(a);
+	if (!on)
+		return 0;
+	a->trial[0] = bpf_program__attach_uprobe_opts(a->skel->progs.wait_enter, getpid(), path,
+						      offset, &opts);
+	if (!a->trial[0])
+		return trial_failed(a, "a uprobe");
+	opts.retprobe = true;
+	a->trial[1] = bpf_program__attach_uprobe_opts(a->skel->progs.wait_return, getpid(), path,
+						      offset, &opts);
+	return a->trial[1] ? 0 : trial_failed(a, "a return probe");
+}
+
+int jw_attach__count_rates(struct jw_attach *a, const pid_t *tids, size_t n, bool on)
+{
+	int fd = bpf_map__fd(a->skel->maps.rate_tids);
+	__u8 one = 1;
+	size_t i;
+
+	trial_stop(a);
+	for (i = 0; i < n && i < JW_MAX_RATE_TIDS; i++) {
+		__u32 tid = tids[i];
+
+		if (on)
+			bpf_map_update_elem(fd, &tid, &one, BPF_ANY);
+		else
+			bpf_map_delete_elem(fd, &tid);
+	}
+	if (!on)
+		return 0;
+	a->trial[0] = bpf_program__attach(a->skel->progs.count_syscalls);
+	return a->trial[0] ? 0 : trial_failed(a, "the sys_enter tracepoint");
+}
+
+int jw_attach__read_rates(struct jw_attach *a, uint64_t out[JW_RATE_COUNT])
+{
+	int fd = bpf_map__fd(a->skel->maps.syscall_rates);
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 *per_cpu;
+	__u32 k;
+	int i;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	per_cpu = calloc(ncpu, sizeof(*per_cpu));
+	if (!per_cpu)
+		return -ENOMEM;
+	for (k = 0; k < JW_RATE_COUNT; k++) {
+		out[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, per_cpu)) {
+			i = -errno;
+			free(per_cpu);
+			return i;
+		}
+		for (i = 0; i < ncpu; i++)
+			out[k] += per_cpu[i];
+	}
+	free(per_cpu);
+	return 0;
+}
+
+int jw_attach__sched(struct jw_attach *a)
+{
+	int err = attach_tracepoint(a, a->skel->progs.on_sched_switch, "sched_switch");
+
+	if (!err)
+		err = attach_tracepoint(a, a->skel->progs.on_sched_waking, "sched_waking");
+	/* Every fork and exec: a followed process's new ones and programs, --exe's processes. */
+	if (!err)
+		err = attach_tracepoint(a, a->skel->progs.on_fork, "sched_process_fork");
+	if (!err)
+		err = attach_tracepoint(a, a->skel->progs.on_exec, "sched_process_exec");
+	return err ? err : attach_tracepoint(a, a->skel->progs.on_exit, "sched_process_exit");
+}
+
+int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int period_ms)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = (uint64_t)period_ms * 1000000,
+	};
+	struct bpf_link *link;
+	int fd, err;
+
+	fd = syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		jw_log(JW_LOG_ERROR, "cannot open a cpu-clock perf event on thread %d: %s", tid,
+		       strerror(-err));
+		return err;
+	}
+	link = bpf_program__attach_perf_event(a->skel->progs.on_sample, fd);
+	if (!link) {
+		err = -errno;
+		close(fd);
+		jw_log(JW_LOG_ERROR, "cannot attach the sampler to thread %d: %s", tid,
+		       strerror(-err));
+		return err;
+	}
+	/* From here the link owns the perf event's fd and closes it. */
+	return keep_link(a, link, pid, true);
+}
+
+int jw_attach__wait_probes_ready(struct jw_attach *a, uint32_t slot)
+{
+	__u32 ready = 1;
+
+	if (bpf_map__update_elem(a->skel->maps.wait_probes_ready, &slot, sizeof(slot), &ready,
+				 sizeof(ready), 0))
+		return -errno;
+	return 0;
+}
+
+bool jw_attach__slot_free(struct jw_attach *a, uint32_t slot)
+{
+	return slot < a->n_slots && !jw_reaper__busy(a->reaper, slot);
+}
+
+int jw_attach__events_fd(const struct jw_attach *a)
+{
+	return bpf_map__fd(a->skel->maps.events);
+}
+
+void jw_attach__drops(const struct jw_attach *a, uint64_t drops[JW_DROP_MAX])
+{
+	memcpy(drops, (const void *)a->skel->bss->drops, sizeof(a->skel->bss->drops));
+}
+
+void jw_attach__set_report_min(struct jw_attach *a, uint64_t ns)
+{
+	/* The skeleton maps .data: the programs see the new value at their next run. */
+	a->skel->data->report_min_ns = ns;
+}
+
+void jw_attach__set_stats_every(struct jw_attach *a, uint32_t n)
+{
+	a->skel->data->stats_every = n ? n : 1;
+}
+
+int jw_attach__trace(struct jw_attach *a, pid_t pid, bool on)
+{
+	const struct bpf_map *map = a->skel->maps.trace_pids;
+	__u32 key = pid, one = 1;
+	int ret;
+
+	if (on) {
+		ret = bpf_map__update_elem(map, &key, sizeof(key), &one, sizeof(one), BPF_NOEXIST);
+		if (ret == -EEXIST)
+			return 0;
+	} else {
+		ret = bpf_map__delete_elem(map, &key, sizeof(key), 0);
+		if (ret == -ENOENT)
+			return 0;
+	}
+	if (ret)
+		return ret;
+	a->n_traced += on ? 1 : -1;
+	a->skel->bss->trace_on = a->n_traced;
+	return 0;
+}
+
+uint64_t jw_attach__tasks(const struct jw_attach *a)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < JW_MAX_CPUS; i++)
+		total += __atomic_load_n(&a->skel->bss->task_count[i], __ATOMIC_RELAXED);
+	return total;
+}
+
+int jw_attach__stats_each(const struct jw_attach *a, jw_stats_fn fn, void *ctx)
+{
+	const struct bpf_map *map = a->skel->maps.stats, *outer = a->skel->maps.stats_outer;
+	struct jw_stats_key key, next;
+	struct jw_stats_val v;
+	void *prev = NULL;
+	__u32 idx;
+	int n = 0;
+
+	/* The watched threads' outermost rows, keyed as they will be in the hash. */
+	for (idx = 0; idx < bpf_map__max_entries(outer); idx++) {
+		if (bpf_map__lookup_elem(outer, &idx, sizeof(idx), &v, sizeof(v), 0) || !v.count)
+			continue;
+		key = (struct jw_stats_key){ .pid = v.pid, .tid = v.tid,
+					     .probe_id = idx % JW_MAX_PROBES };
+		fn(&key, &v, ctx);
+		n++;
+	}
+	/* A row deleted under the walk (a reset) restarts it; the map bounds the walk. */
+	while (n < (int)(bpf_map__max_entries(map) + bpf_map__max_entries(outer)) &&
+	       !bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
+		key = next;
+		prev = &key;
+		if (bpf_map__lookup_elem(map, &key, sizeof(key), &v, sizeof(v), 0))
+			continue;
+		fn(&key, &v, ctx);
+		n++;
+	}
+	memcpy(&v, (const void *)&a->skel->bss->stats_overflow, sizeof(v));
+	if (v.count)
+		fn(NULL, &v, ctx);
+	return n;
+}
+
+/* Zeroes the array rows of @pid (every one when 0); a thread starts its row anew at its next task. */
+static void reset_outer_rows(struct jw_attach *a, pid_t pid)
+{
+	const struct bpf_map *outer = a->skel->maps.stats_outer;
+	static const struct jw_stats_val zero;
+	struct jw_stats_val v;
+	__u32 idx;
+
+	for (idx = 0; idx < bpf_map__max_entries(outer); idx++)
+		if (!bpf_map__lookup_elem(outer, &idx, sizeof(idx), &v, sizeof(v), 0) && v.count &&
+		    (!pid || v.pid == (uint32_t)pid))
+			bpf_map__update_elem(outer, &idx, sizeof(idx), &zero, sizeof(zero), 0);
+}
+
+void jw_attach__stats_reset(struct jw_attach *a, pid_t pid)
+{
+	const struct bpf_map *map = a->skel->maps.stats;
+	uint32_t n = 0, max = bpf_map__max_entries(map), i;
+	struct jw_stats_key *keys = calloc(max, sizeof(*keys)), cur, last;
+	void *prev = NULL;
+
+	/* The keys first: deleting under a walk would restart it. */
+	while (keys && n < max && !bpf_map__get_next_key(map, prev, &cur, sizeof(cur))) {
+		if (!pid || cur.pid == (uint32_t)pid)
+			keys[n++] = cur;
+		last = cur;
+		prev = &last;
+	}
+	for (i = 0; i < n; i++)
+		bpf_map__delete_elem(map, &keys[i], sizeof(keys[i]), 0);
+	free(keys);
+	reset_outer_rows(a, pid);
+	if (!pid)
+		memset((void *)&a->skel->bss->stats_overflow, 0,
+		       sizeof(a->skel->bss->stats_overflow));
+}
+
+int jw_attach__task_state(const struct jw_attach *a, uint32_t slot, pid_t tid,
+			  struct jw_task_state *out)
+{
+	if (bpf_map__lookup_elem(a->skel->maps.thread_state, &slot, sizeof(slot), out,
+				 sizeof(*out), 0))
+		return -errno;
+	return out->tid == (uint32_t)tid ? 0 : -ENOENT;
+}
+
+void jw_attach__drop_link(struct jw_attach *a, int pidfd)
+{
+	bpf_map__delete_elem(a->skel->maps.thread_link, &pidfd, sizeof(pidfd), 0);
+}
+
+void *jw_attach__block_sample(const struct jw_attach *a, uint32_t slot)
+{
+	const struct bpf_map *map = a->skel->maps.blocks;
+	size_t size = bpf_map__value_size(map);
+	struct jw_sample_rec *rec = malloc(size);
+
+	if (!rec)
+		return NULL;
+	if (bpf_map__lookup_elem(map, &slot, sizeof(slot), rec, size, 0) ||
+	    rec->hdr.type != JW_REC_SAMPLE || rec->hdr.size < sizeof(*rec) || rec->hdr.size > size) {
+		free(rec);
+		return NULL;
+	}
+	return rec;
+}
+
+void jw_attach__free(struct jw_attach *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	trial_stop(a);
+	jw_reaper__free(a->reaper);
+	for (i = a->n_links; i > 0; i--)
+		bpf_link__destroy(a->links[i - 1].link);
+	free(a->links);
+	jankwatch_bpf__destroy(a->skel);
+	free(a->unindexed);
+	free(a);
+}

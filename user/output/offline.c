@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "output/offline.h"
+#include "config/options.h"
+#include "target/presets.h"
+#include "output/rawfile.h"
+#include "report/report.h"
+
+struct replay {
+	const char *raw_path;
+	const char *debug_dir;
+	const char *log_dir;
+	struct jw_config cfg;
+	struct jw_logdir *logdir;
+	uint64_t reports;
+	uint64_t bad_records;	/* records a damaged or foreign capture made unusable */
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: jankwatch symbolize RAW [--debug-dir DIR] [--log-dir DIR] [-v|-q]\n"
+	      "\n"
+	      "Writes the stack logs and events of a raw capture (jankwatch --raw FILE) again,\n"
+	      "on this machine: modules are found at their recorded paths when their build-ids\n"
+	      "match, else by build-id under DIR/.build-id and /usr/lib/debug/.build-id, or from\n"
+	      "debuginfod when DEBUGINFOD_URLS is set.\n"
+	      "\n"
+	      "  --debug-dir DIR   where to look for the recorded binaries and their debug files\n"
+	      "  --log-dir DIR     where the logs go (default: the current directory)\n",
+	      f);
+}
+
+/* Returns 0, 1 after --help, or -EINVAL with the message printed. */
+static int parse_args(struct replay *rp, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "debug-dir", required_argument, NULL, 'd' },
+		{ "log-dir", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, verbosity = 0;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":vqh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			rp->debug_dir = optarg;
+			break;
+		case 'l':
+			rp->log_dir = optarg;
+			break;
+		case 'v':
+			verbosity++;
+			break;
+		case 'q':
+			verbosity = -1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			fprintf(stderr, "jankwatch: symbolize: bad option '%s' (--help for usage)\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "jankwatch: symbolize: give one raw capture (--help for usage)\n");
+		return -EINVAL;
+	}
+	rp->raw_path = argv[optind];
+	jw_log_set_level(verbosity < 0 ? JW_LOG_ERROR : verbosity ? JW_LOG_DEBUG : JW_LOG_INFO);
+	return 0;
+}
+
+/* Whether a recorded sample can be used as it is: its counts within the arrays it carries. */
+static bool sample_ok(const void *data, size_t size)
+{
+	const struct jw_sample_rec *s = data;
+
+	return size >= sizeof(*s) && s->hdr.type == JW_REC_SAMPLE && s->hdr.size <= size &&
+	       s->n_kernel <= JW_MAX_KERNEL_FRAMES && s->n_user <= JW_MAX_USER_FRAMES &&
+	       s->n_rets <= JW_MAX_NEST && s->mode <= JW_UNWIND_DWARF &&
+	       s->stack_size <= JW_MAX_STACK_BYTES && s->stack_below <= JW_RED_ZONE &&
+	       (!s->stack_below || s->stack_below < s->stack_size) &&
+	       s->hdr.size >= sizeof(*s) + s->stack_size;
+}
+
+static bool task_ok(const void *data, size_t size)
+{
+	const struct jw_task_rec *t = data;
+
+	return data && size >= sizeof(*t) && t->hdr.type == JW_REC_TASK &&
+	       t->n_waker_ips <= JW_MAX_WAKER_FRAMES && t->end_ns >= t->start_ns;
+}
+
+static struct jw_ksyms *recorded_ksyms(const struct jw_raw_report *r)
+{
+	uint64_t *addrs = calloc(r->n_ksyms + 1, sizeof(*addrs));
+	const char **names = calloc(r->n_ksyms + 1, sizeof(*names));
+	struct jw_ksyms *ks = NULL;
+	size_t i, n = 0;
+
+	if (addrs && names) {
+		for (i = 0; i < r->n_ksyms; i++) {
+			if (!r->ksyms[i].name)
+				continue;
+			addrs[n] = r->ksyms[i].addr;
+			names[n++] = r->ksyms[i].name;
+		}
+		ks = jw_ksyms__from_list(addrs, names, n);
+	}
+	free(names);
+	free(addrs);
+	return ks;
+}
+
+/* The process as the capture describes it. */
+static void recorded_proc(const struct jw_raw_report *r, struct jw_proc *p)
+{
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	p->target.pid = r->pid;
+	p->target.tid = r->tid;
+	p->target.uid = r->uid;
+	p->target.start_jiffies = r->start_jiffies;
+	snprintf(p->target.comm, sizeof(p->target.comm), "%s", r->comm ? r->comm : "");
+	snprintf(p->target.exe, sizeof(p->target.exe), "%s", r->exe ? r->exe : "");
+	p->start_boot_ns = r->start_boot_ns;
+	p->loop = r->loop;
+	p->handler_rule = jw_preset_stack_rule(r->loop);
+	for (i = 0; i < r->n_handlers && i < JW_MAX_PROBES; i++)
+		p->handlers[i] = r->handlers[i];
+}
+
+/* Writes one recorded report again. */
+static int replay_one(struct replay *rp, struct jw_reporter *rep, const struct jw_raw_report *r)
+{
+	void **samples = calloc(r->n_samples + 1, sizeof(*samples));
+	struct jw_ksyms *ks = recorded_ksyms(r);
+	struct jw_proc proc;
+	size_t i, n = 0;
+	int ret = -ENOMEM;
+
+	if (!samples || !ks)
+		goto out;
+	if (!task_ok(r->task, r->task_size) || r->verdict > JW_VERDICT_TRACE) {
+		rp->bad_records++;
+		ret = 0;
+		goto out;
+	}
+	for (i = 0; i < r->n_samples; i++) {
+		if (sample_ok(r->samples[i], r->sample_sizes[i]))
+			samples[n++] = (void *)r->samples[i];
+		else
+			rp->bad_records++;
+	}
+	recorded_proc(r, &proc);
+	proc.sym = jw_symbolizer__new_offline(r->pid, r->modules, r->n_modules, r->exe,
+					      rp->debug_dir);
+	if (!proc.sym)
+		goto out;
+	jw_reporter__set_ksyms(rep, ks);
+	ret = jw_reporter__replay(rep, &proc, r->task, samples, n, r->verdict, r->time_ms);
+	jw_reporter__set_ksyms(rep, NULL);
+	jw_symbolizer__free(proc.sym);
+	rp->reports++;
+out:
+	jw_ksyms__free(ks);
+	free(samples);
+	return ret;
+}
+
+static int replay_all(struct replay *rp, struct jw_raw_reader *rd, const struct jw_raw_header *h)
+{
+	struct jw_clocks clocks = { h->realtime_off_ns, h->boottime_off_ns };
+	struct jw_reporter_opts ropts = {
+		.cfg = &rp->cfg,
+		.logdir = rp->logdir,
+		.out = stdout,
+		.clocks = &clocks,
+	};
+	struct jw_reporter *rep = jw_reporter__new(&ropts);
+	struct jw_raw_report r;
+	char err[512];
+	int ret;
+
+	if (!rep)
+		return -ENOMEM;
+	while ((ret = jw_raw_next(rd, &r, err, sizeof(err))) == 1) {
+		ret = replay_one(rp, rep, &r);
+		if (ret) {
+			jw_log(JW_LOG_ERROR, "%s: %s", rp->raw_path, strerror(-ret));
+			break;
+		}
+	}
+	if (ret < 0 && ret != -ENOMEM)
+		jw_log(JW_LOG_ERROR, "%s", err);
+	jw_reporter__free(rep);
+	return ret;
+}
+
+int jw_symbolize_main(int argc, char **argv)
+{
+	struct replay rp = { .log_dir = "." };
+	struct jw_raw_reader *rd;
+	struct jw_raw_header h;
+	char err[512];
+	int ret;
+
+	ret = parse_args(&rp, argc, argv);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	rd = jw_raw_open(rp.raw_path, &h, err, sizeof(err));
+	if (!rd) {
+		jw_log(JW_LOG_ERROR, "%s", err);
+		return 1;
+	}
+	/* The recording's settings that shape the logs. */
+	jw_params_defaults(&rp.cfg.params);
+	rp.cfg.params.v[JW_P_SAMPLE_COUNT] = h.sample_count;
+	rp.cfg.params.v[JW_P_SAMPLE_PERIOD_MS] = h.sample_period_ms;
+	rp.cfg.format = h.format == JW_FORMAT_FOLDED ? JW_FORMAT_FOLDED : JW_FORMAT_TREE;
+	rp.logdir = jw_logdir__open(rp.log_dir, rp.cfg.params.v[JW_P_LOG_QUOTA_BYTES], err,
+				    sizeof(err));
+	if (!rp.logdir) {
+		jw_log(JW_LOG_ERROR, "%s", err);
+		jw_raw_close(rd);
+		return 1;
+	}
+	ret = replay_all(&rp, rd, &h);
+	jw_log(JW_LOG_INFO, "%llu reports written again from %s", (unsigned long long)rp.reports,
+	       rp.raw_path);
+	if (rp.bad_records)
+		jw_log(JW_LOG_WARN, "%llu damaged records were skipped",
+		       (unsigned long long)rp.bad_records);
+	jw_logdir__free(rp.logdir);
+	jw_raw_close(rd);
+	return ret < 0 ? 1 : 0;
+}

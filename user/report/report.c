@@ -1,0 +1,819 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "target/presets.h"
+#include "report/report.h"
+#include "report/report_event.h"
+#include "report/report_stack.h"
+#include "report/stacktree.h"
+#include "base/text.h"
+#include "report/trace.h"
+#include "stacks/unwind.h"
+#include "output/rawfile.h"
+
+#define MAX_FRAMES (JW_MAX_USER_FRAMES + JW_MAX_KERNEL_FRAMES)
+#define NS_PER_MS 1000000ULL
+
+/* Leaf-first user pcs of one sample, and which of them are not return addresses. */
+struct user_stack {
+	uint64_t pcs[JW_MAX_USER_FRAMES];
+	bool activation[JW_MAX_USER_FRAMES];
+	size_t n;
+};
+
+#define KSYMS_PER_REPORT 2048
+
+struct ksym_list {
+	struct jw_raw_ksym v[KSYMS_PER_REPORT];
+	size_t n;
+};
+
+#define MAX_HANDLERS 16
+
+/* Functions seen as a task's handler in its samples, and how many periods each. */
+struct handler_tally {
+	const char *name[MAX_HANDLERS];
+	uint64_t count[MAX_HANDLERS];
+	size_t n;
+};
+
+
+struct jw_reporter {
+	struct jw_reporter_opts opts;
+	struct jw_clocks clocks;
+	struct jw_buf line;
+	struct jw_buf waker_stack;	/* the current report's waker stack */
+	uint32_t unwound;		/* samples unwound for the current report */
+	struct handler_tally handlers;	/* the current report's handlers, from its stacks */
+	char handler_text[JW_HANDLER_NAME_LEN + JW_HANDLER_FILE_LEN + 16];	/* a Python one */
+	struct ksym_list ksyms_used;	/* the current report's kernel symbols, for --raw */
+	bool raw_failed;		/* a raw capture write failed (said once) */
+	bool budgets_failed;		/* saving the budgets failed (said once) */
+	struct jw_report_counts counts;
+	uint8_t *stack;			/* scratch: a sample's stack copy, patched */
+	struct user_stack fp;		/* scratch: the frame-pointer stack of a sample */
+	struct user_stack dw;		/* scratch: the DWARF stack of a sample */
+	struct jw_tracer *tracer;	/* keeps the trace windows of TRACE verdicts; or NULL */
+};
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Brackets each reading between two monotonic ones, so the offset is off by tens of ns only. */
+static int64_t offset_from_monotonic(clockid_t id)
+{
+	int64_t before = clock_ns(CLOCK_MONOTONIC);
+	int64_t other = clock_ns(id);
+	int64_t after = clock_ns(CLOCK_MONOTONIC);
+
+	return other - (before + (after - before) / 2);
+}
+
+void jw_clocks_init(struct jw_clocks *c)
+{
+	c->realtime_ns = offset_from_monotonic(CLOCK_REALTIME);
+	c->boottime_ns = offset_from_monotonic(CLOCK_BOOTTIME);
+}
+
+struct jw_reporter *jw_reporter__new(const struct jw_reporter_opts *opts)
+{
+	struct jw_reporter *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->stack = malloc(JW_MAX_STACK_BYTES);
+	if (!r->stack) {
+		free(r);
+		return NULL;
+	}
+	r->opts = *opts;
+	if (opts->clocks)
+		r->clocks = *opts->clocks;
+	else
+		jw_clocks_init(&r->clocks);
+	jw_buf_init(&r->line);
+	jw_buf_init(&r->waker_stack);
+	return r;
+}
+
+void jw_reporter__free(struct jw_reporter *r)
+{
+	if (!r)
+		return;
+	jw_buf_free(&r->line);
+	jw_buf_free(&r->waker_stack);
+	free(r->stack);
+	free(r);
+}
+
+const struct jw_report_counts *jw_reporter__counts(const struct jw_reporter *r)
+{
+	return &r->counts;
+}
+
+static uint64_t epoch_ms(const struct jw_reporter *r, uint64_t mono_ns)
+{
+	return (mono_ns + r->clocks.realtime_ns) / NS_PER_MS;
+}
+
+static void fp_stack(const struct jw_sample_rec *s, struct user_stack *out)
+{
+	size_t i;
+
+	out->n = s->n_user < JW_MAX_USER_FRAMES ? s->n_user : JW_MAX_USER_FRAMES;
+	for (i = 0; i < out->n; i++) {
+		out->pcs[i] = s->user_ips[i];
+		out->activation[i] = i == 0;
+	}
+}
+
+/*
+ * Unwinds the sample's stack copy with DWARF CFI, after putting back the return addresses that
+ * pending return probes replaced with the uprobes trampoline.
+ */
+static void dwarf_stack(struct jw_reporter *r, struct jw_proc *proc, const struct jw_sample_rec *s,
+			struct user_stack *out)
+{
+	uint64_t base = s->regs[JW_UREG_SP] - s->stack_below;
+	struct jw_unwind_input in = {
+		.tid = s->hdr.tid,
+		.regs = (const uint64_t *)s->regs,
+		.n_regs = JW_UREG_COUNT,
+		.base = base,
+		.stack = r->stack,
+		.stack_size = s->stack_size,
+	};
+	size_t i;
+
+	out->n = 0;
+	if (!s->stack_size || s->stack_size > JW_MAX_STACK_BYTES || s->stack_below > JW_RED_ZONE ||
+	    s->stack_below >= s->stack_size || s->hdr.size < sizeof(*s) + s->stack_size)
+		return;
+	memcpy(r->stack, s->stack, s->stack_size);
+	for (i = 0; i < s->n_rets && i < JW_MAX_NEST; i++) {
+		uint64_t at = s->ret_sp[i] - base;
+
+		if (s->ret_sp[i] >= base && at + sizeof(uint64_t) <= s->stack_size)
+			memcpy(r->stack + at, &s->ret_addr[i], sizeof(uint64_t));
+	}
+	out->n = jw_symbolizer__unwind(proc->sym, &in, out->pcs, out->activation,
+				       JW_MAX_USER_FRAMES);
+}
+
+static bool reaches_root(struct jw_proc *proc, const struct user_stack *st)
+{
+	struct jw_frame fr;
+
+	if (!st->n)
+		return false;
+	jw_symbolizer__frame(proc->sym, st->pcs[st->n - 1], !st->activation[st->n - 1], &fr);
+	return jw_symbol_is_thread_root(fr.symbol);
+}
+
+/*
+ * The user stack of a sample in auto mode: the DWARF one where it reaches the thread's root;
+ * else the DWARF one continued by the frame-pointer chain from where they meet (code without
+ * CFI, a copy too short); else whichever reaches the root; else the DWARF one.
+ */
+static const struct user_stack *pick_stack(struct jw_proc *proc, struct user_stack *dw,
+					   const struct user_stack *fp)
+{
+	size_t j, k;
+
+	if (!dw->n)
+		return fp;
+	if (!fp->n || reaches_root(proc, dw))
+		return dw;
+	for (j = 1; j < fp->n; j++) {
+		if (fp->pcs[j] != dw->pcs[dw->n - 1])
+			continue;
+		for (k = j + 1; k < fp->n && dw->n < JW_MAX_USER_FRAMES; k++) {
+			dw->pcs[dw->n] = fp->pcs[k];
+			dw->activation[dw->n++] = false;
+		}
+		return dw;
+	}
+	return reaches_root(proc, fp) ? fp : dw;
+}
+
+/*
+ * Names the frames of one sample, outermost first: the user stack from its root to the leaf,
+ * then the kernel stack from the syscall entry to the leaf. Returns the number of frames.
+ */
+/*
+ * The index of a sample's innermost kernel frame worth showing. A blocked thread's stack was
+ * taken by the sched_switch tracepoint: the frames above the scheduler (the tracepoint and the
+ * BPF program) are jankwatch's own and are dropped.
+ */
+static int kernel_leaf(const struct jw_reporter *r, const struct jw_sample_rec *s)
+{
+	int i, n = s->n_kernel < JW_MAX_KERNEL_FRAMES ? s->n_kernel : JW_MAX_KERNEL_FRAMES;
+
+	if (s->kind == JW_SAMPLE_ONCPU)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (jw_ksyms__in_sched(r->opts.ksyms, s->kernel_ips[i]))
+			return i;
+	return 0;
+}
+
+size_t jw_reporter__sample_frames(struct jw_reporter *r, struct jw_proc *proc,
+				  const struct jw_sample_rec *s, struct jw_frame *frames)
+{
+	const struct user_stack *st = &r->fp;
+	size_t n = 0;
+	int i;
+
+	fp_stack(s, &r->fp);
+	r->dw.n = 0;
+	if (s->mode != JW_UNWIND_FP)
+		dwarf_stack(r, proc, s, &r->dw);
+	if (s->mode == JW_UNWIND_DWARF)
+		st = &r->dw;
+	else if (s->mode == JW_UNWIND_AUTO)
+		st = pick_stack(proc, &r->dw, &r->fp);
+	for (i = (int)st->n - 1; i >= 0; i--)
+		jw_symbolizer__frame(proc->sym, st->pcs[i], !st->activation[i], &frames[n++]);
+	for (i = (int)s->n_kernel - 1; i >= kernel_leaf(r, s); i--)
+		jw_ksyms__frame(r->opts.ksyms, s->kernel_ips[i], &frames[n++]);
+	return n;
+}
+
+/* Counts the handler one stack (outermost first) shows under the preset's @rule. */
+static void tally_handler(struct handler_tally *t, const struct jw_stack_rule *rule,
+			  const struct jw_frame *frames, size_t n, uint32_t count)
+{
+	int j = jw_stack_rule_handler(rule, frames, n);
+	size_t k;
+
+	if (j < 0)
+		return;
+	for (k = 0; k < t->n && t->name[k] != frames[j].symbol; k++)
+		;
+	if (k == t->n) {
+		if (t->n == MAX_HANDLERS)
+			return;
+		t->name[t->n] = frames[j].symbol;
+		t->count[t->n++] = 0;
+	}
+	t->count[k] += count;
+}
+
+/* The handler seen in the most periods, or NULL. */
+static const char *likeliest_handler(const struct handler_tally *t)
+{
+	size_t k, best = 0;
+
+	for (k = 1; k < t->n; k++)
+		if (t->count[k] > t->count[best])
+			best = k;
+	return t->n ? t->name[best] : NULL;
+}
+
+/*
+ * Merges the samples into @tree: sample_count sampling periods evenly spaced over the task, a
+ * blocked sample standing for the periods it slept. @counts (n entries) receives the periods
+ * kept of each sample; @kept their sum.
+ */
+static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *samples,
+		      size_t n, struct jw_stacktree *tree, uint32_t *counts, uint32_t *kept)
+{
+	size_t want = r->opts.cfg->params.v[JW_P_SAMPLE_COUNT];
+	struct jw_frame *frames;
+	uint32_t *weights;
+	size_t i;
+	int ret = 0;
+
+	weights = calloc(n + 1, sizeof(*weights));
+	frames = calloc(MAX_FRAMES, sizeof(*frames));
+	if (!weights || !frames) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const struct jw_sample_rec *s = samples[i];
+
+		weights[i] = s->weight ? s->weight : 1;
+	}
+	*kept = jw_pick_weighted(weights, n, want, counts);
+	for (i = 0; i < n && !ret; i++) {
+		size_t nf;
+		bool complete;
+
+		if (!counts[i])
+			continue;
+		r->unwound++;
+		nf = jw_reporter__sample_frames(r, proc, samples[i], frames);
+		complete = nf && frames[0].kind != JW_FRAME_KERNEL &&
+			   jw_symbol_is_thread_root(frames[0].symbol);
+		if (proc->handler_rule)
+			tally_handler(&r->handlers, proc->handler_rule, frames, nf, counts[i]);
+		ret = jw_stacktree__add(tree, frames, nf, complete, counts[i]);
+	}
+out:
+	free(frames);
+	free(weights);
+	return ret;
+}
+
+/* Whether any of the waker's kernel frames is named one of @names. */
+static bool waker_has(struct jw_reporter *r, const struct jw_task_rec *t,
+		      const char *const *names)
+{
+	struct jw_frame fr;
+	uint32_t i;
+	size_t j;
+
+	for (i = 0; i < t->n_waker_ips && i < JW_MAX_WAKER_FRAMES; i++) {
+		jw_ksyms__frame(r->opts.ksyms, t->waker_ips[i], &fr);
+		for (j = 0; fr.symbol && names[j]; j++)
+			if (strcmp(fr.symbol, names[j]) == 0)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * What ended the task's longest block: "timer" or "irq" when an interrupt did (seen in the
+ * waking context's kernel stack, or the idle task was running), else the waking thread as
+ * "name:tid". NULL when the task never slept.
+ */
+static const char *describe_waker(struct jw_reporter *r, const struct jw_task_rec *t, char *buf,
+				  size_t len)
+{
+	static const char *const timer[] = { "hrtimer_wakeup", "process_timeout",
+					     "hrtimer_interrupt", "__hrtimer_run_queues",
+					     "run_timer_softirq", "call_timer_fn", NULL };
+	static const char *const irq[] = { "common_interrupt", "__common_interrupt",
+					   "handle_irq_event", "irq_exit_rcu", "handle_softirqs",
+					   "__do_softirq", "do_softirq", "__sysvec_call_function_single",
+					   NULL };
+	char comm[JW_COMM_LEN + 1];
+
+	if (!(t->waker_flags & JW_WAKER_KNOWN))
+		return NULL;
+	if (waker_has(r, t, timer))
+		return "timer";
+	if (waker_has(r, t, irq) || t->waker_tid == 0)
+		return "irq";
+	memcpy(comm, t->waker_comm, JW_COMM_LEN);
+	comm[JW_COMM_LEN] = '\0';
+	snprintf(buf, len, "%s:%u", comm, t->waker_tid);
+	return buf;
+}
+
+/* The waking context's kernel stack, leaf first, "<-"-joined, into @b. */
+static void waker_stack(struct jw_reporter *r, const struct jw_task_rec *t, struct jw_buf *b)
+{
+	struct jw_frame fr;
+	char name[256];
+	uint32_t i;
+
+	bool first = true;
+
+	for (i = 0; i < t->n_waker_ips && i < JW_MAX_WAKER_FRAMES; i++) {
+		jw_ksyms__frame(r->opts.ksyms, t->waker_ips[i], &fr);
+		/* The leaf frames are the tracepoint's and the BPF program's: not the waker's. */
+		if (first && (!fr.symbol || !strncmp(fr.symbol, "bpf_trace_run", 13) ||
+			      !strncmp(fr.symbol, "__bpf_trace_", 12) ||
+			      !strncmp(fr.symbol, "__traceiter_", 12)))
+			continue;
+		jw_buf_puts(b, first ? "" : "<-");
+		jw_buf_puts(b, jw_frame_name(&fr, name, sizeof(name)));
+		first = false;
+	}
+}
+
+/*
+ * The process's name as its users know it: the kernel's name for it (the name it was started
+ * by: redis-server, not the redis-check-rdb its symlink points to), or the executable's base
+ * name when that only lengthens a name the kernel cut at 15 characters.
+ */
+static const char *bundle_name(const struct jw_proc *proc)
+{
+	const char *slash = strrchr(proc->target.exe, '/');
+	const char *base = slash ? slash + 1 : proc->target.exe;
+	size_t n = strlen(proc->target.comm);
+
+	if (!n || (n >= 15 && strncmp(base, proc->target.comm, n) == 0))
+		return base;
+	return proc->target.comm;
+}
+
+/* Writes the stack log; on success sets @path. 0, -EDQUOT (over the quota) or -errno. */
+static int write_stack_log(struct jw_reporter *r, const struct jw_stack_report *sr,
+			   uint64_t time_ms, char *path, size_t len)
+{
+	struct jw_logfile lf;
+	char name[128];
+	int ret;
+
+	jw_stack_report_name(sr->pid, time_ms, name, sizeof(name));
+	ret = jw_logdir__create(r->opts.logdir, name, &lf);
+	if (ret)
+		return ret;
+	ret = jw_stack_report_write(sr, lf.f);
+	if (ret) {
+		jw_logdir__abort(r->opts.logdir, &lf);
+		return ret;
+	}
+	return jw_logdir__commit(r->opts.logdir, &lf, path, len);
+}
+
+static int emit_event(struct jw_reporter *r, const struct jw_event *ev)
+{
+	int ret;
+
+	jw_buf_reset(&r->line);
+	jw_event_format(ev, &r->line);
+	if (r->line.err)
+		return r->line.err;
+	if (fwrite(r->line.data, 1, r->line.len, r->opts.out) != r->line.len ||
+	    fflush(r->opts.out))
+		jw_log(JW_LOG_WARN, "cannot write an event to stdout: %s", strerror(errno));
+	ret = jw_logdir__append_event(r->opts.logdir, r->line.data, r->line.len);
+	if (ret && ret != -EDQUOT) {
+		r->counts.write_errors++;
+		jw_log(JW_LOG_WARN, "cannot append to %s/events.jsonl: %s",
+		       jw_logdir__path(r->opts.logdir), strerror(-ret));
+	}
+	return 0;
+}
+
+/* The event's fields that come from the task and the process. */
+static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
+		       const struct jw_task_rec *t, uint64_t time_ms, struct jw_event *ev)
+{
+	uint64_t wall = t->end_ns - t->start_ns, off = t->runq_ns + t->blocked_ns;
+
+	ev->event = t->hdr.flags & JW_TASK_HANG ? "MAIN_THREAD_HANG" : "MAIN_THREAD_JANK";
+	ev->time_ms = time_ms;
+	ev->bundle_name = bundle_name(proc);
+	ev->bundle_version = jw_symbolizer__exe_build_id(proc->sym);
+	ev->pid = t->hdr.pid;
+	ev->uid = proc->target.uid;
+	ev->tid = t->hdr.tid;
+	ev->begin_time_ms = epoch_ms(r, t->start_ns);
+	ev->end_time_ms = epoch_ms(r, t->end_ns);
+	ev->app_start_jiffies_time = proc->target.start_jiffies;
+	ev->handler = t->probe_id < JW_MAX_PROBES ? proc->handlers[t->probe_id] : NULL;
+	/* Inside the waits, the longest dispatch a preset hooks is the task's handler. */
+	if (t->inner_probe && t->inner_probe <= JW_MAX_PROBES && proc->handlers[t->inner_probe - 1])
+		ev->handler = proc->handlers[t->inner_probe - 1];
+	ev->loop = proc->loop;
+	/* A preset that reads the handler from the stacks: the callback its dispatch ran. */
+	if (proc->handler_rule && likeliest_handler(&r->handlers))
+		ev->handler = likeliest_handler(&r->handlers);
+	/* A preset that names handlers recorded the code the task ran: its function's name. */
+	if (t->handler_name[0]) {
+		/* Read from the target's code object: bounded by the kernel, kept printable here. */
+		jw_printable_copy(r->handler_text, sizeof(r->handler_text), t->handler_name,
+				  sizeof(t->handler_name));
+		if (t->handler_file[0]) {
+			size_t n = strlen(r->handler_text);
+
+			snprintf(r->handler_text + n, sizeof(r->handler_text) - n, " ");
+			n++;
+			jw_printable_copy(r->handler_text + n, sizeof(r->handler_text) - n,
+					  t->handler_file, sizeof(t->handler_file));
+			n = strlen(r->handler_text);
+			snprintf(r->handler_text + n, sizeof(r->handler_text) - n, ":%u",
+				 t->handler_line);
+		}
+		ev->handler = r->handler_text;
+	} else if (t->handler_addr && proc->sym) {
+		struct jw_frame fr;
+
+		jw_symbolizer__frame(proc->sym, t->handler_addr, false, &fr);
+		if (fr.symbol)
+			ev->handler = fr.symbol;
+	}
+	ev->wall_ms = (double)wall / NS_PER_MS;
+	ev->cpu_ms = (double)(wall > off ? wall - off : 0) / NS_PER_MS;
+	ev->runq_ms = (double)t->runq_ns / NS_PER_MS;
+	ev->blocked_ms = (double)t->blocked_ns / NS_PER_MS;
+	ev->io_ms = (double)t->io_ns / NS_PER_MS;
+	ev->has_offcpu = true;
+	ev->cause = jw_event_cause(ev->cpu_ms, ev->runq_ms, ev->blocked_ms, ev->io_ms);
+	ev->dropped = t->sample_drops;
+}
+
+/* Writes the stack log of @ev and records the outcome in it; @path receives the file's path. */
+static void add_stack_log(struct jw_reporter *r, const struct jw_proc *proc,
+			  const struct jw_task_rec *t, const struct jw_stacktree *tree,
+			  struct jw_event *ev, char *path, size_t len)
+{
+	struct jw_frame wchan;
+	struct jw_stack_report sr = {
+		.pid = ev->pid,
+		.tid = ev->tid,
+		.exe = proc->target.exe,
+		.build_id = ev->bundle_version,
+		.begin_time_ms = ev->begin_time_ms,
+		.end_time_ms = ev->end_time_ms,
+		.wall_ms = ev->wall_ms,
+		.cpu_ms = ev->cpu_ms,
+		.runq_ms = ev->runq_ms,
+		.blocked_ms = ev->blocked_ms,
+		.samples = ev->samples,
+		.heaviest_stack = ev->heaviest_stack,
+		.waker = ev->waker,
+		.waker_stack = r->waker_stack.len ? r->waker_stack.data : NULL,
+		.tree = tree,
+		.format = r->opts.cfg->format,
+	};
+	int ret;
+
+	/* With no stack at all, the blocking kernel function recorded as the thread blocked. */
+	jw_ksyms__frame(r->opts.ksyms, t->wchan_ip, &wchan);
+	sr.wchan = t->wchan_ip ? wchan.symbol : NULL;
+	ret = write_stack_log(r, &sr, ev->time_ms, path, len);
+
+	if (ret == 0) {
+		ev->n_external_log = 1;
+		r->counts.stack_logs++;
+	} else if (ret == -EDQUOT) {
+		ev->log_over_limit = true;
+		r->counts.withheld++;
+	} else {
+		r->counts.write_errors++;
+		jw_log(JW_LOG_WARN, "cannot write a stack log in %s: %s",
+		       jw_logdir__path(r->opts.logdir), strerror(-ret));
+	}
+}
+
+/* Adds the kernel symbol @pc falls in to @b, unless it is there already. */
+static void add_ksym(struct jw_reporter *r, uint64_t pc, struct ksym_list *b)
+{
+	struct jw_frame fr;
+	uint64_t start;
+	size_t i;
+
+	jw_ksyms__frame(r->opts.ksyms, pc, &fr);
+	if (!fr.symbol)
+		return;
+	start = pc - fr.sym_off;
+	for (i = 0; i < b->n; i++)
+		if (b->v[i].addr == start)
+			return;
+	if (b->n < KSYMS_PER_REPORT)
+		b->v[b->n++] = (struct jw_raw_ksym){ .addr = start, .name = fr.symbol };
+}
+
+/* The kernel symbols a report's addresses need, and the scheduler text's bounds. */
+static void collect_ksyms(struct jw_reporter *r, const struct jw_task_rec *t,
+			  void *const *samples, const uint32_t *counts, size_t n,
+			  struct ksym_list *b)
+{
+	uint64_t lo, hi;
+	size_t i, j;
+
+	b->n = 0;
+	jw_ksyms__sched_text(r->opts.ksyms, &lo, &hi);
+	if (lo && hi) {
+		b->v[b->n++] = (struct jw_raw_ksym){ .addr = lo, .name = "__sched_text_start" };
+		b->v[b->n++] = (struct jw_raw_ksym){ .addr = hi, .name = "__sched_text_end" };
+	}
+	for (i = 0; i < n; i++) {
+		const struct jw_sample_rec *s = samples[i];
+
+		for (j = 0; counts[i] && j < s->n_kernel && j < JW_MAX_KERNEL_FRAMES; j++)
+			add_ksym(r, s->kernel_ips[j], b);
+	}
+	for (j = 0; j < t->n_waker_ips && j < JW_MAX_WAKER_FRAMES; j++)
+		add_ksym(r, t->waker_ips[j], b);
+	if (t->wchan_ip)
+		add_ksym(r, t->wchan_ip, b);
+}
+
+/*
+ * Appends the report to the raw capture: the kept samples only, each weighted with the periods
+ * it was kept for, so that replaying them keeps exactly these.
+ */
+static void capture(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		    void *const *samples, const uint32_t *counts, size_t n,
+		    enum jw_verdict verdict, uint64_t time_ms)
+{
+	struct jw_raw_report raw = {
+		.verdict = verdict,
+		.time_ms = time_ms,
+		.pid = proc->target.pid,
+		.tid = proc->target.tid,
+		.uid = proc->target.uid,
+		.start_jiffies = proc->target.start_jiffies,
+		.start_boot_ns = proc->start_boot_ns,
+		.comm = proc->target.comm,
+		.exe = proc->target.exe,
+		.handlers = proc->handlers,
+		.n_handlers = JW_MAX_PROBES,
+		.task = t,
+		.task_size = sizeof(*t),
+		.loop = proc->loop,
+	};
+	struct jw_raw_module *mods = NULL;
+	const void **kept = calloc(n + 1, sizeof(*kept));
+	size_t *sizes = calloc(n + 1, sizeof(*sizes)), i;
+	int ret = -ENOMEM;
+
+	if (!kept || !sizes)
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct jw_sample_rec *s = samples[i];
+
+		if (!counts[i])
+			continue;
+		s->weight = counts[i];
+		kept[raw.n_samples] = s;
+		sizes[raw.n_samples++] = s->hdr.size;
+	}
+	collect_ksyms(r, t, samples, counts, n, &r->ksyms_used);
+	raw.ksyms = r->ksyms_used.v;
+	raw.n_ksyms = r->ksyms_used.n;
+	raw.samples = kept;
+	raw.sample_sizes = sizes;
+	ret = jw_symbolizer__modules(proc->sym, &mods, &raw.n_modules);
+	if (ret)
+		goto out;
+	raw.modules = mods;
+	ret = jw_raw_write_report(r->opts.raw, &raw);
+out:
+	if (ret && !r->raw_failed) {
+		r->raw_failed = true;
+		jw_log(JW_LOG_WARN, "cannot write the raw capture: %s", strerror(-ret));
+	}
+	free(mods);
+	free(sizes);
+	free(kept);
+}
+
+/* Keeps the budgets in the log directory when a report spent one: a restart keeps them. */
+static void save_budgets(struct jw_reporter *r)
+{
+	size_t len;
+	char *buf;
+	int ret;
+
+	if (!r->opts.logdir || !jw_policy__changed(r->opts.policy))
+		return;
+	len = jw_policy__save(r->opts.policy, NULL, 0);
+	buf = malloc(len + 1);
+	if (!buf)
+		return;
+	len = jw_policy__save(r->opts.policy, buf, len + 1);
+	ret = jw_logdir__replace(r->opts.logdir, JW_LOGDIR_BUDGETS, buf, len);
+	free(buf);
+	if (ret && !r->budgets_failed) {
+		r->budgets_failed = true;
+		jw_log(JW_LOG_WARN, "cannot keep the report budgets in %s/%s: %s",
+		       jw_logdir__path(r->opts.logdir), JW_LOGDIR_BUDGETS, strerror(-ret));
+	}
+}
+
+/*
+ * Writes a jank's files and event: @verdict as recorded (replay, or a hang), or, with @facts,
+ * decided by the policy once the group is known.
+ */
+static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		  void *const *samples, size_t n, enum jw_verdict verdict, uint64_t time_ms,
+		  struct jw_task_facts *facts)
+{
+	char path[4096], waker[JW_COMM_LEN + 16], *heaviest = NULL, *group = NULL;
+	char trace_paths[2][PATH_MAX];
+	const char *logs[1] = { path }, *trace_logs[2] = { trace_paths[0], trace_paths[1] };
+	struct jw_event ev = { .external_log = logs };
+	uint32_t *counts = calloc(n + 1, sizeof(*counts));
+	struct jw_stacktree *tree = jw_stacktree__new();
+	int64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	int ret;
+
+	if (!tree || !counts) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	r->unwound = 0;
+	r->handlers.n = 0;
+	ret = build_tree(r, proc, samples, n, tree, counts, &ev.samples);
+	jw_log(JW_LOG_DEBUG, "pid %u: %zu samples held, %u unwound and named in %lld us", t->hdr.pid,
+	       n, r->unwound, (long long)(clock_ns(CLOCK_MONOTONIC) - t0) / 1000);
+	if (!ret)
+		ret = jw_stacktree__heaviest_and_group(tree, &heaviest, &group);
+	if (ret)
+		goto out;
+	/* Live, the policy decides now that the group is known (the back-off needs it). */
+	if (facts) {
+		facts->group = group;
+		verdict = jw_policy__decide(r->opts.policy, facts);
+		save_budgets(r);
+	}
+	if (r->opts.raw)
+		capture(r, proc, t, samples, counts, n, verdict, time_ms);
+	fill_event(r, proc, t, time_ms, &ev);
+	/* No stack at all: null, as the stack log's "none". */
+	ev.heaviest_stack = *heaviest ? heaviest : NULL;
+	ev.group = *group ? group : NULL;
+	ev.burst = facts ? facts->burst : 0;
+	ev.waker = describe_waker(r, t, waker, sizeof(waker));
+	jw_buf_reset(&r->waker_stack);
+	if (ev.waker)
+		waker_stack(r, t, &r->waker_stack);
+	if (verdict == JW_VERDICT_STACK) {
+		add_stack_log(r, proc, t, tree, &ev, path, sizeof(path));
+	} else if (verdict == JW_VERDICT_TRACE) {
+		r->counts.traces++;
+		ev.n_external_log = jw_tracer__keep(r->tracer, proc, t, ev.handler, samples, n,
+						    trace_paths);
+		ev.external_log = trace_logs;
+		if (!ev.n_external_log)
+			jw_log(JW_LOG_INFO, "pid %u: a %.0f ms task decided for a trace gets no trace "
+			       "log (%s)", t->hdr.pid, (t->end_ns - t->start_ns) / 1e6,
+			       !r->tracer ? "a raw capture holds none" :
+			       jw_logdir__over_quota(r->opts.logdir) ? "log quota reached" :
+			       "another window is open");
+	} else {
+		r->counts.withheld++;
+	}
+	ev.log_over_limit = ev.log_over_limit || jw_logdir__over_quota(r->opts.logdir);
+	ret = emit_event(r, &ev);
+	if (!ret && !(t->hdr.flags & JW_TASK_HANG)) {
+		static const char *const causes[] = { "cpu", "runqueue", "blocked", "io" };
+		size_t c;
+
+		r->counts.janks++;
+		for (c = 0; c < 4; c++)
+			if (ev.cause && !strcmp(ev.cause, causes[c]))
+				r->counts.by_cause[c]++;
+	}
+out:
+	free(heaviest);
+	free(group);
+	free(counts);
+	jw_stacktree__free(tree);
+	return ret;
+}
+
+/* The policy's facts of task @t of @proc, at wall clock @now_real (ns). */
+static struct jw_task_facts facts_of(const struct jw_reporter *r, const struct jw_proc *proc,
+				     const struct jw_task_rec *t, uint64_t now_real)
+{
+	return (struct jw_task_facts){
+		.pid = t->hdr.pid,
+		.uid = proc->target.uid,
+		.wall_ns = t->end_ns - t->start_ns,
+		.begin_boot_ns = t->start_ns + r->clocks.boottime_ns,
+		.proc_start_boot_ns = proc->start_boot_ns,
+		.now_s = now_real / 1000000000ULL,
+	};
+}
+
+int jw_reporter__hang(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		      void *const *samples, size_t n)
+{
+	uint64_t now_real = clock_ns(CLOCK_REALTIME);
+	struct jw_task_facts facts = facts_of(r, proc, t, now_real);
+	enum jw_verdict verdict = jw_policy__decide_hang(r->opts.policy, &facts);
+	int ret;
+
+	if (verdict == JW_VERDICT_NONE)
+		return 0;
+	save_budgets(r);
+	ret = report(r, proc, t, samples, n, verdict, now_real / NS_PER_MS, NULL);
+	if (!ret)
+		r->counts.hangs++;
+	return ret;
+}
+
+int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		      void *const *samples, size_t n)
+{
+	uint64_t now_real = clock_ns(CLOCK_REALTIME);
+	struct jw_task_facts facts = facts_of(r, proc, t, now_real);
+
+	if (!jw_policy__triage(r->opts.policy, &facts))
+		return 0;
+	return report(r, proc, t, samples, n, JW_VERDICT_NONE, now_real / NS_PER_MS, &facts);
+}
+
+void jw_reporter__set_tracer(struct jw_reporter *r, struct jw_tracer *t)
+{
+	r->tracer = t;
+}
+
+void jw_reporter__set_ksyms(struct jw_reporter *r, const struct jw_ksyms *ks)
+{
+	r->opts.ksyms = ks;
+}
+
+int jw_reporter__replay(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+			void *const *samples, size_t n, enum jw_verdict verdict, uint64_t time_ms)
+{
+	return report(r, proc, t, samples, n, verdict, time_ms, NULL);
+}

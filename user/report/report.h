@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One slow task in, its report out: the policy's verdict, the samples thinned and named, the
+ * stack log written, and the event line printed and appended.
+ */
+#ifndef JW_REPORT_H
+#define JW_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "jankwatch/abi.h"
+#include "stacks/ksyms.h"
+#include "output/logdir.h"
+#include "config/options.h"
+#include "policy/policy.h"
+#include "stacks/symbolize.h"
+#include "target/target.h"
+
+struct jw_stack_rule;
+struct jw_tracer;
+
+/* A watched process and what naming its code needs. */
+struct jw_proc {
+	struct jw_target target;
+	struct jw_symbolizer *sym;
+	uint64_t start_boot_ns;			/* the process's start, CLOCK_BOOTTIME */
+	const char *handlers[JW_MAX_PROBES];	/* by probe id: the hooked function */
+	const char *loop;			/* how it is hooked: a preset, "syscall", "probe" */
+	const struct jw_stack_rule *handler_rule;	/* the preset's: see struct jw_preset */
+};
+
+/* Offsets from CLOCK_MONOTONIC (BPF's clock) to the clocks reports use. */
+struct jw_clocks {
+	int64_t realtime_ns;
+	int64_t boottime_ns;
+};
+
+/* Reads the offsets once. */
+void jw_clocks_init(struct jw_clocks *c);
+
+struct jw_report_counts {
+	uint64_t janks;		/* jank event lines */
+	uint64_t by_cause[4];	/* of them, by cause: cpu, runqueue, blocked, io */
+	uint64_t hangs;		/* hang event lines */
+	uint64_t traces;	/* janks decided for a trace report */
+	uint64_t stack_logs;	/* files written */
+	uint64_t withheld;	/* janks whose files a budget or the quota withheld */
+	uint64_t write_errors;
+};
+
+struct jw_reporter_opts {
+	const struct jw_config *cfg;
+	struct jw_policy *policy;
+	struct jw_logdir *logdir;
+	const struct jw_ksyms *ksyms;	/* may be NULL: kernel frames by address */
+	FILE *out;			/* event lines, flushed one by one */
+	FILE *raw;			/* --raw: the capture, header written; or NULL */
+	const struct jw_clocks *clocks;	/* recorded clock offsets to replay; NULL: now's */
+};
+
+struct jw_reporter;
+
+struct jw_reporter *jw_reporter__new(const struct jw_reporter_opts *opts);
+void jw_reporter__free(struct jw_reporter *r);	/* NULL-safe */
+
+/*
+ * Reports task @t of @proc with its @n samples (the records, in time order). Returns 0, or
+ * -errno when the event could not be written at all.
+ */
+int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		      void *const *samples, size_t n);
+
+/*
+ * Reports task @t, still running past hang_ms (JW_TASK_HANG; end_ns: now), with the samples so
+ * far, as a MAIN_THREAD_HANG event. Returns 0 or -errno.
+ */
+int jw_reporter__hang(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+		      void *const *samples, size_t n);
+
+/*
+ * Reports task @t again from a raw capture: @verdict and @time_ms as recorded live, @samples
+ * the kept ones with their recorded weights. Returns 0 or -errno.
+ */
+int jw_reporter__replay(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
+			void *const *samples, size_t n, enum jw_verdict verdict, uint64_t time_ms);
+
+/* Trace verdicts keep their windows in @t from now on (NULL: no trace logs). */
+void jw_reporter__set_tracer(struct jw_reporter *r, struct jw_tracer *t);
+
+/*
+ * Names the frames of sample @s of @proc into @frames (room for JW_MAX_USER_FRAMES +
+ * JW_MAX_KERNEL_FRAMES), outermost first: the user stack from its root, then the kernel stack.
+ * Returns how many.
+ */
+size_t jw_reporter__sample_frames(struct jw_reporter *r, struct jw_proc *proc,
+				  const struct jw_sample_rec *s, struct jw_frame *frames);
+
+/* Names kernel frames with @ks from now on (a raw capture carries its own per report). */
+void jw_reporter__set_ksyms(struct jw_reporter *r, const struct jw_ksyms *ks);
+
+const struct jw_report_counts *jw_reporter__counts(const struct jw_reporter *r);
+
+#endif

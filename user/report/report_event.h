@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The jank event: one JSON object a line, SPEC's field table. */
+#ifndef JW_REPORT_EVENT_H
+#define JW_REPORT_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/jsonbuf.h"
+
+/* A value the event does not know yet is written as null: NULL strings, has_* false. */
+struct jw_event {
+	const char *event;		/* "MAIN_THREAD_JANK" or "MAIN_THREAD_HANG" */
+	uint64_t time_ms;		/* when raised, ms since the epoch */
+	const char *bundle_name;	/* the executable's name */
+	const char *bundle_version;	/* the executable's build-id */
+	uint32_t pid;
+	uint32_t uid;
+	uint32_t tid;
+	uint64_t begin_time_ms;
+	uint64_t end_time_ms;
+	const char *const *external_log;	/* paths written for this event */
+	size_t n_external_log;
+	bool log_over_limit;
+	uint64_t app_start_jiffies_time;
+	const char *heaviest_stack;
+	const char *handler;
+	const char *loop;		/* how the loop was hooked; NULL: not written */
+	double wall_ms;
+	double cpu_ms;
+	double runq_ms;
+	double blocked_ms;
+	double io_ms;
+	bool has_offcpu;		/* cpu/runq/blocked/io_ms are known */
+	const char *waker;
+	const char *cause;		/* "cpu", "runqueue", "blocked", "io" */
+	const char *group;
+	uint32_t burst;			/* the task completed a burst of this many; 0: not written */
+	uint32_t samples;
+	uint32_t dropped;
+};
+
+/* Appends @e as one JSON line, newline included, to @b. Fields in SPEC's order. */
+void jw_event_format(const struct jw_event *e, struct jw_buf *b);
+
+/* The largest share of a task's time: "cpu", "runqueue", "blocked" or "io". */
+const char *jw_event_cause(double cpu_ms, double runq_ms, double blocked_ms, double io_ms);
+
+#endif

@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Stack samples merged into a tree, root (outermost caller) first, as SPEC's stack log shows
+ * them; folded lines for flame graphs; the heaviest stack for the event.
+ *
+ * Every walk over the tree is iterative with an explicit stack, so a deep stack costs heap, not
+ * C stack; stacks are also cut to JW_STACK_MAX_FRAMES frames so one bad unwind cannot make the
+ * tree arbitrarily deep.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/stacktree.h"
+
+/* Frames kept per stack: deeper stacks lose their outermost frames and count as truncated. */
+#define JW_STACK_MAX_FRAMES 1024
+
+#define TRUNCATED_NAME "[truncated]"
+
+struct st_node {
+	struct jw_frame fr;
+	char *name;			/* jw_frame_name(): folded lines, heaviest_stack */
+	bool truncated;			/* the synthetic "[truncated]" root, not a frame */
+	uint64_t id;			/* creation order: sibling ties go to the oldest */
+	uint64_t count;			/* weight of the stacks through this node */
+	uint64_t self;			/* weight of the stacks that end at this node */
+	uint64_t end_seq;		/* add number of the last stack that ended here */
+	struct st_node **children;	/* kept sorted: count descending, then id */
+	size_t nr_children;
+	size_t cap_children;
+	struct st_node *all_next;	/* every node, newest first, so freeing needs no walk */
+};
+
+struct jw_stacktree {
+	struct st_node root;		/* holds the #00 nodes; not a frame itself */
+	struct st_node *all;
+	uint64_t total;
+	uint64_t adds;
+	uint64_t next_id;
+	size_t levels;			/* the most nodes on one root-to-leaf path */
+};
+
+/* snprintf() into a fixed buffer that keeps counting past its end, so callers learn the size. */
+struct strbuf {
+	char *p;
+	size_t len;
+	size_t pos;
+};
+
+static void sb_init(struct strbuf *sb, char *buf, size_t len)
+{
+	sb->p = buf;
+	sb->len = len;
+	sb->pos = 0;
+	if (len)
+		buf[0] = '\0';
+}
+
+static void sb_printf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	size_t avail = sb->pos < sb->len ? sb->len - sb->pos : 0;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(avail ? sb->p + sb->pos : NULL, avail, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		sb->pos += n;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/*
+ * Names, in order of preference: the symbol; for a kernel frame without one "[kernel]+0x<pc>"
+ * (the kernel has no module path to name); for a JIT frame without one "0x<pc>"; the module's
+ * base name and the ELF address ("libc.so.6+0x27a4f", which addr2line takes back); the bare
+ * runtime address. A name never depends on the process's load address when it can avoid it, so
+ * stacks compare across processes.
+ */
+static void frame_name_fmt(const struct jw_frame *fr, struct strbuf *sb)
+{
+	if (fr->symbol)
+		sb_printf(sb, "%s", fr->symbol);
+	else if (fr->kind == JW_FRAME_KERNEL)
+		sb_printf(sb, "[kernel]+0x%" PRIx64, fr->pc);
+	else if (fr->kind != JW_FRAME_JIT && fr->module)
+		sb_printf(sb, "%s+0x%" PRIx64, base_name(fr->module), fr->rel_pc);
+	else
+		sb_printf(sb, "0x%" PRIx64, fr->pc);
+}
+
+char *jw_frame_name(const struct jw_frame *fr, char *buf, size_t len)
+{
+	struct strbuf sb;
+
+	sb_init(&sb, buf, len);
+	frame_name_fmt(fr, &sb);
+	return buf;
+}
+
+static void native_line_fmt(const struct jw_frame *fr, struct strbuf *sb)
+{
+	if (fr->module)
+		sb_printf(sb, "pc %08" PRIx64 " %s", fr->rel_pc, fr->module);
+	else
+		sb_printf(sb, "pc %08" PRIx64 " [unknown]", fr->pc);
+	if (fr->symbol)
+		sb_printf(sb, "(%s+%" PRIu64 ")", fr->symbol, fr->sym_off);
+	if (fr->build_id)
+		sb_printf(sb, "(%s)", fr->build_id);
+	/* The source line, where the module has line tables. */
+	if (fr->src)
+		sb_printf(sb, " %s", fr->src);
+}
+
+static void frame_line_fmt(const struct jw_frame *fr, uint64_t count, unsigned int depth,
+			   struct strbuf *sb)
+{
+	sb_printf(sb, "%" PRIu64 " #%02u ", count, depth);
+	switch (fr->kind) {
+	case JW_FRAME_KERNEL:
+		sb_printf(sb, "pc %016" PRIx64 " [kernel]", fr->pc);
+		if (fr->symbol)
+			sb_printf(sb, "(%s+0x%" PRIx64 ")", fr->symbol, fr->sym_off);
+		break;
+	case JW_FRAME_JIT:
+		sb_printf(sb, "at ");
+		frame_name_fmt(fr, sb);
+		if (fr->src)
+			sb_printf(sb, " (%s)", fr->src);
+		else
+			sb_printf(sb, " [jit]");
+		break;
+	default:
+		native_line_fmt(fr, sb);
+		break;
+	}
+}
+
+char *jw_frame_line(const struct jw_frame *fr, uint64_t count, unsigned int depth, char *buf,
+		    size_t len)
+{
+	struct strbuf sb;
+
+	sb_init(&sb, buf, len);
+	frame_line_fmt(fr, count, depth, &sb);
+	return buf;
+}
+
+bool jw_symbol_is_thread_root(const char *symbol)
+{
+	/* glibc's and musl's first frames of the main thread and of every other thread. */
+	static const char *const roots[] = {
+		"_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl",
+		"start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal",
+		"thread_start",
+	};
+	size_t i;
+
+	if (!symbol)
+		return false;
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (!strcmp(symbol, roots[i]))
+			return true;
+	return false;
+}
+
+struct jw_stacktree *jw_stacktree__new(void)
+{
+	return calloc(1, sizeof(struct jw_stacktree));
+}
+
+static void node_free(struct st_node *n)
+{
+	free(n->children);
+	free(n->name);
+	free(n);
+}
+
+void jw_stacktree__free(struct jw_stacktree *t)
+{
+	struct st_node *n, *next;
+
+	if (!t)
+		return;
+	for (n = t->all; n; n = next) {
+		next = n->all_next;
+		node_free(n);
+	}
+	free(t->root.children);
+	free(t);
+}
+
+uint64_t jw_stacktree__total(const struct jw_stacktree *t)
+{
+	return t->total;
+}
+
+/* Equal frames share a node: same kind, same module, same address within it. */
+static bool frame_same(const struct jw_frame *a, const struct jw_frame *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (!a->module || !b->module)
+		return a->module == b->module && a->pc == b->pc;
+	return a->rel_pc == b->rel_pc && !strcmp(a->module, b->module);
+}
+
+/* The child of @parent for @fr (NULL: the truncated root), its index in *@idx; or NULL. */
+static struct st_node *child_find(const struct st_node *parent, const struct jw_frame *fr,
+				  size_t *idx)
+{
+	struct st_node *c;
+	size_t i;
+
+	for (i = 0; i < parent->nr_children; i++) {
+		c = parent->children[i];
+		if (c->truncated != !fr)
+			continue;
+		if (!fr || frame_same(&c->fr, fr)) {
+			*idx = i;
+			return c;
+		}
+	}
+	return NULL;
+}
+
+static char *frame_name_dup(const struct jw_frame *fr)
+{
+	struct strbuf sb;
+	char *s;
+
+	if (!fr)
+		return strdup(TRUNCATED_NAME);
+	sb_init(&sb, NULL, 0);
+	frame_name_fmt(fr, &sb);
+	s = malloc(sb.pos + 1);
+	if (s)
+		jw_frame_name(fr, s, sb.pos + 1);
+	return s;
+}
+
+/* A new child of @parent for @fr (NULL: the truncated root), with count 0; NULL on ENOMEM. */
+static struct st_node *node_add(struct jw_stacktree *t, struct st_node *parent,
+				const struct jw_frame *fr)
+{
+	struct st_node **children, *n;
+	size_t cap;
+
+	if (parent->nr_children == parent->cap_children) {
+		cap = parent->cap_children ? parent->cap_children * 2 : 4;
+		children = realloc(parent->children, cap * sizeof(*children));
+		if (!children)
+			return NULL;
+		parent->children = children;
+		parent->cap_children = cap;
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->name = frame_name_dup(fr);
+	if (!n->name) {
+		free(n);
+		return NULL;
+	}
+	if (fr)
+		n->fr = *fr;
+	n->truncated = !fr;
+	n->id = t->next_id++;
+	/* Count 0 sorts last, so appending keeps the children sorted. */
+	parent->children[parent->nr_children++] = n;
+	n->all_next = t->all;
+	t->all = n;
+	return n;
+}
+
+/* Frame @i of a stack's path: the truncated root (NULL) comes first when the stack has one. */
+static const struct jw_frame *path_frame(const struct jw_frame *frames, bool complete, size_t i)
+{
+	if (complete)
+		return &frames[i];
+	return i ? &frames[i - 1] : NULL;
+}
+
+/*
+ * Creates the nodes of a path that do not exist yet. On ENOMEM removes the ones it created, so
+ * a failed add leaves the tree as it was (new nodes form one chain hanging from one parent, and
+ * are the newest on the all list).
+ */
+static int path_make(struct jw_stacktree *t, const struct jw_frame *frames, size_t levels,
+		     bool complete)
+{
+	struct st_node *parent = &t->root, *child, *first_parent = NULL, *n;
+	const struct jw_frame *fr;
+	size_t i, idx, created = 0;
+
+	for (i = 0; i < levels; i++) {
+		fr = path_frame(frames, complete, i);
+		child = child_find(parent, fr, &idx);
+		if (!child) {
+			child = node_add(t, parent, fr);
+			if (!child)
+				goto err_undo;
+			if (!created++)
+				first_parent = parent;
+		}
+		parent = child;
+	}
+	return 0;
+
+err_undo:
+	if (created)
+		first_parent->nr_children--;
+	while (created--) {
+		n = t->all;
+		t->all = n->all_next;
+		node_free(n);
+	}
+	return -ENOMEM;
+}
+
+static bool node_before(const struct st_node *a, const struct st_node *b)
+{
+	return a->count > b->count || (a->count == b->count && a->id < b->id);
+}
+
+/* Adds @weight to child @i of @parent and moves it up to keep the siblings sorted. */
+static void child_bump(struct st_node *parent, size_t i, uint64_t weight)
+{
+	struct st_node **c = parent->children;
+	struct st_node *n = c[i];
+
+	n->count += weight;
+	for (; i > 0 && node_before(n, c[i - 1]); i--)
+		c[i] = c[i - 1];
+	c[i] = n;
+}
+
+int jw_stacktree__add(struct jw_stacktree *t, const struct jw_frame *frames, size_t n,
+		      bool complete, uint32_t weight)
+{
+	struct st_node *parent = &t->root, *child = NULL;
+	size_t i, idx = 0, levels;
+	int err;
+
+	if (!weight)
+		return 0;
+	if (n > JW_STACK_MAX_FRAMES) {
+		frames += n - JW_STACK_MAX_FRAMES;	/* keep the leaf end, where the time is */
+		n = JW_STACK_MAX_FRAMES;
+		complete = false;
+	}
+	/* An empty stack reaches nothing; it still counts, under the truncated root. */
+	if (!n)
+		complete = false;
+	levels = n + !complete;
+	err = path_make(t, frames, levels, complete);
+	if (err)
+		return err;
+	for (i = 0; i < levels; i++) {
+		child = child_find(parent, path_frame(frames, complete, i), &idx);
+		child_bump(parent, idx, weight);
+		parent = child;
+	}
+	child->self += weight;
+	child->end_seq = ++t->adds;
+	t->total += weight;
+	if (levels > t->levels)
+		t->levels = levels;
+	return 0;
+}
+
+/* Called for each node in write order; @path[0..depth] are the nodes from the #00 one down. */
+typedef int (*visit_fn)(const struct st_node *const *path, unsigned int depth, void *ctx);
+
+/* Visits every node depth first, siblings in their sorted order. Returns 0, -ENOMEM or visit's. */
+static int tree_walk(const struct jw_stacktree *t, visit_fn visit, void *ctx)
+{
+	struct walk_ent {
+		const struct st_node *n;
+		size_t next;
+	} *stack, *e;
+	const struct st_node **path, *child;
+	size_t top = 0;
+	int err = 0;
+
+	if (!t->levels)
+		return 0;
+	/* stack[0] is the root; a node at depth d is pushed at d + 1 only if it has children. */
+	stack = calloc(t->levels, sizeof(*stack));
+	path = calloc(t->levels, sizeof(*path));
+	if (!stack || !path) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	stack[0].n = &t->root;
+	for (;;) {
+		e = &stack[top];
+		if (e->next == e->n->nr_children) {
+			if (!top)
+				break;
+			top--;
+			continue;
+		}
+		child = e->n->children[e->next++];
+		path[top] = child;
+		err = visit(path, top, ctx);
+		if (err)
+			break;
+		if (child->nr_children) {
+			stack[++top].n = child;
+			stack[top].next = 0;
+		}
+	}
+out_free:
+	free(path);
+	free(stack);
+	return err;
+}
+
+/* Writes @s with control bytes as '?': a name with a newline must not break the line format. */
+static void put_clean(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
+static int write_status(FILE *f)
+{
+	if (!ferror(f))
+		return 0;
+	return errno ? -errno : -EIO;
+}
+
+static int visit_tree_line(const struct st_node *const *path, unsigned int depth, void *ctx)
+{
+	const struct st_node *n = path[depth];
+	FILE *f = ctx;
+	char buf[256], *line = buf;
+	struct strbuf sb;
+
+	fprintf(f, "%*s", (int)depth * 4, "");
+	if (n->truncated) {
+		fprintf(f, "%" PRIu64 " #%02u pc 00000000 " TRUNCATED_NAME "\n", n->count, depth);
+		return write_status(f);
+	}
+	sb_init(&sb, buf, sizeof(buf));
+	frame_line_fmt(&n->fr, n->count, depth, &sb);
+	if (sb.pos >= sizeof(buf)) {
+		/* A long C++ symbol: format again into a buffer of the right size. */
+		line = malloc(sb.pos + 1);
+		if (!line)
+			return -ENOMEM;
+		jw_frame_line(&n->fr, n->count, depth, line, sb.pos + 1);
+	}
+	put_clean(f, line);
+	fputc('\n', f);
+	if (line != buf)
+		free(line);
+	return write_status(f);
+}
+
+int jw_stacktree__write_tree(const struct jw_stacktree *t, FILE *f)
+{
+	errno = 0;
+	return tree_walk(t, visit_tree_line, f);
+}
+
+/* The "[truncated]" root stays in folded lines, so a flame graph shows the cut stacks apart. */
+static int visit_folded(const struct st_node *const *path, unsigned int depth, void *ctx)
+{
+	FILE *f = ctx;
+	unsigned int i;
+
+	if (!path[depth]->self)
+		return 0;
+	for (i = 0; i <= depth; i++) {
+		if (i)
+			fputc(';', f);
+		put_clean(f, path[i]->name);
+	}
+	fprintf(f, " %" PRIu64 "\n", path[depth]->self);
+	return write_status(f);
+}
+
+int jw_stacktree__write_folded(const struct jw_stacktree *t, FILE *f)
+{
+	errno = 0;
+	return tree_walk(t, visit_folded, f);
+}
+
+/* One end point of the tree, named; several can share a name (same symbols, other pcs). */
+struct heavy_ent {
+	char *key;		/* names leaf first, joined by "<-" */
+	char *group;		/* its group key */
+	uint64_t weight;
+	uint64_t seq;
+};
+
+struct heavy_ctx {
+	struct heavy_ent *ents;
+	size_t nr;
+	size_t cap;
+};
+
+/* "leaf<-...<-outermost", without the truncated root (it is no frame of the program). */
+static char *path_key(const struct st_node *const *path, unsigned int depth)
+{
+	unsigned int first = path[0]->truncated ? 1 : 0, i;
+	size_t len = 1, l;
+	char *key, *p;
+
+	for (i = first; i <= depth; i++)
+		len += strlen(path[i]->name) + 2;
+	key = malloc(len);
+	if (!key)
+		return NULL;
+	p = key;
+	for (i = depth + 1; i-- > first;) {
+		l = strlen(path[i]->name);
+		memcpy(p, path[i]->name, l);
+		p += l;
+		if (i > first) {
+			memcpy(p, "<-", 2);
+			p += 2;
+		}
+	}
+	*p = '\0';
+	return key;
+}
+
+bool jw_frame_is_system(const struct jw_frame *fr)
+{
+	const char *base;
+
+	if (fr->kind == JW_FRAME_KERNEL)
+		return true;
+	if (fr->kind == JW_FRAME_JIT)
+		return false;
+	if (!fr->module)
+		return true;	/* no module: the vdso of a process we could not read, or junk */
+	base = strrchr(fr->module, '/');
+	base = base ? base + 1 : fr->module;
+	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5) ||
+	       !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld-", 3) ||
+	       !strncmp(base, "linux-vdso", 10) || !strcmp(base, "[vdso]");
+}
+
+/* The group key of a path: its two innermost frames of the application's own, "a<-b". */
+static char *path_group(const struct st_node *const *path, unsigned int depth)
+{
+	const char *names[2];
+	unsigned int i, n = 0;
+	char *key;
+	size_t len;
+
+	for (i = depth + 1; i-- > 0 && n < 2;)
+		if (!path[i]->truncated && !jw_frame_is_system(&path[i]->fr))
+			names[n++] = path[i]->name;
+	if (n == 0)
+		return strdup("");
+	if (n == 1)
+		return strdup(names[0]);
+	len = strlen(names[0]) + strlen(names[1]) + 3;
+	key = malloc(len);
+	if (key)
+		snprintf(key, len, "%s<-%s", names[0], names[1]);
+	return key;
+}
+
+static int visit_heavy(const struct st_node *const *path, unsigned int depth, void *ctx)
+{
+	const struct st_node *n = path[depth];
+	struct heavy_ctx *h = ctx;
+	struct heavy_ent *ents;
+	size_t cap;
+
+	/* Stacks that ended at the truncated root have no frame to name. */
+	if (!n->self || n->truncated)
+		return 0;
+	if (h->nr == h->cap) {
+		cap = h->cap ? h->cap * 2 : 16;
+		ents = realloc(h->ents, cap * sizeof(*ents));
+		if (!ents)
+			return -ENOMEM;
+		h->ents = ents;
+		h->cap = cap;
+	}
+	h->ents[h->nr].key = path_key(path, depth);
+	h->ents[h->nr].group = path_group(path, depth);
+	if (!h->ents[h->nr].key || !h->ents[h->nr].group) {
+		free(h->ents[h->nr].key);
+		free(h->ents[h->nr].group);
+		return -ENOMEM;
+	}
+	h->ents[h->nr].weight = n->self;
+	h->ents[h->nr].seq = n->end_seq;
+	h->nr++;
+	return 0;
+}
+
+static int heavy_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct heavy_ent *)a)->key, ((const struct heavy_ent *)b)->key);
+}
+
+/* Index of the heaviest name once equal names are summed; ties go to the latest added. */
+static size_t heavy_pick(struct heavy_ent *ents, size_t nr)
+{
+	uint64_t weight, seq, best_weight = 0, best_seq = 0;
+	size_t i, j, best = 0;
+
+	qsort(ents, nr, sizeof(*ents), heavy_cmp);
+	for (i = 0; i < nr; i = j) {
+		weight = 0;
+		seq = 0;
+		for (j = i; j < nr && !strcmp(ents[i].key, ents[j].key); j++) {
+			weight += ents[j].weight;
+			if (ents[j].seq > seq)
+				seq = ents[j].seq;
+		}
+		if (weight > best_weight || (weight == best_weight && seq > best_seq)) {
+			best = i;
+			best_weight = weight;
+			best_seq = seq;
+		}
+	}
+	return best;
+}
+
+int jw_stacktree__heaviest_and_group(const struct jw_stacktree *t, char **heaviest,
+				     char **group)
+{
+	struct heavy_ctx h = { 0 };
+	size_t i, best;
+	int err;
+
+	*heaviest = *group = NULL;
+	err = tree_walk(t, visit_heavy, &h);
+	if (!err && !h.nr) {
+		*heaviest = strdup("");
+		*group = strdup("");
+	} else if (!err) {
+		best = heavy_pick(h.ents, h.nr);
+		*heaviest = h.ents[best].key;
+		*group = h.ents[best].group;
+		h.ents[best].key = h.ents[best].group = NULL;
+	}
+	for (i = 0; i < h.nr; i++) {
+		free(h.ents[i].key);
+		free(h.ents[i].group);
+	}
+	free(h.ents);
+	if (!err && (!*heaviest || !*group))
+		err = -ENOMEM;
+	if (err) {
+		free(*heaviest);
+		free(*group);
+		*heaviest = *group = NULL;
+	}
+	return err;
+}
+
+/* One of the two strings jw_stacktree__heaviest_and_group() makes; NULL with errno set. */
+static char *heaviest_part(const struct jw_stacktree *t, bool group)
+{
+	char *heaviest, *key;
+	int err = jw_stacktree__heaviest_and_group(t, &heaviest, &key);
+
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	free(group ? heaviest : key);
+	return group ? key : heaviest;
+}
+
+char *jw_stacktree__heaviest(const struct jw_stacktree *t)
+{
+	return heaviest_part(t, false);
+}
+
+char *jw_stacktree__group(const struct jw_stacktree *t)
+{
+	return heaviest_part(t, true);
+}

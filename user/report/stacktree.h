@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Stack samples merged into the seed's tree: repeated frames merged, children sorted by count,
+ * the heaviest stack, and folded lines for flame graphs.
+ */
+#ifndef JW_STACKTREE_H
+#define JW_STACKTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stacks/frame.h"
+
+struct jw_stacktree;
+
+/* Returns a new empty tree, or NULL with errno set. */
+struct jw_stacktree *jw_stacktree__new(void);
+
+/* NULL-safe. */
+void jw_stacktree__free(struct jw_stacktree *t);
+
+/*
+ * Adds one stack. @frames[0] is the outermost caller, @frames[n - 1] the leaf. @complete says
+ * whether the stack reaches the thread's first frame; when it does not, the stack hangs under a
+ * "[truncated]" root. @weight is the number of samples it stands for (1 for an on-CPU sample).
+ * Frames are merged when kind, module and rel_pc (pc for frames in no module) are equal.
+ * Returns 0 or -ENOMEM.
+ */
+int jw_stacktree__add(struct jw_stacktree *t, const struct jw_frame *frames, size_t n,
+		      bool complete, uint32_t weight);
+
+/* Sum of the weights added. */
+uint64_t jw_stacktree__total(const struct jw_stacktree *t);
+
+/*
+ * Writes the tree in SPEC's stack log format, one frame a line, children indented four spaces
+ * per depth, siblings by count (highest first; equal counts in the order first seen).
+ * Returns 0 or -errno of the write.
+ */
+int jw_stacktree__write_tree(const struct jw_stacktree *t, FILE *f);
+
+/* Writes one "root;...;leaf N" line per distinct path, frames named as jw_frame_name(). */
+int jw_stacktree__write_folded(const struct jw_stacktree *t, FILE *f);
+
+/*
+ * The stack seen the most times, leaf to root, frames named by jw_frame_name() and joined by
+ * "<-"; stacks are compared by those names, not by address; a tie goes to the stack added most
+ * recently. Returns a malloc'd string ("" for an empty tree), or NULL with errno set.
+ */
+char *jw_stacktree__heaviest(const struct jw_stacktree *t);
+
+/*
+ * The group key of the tree (SPEC F13): in the heaviest stack, the two innermost frames of the
+ * application's own (not the kernel, libc, the dynamic loader or the vdso), named as
+ * jw_frame_name() does, "inner<-outer"; one name when only one is; "" when none (or the tree is
+ * empty). A malloc'd string, or NULL with errno set.
+ */
+char *jw_stacktree__group(const struct jw_stacktree *t);
+
+/*
+ * Both of the above from one walk of the tree: malloc'd strings into @heaviest and @group.
+ * Returns 0, or -ENOMEM (both NULL).
+ */
+int jw_stacktree__heaviest_and_group(const struct jw_stacktree *t, char **heaviest,
+				     char **group);
+
+/* Whether @fr is the system's, not the application's: kernel, libc, ld.so, vdso, no module. */
+bool jw_frame_is_system(const struct jw_frame *fr);
+
+/*
+ * A frame's name for folded lines and heaviest_stack: the symbol; else "module+0xrel_pc" (the
+ * module's base name); else "0xpc". For JIT frames, the symbol. Writes at most @len bytes
+ * (NUL included) and returns @buf.
+ */
+char *jw_frame_name(const struct jw_frame *fr, char *buf, size_t len);
+
+/*
+ * Writes one frame line of the tree, without indentation or newline, e.g.
+ * "9 #02 pc 000090a9 /system/bin/appspawn(main+396)(55679d09...)". Returns @buf.
+ */
+char *jw_frame_line(const struct jw_frame *fr, uint64_t count, unsigned int depth, char *buf,
+		    size_t len);
+
+/* Whether @symbol is where a thread's stack begins (_start, main's libc callers, start_thread). */
+bool jw_symbol_is_thread_root(const char *symbol);
+
+#endif

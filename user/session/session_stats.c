@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The session's statistics: the kernel's rows named (thread, hooked function, handler), served
+ * on the stats socket, written at exit. A row outlives its process; its names are kept when the
+ * process is forgotten, so a dump still names it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "report/report_stats.h"
+#include "session/session_priv.h"
+#include "session/statsock.h"
+#include "base/text.h"
+
+#define STATS_FILE "stats.csv"
+
+/* The names found for one row. */
+struct stats_name {
+	struct jw_stats_key key;
+	char *handler_class;
+	char *message_name;
+};
+
+static bool same_key(const struct jw_stats_key *a, const struct jw_stats_key *b)
+{
+	return a->pid == b->pid && a->tid == b->tid && a->probe_id == b->probe_id &&
+	       a->inner == b->inner && a->handler == b->handler;
+}
+
+static struct stats_name *cached(struct session *s, const struct jw_stats_key *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_names; i++)
+		if (same_key(&s->names[i].key, key))
+			return &s->names[i];
+	return NULL;
+}
+
+static const struct jw_proc *proc_of(const struct session *s, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_procs; i++)
+		if (s->procs[i].target.pid == (pid_t)pid)
+			return &s->procs[i];
+	return NULL;
+}
+
+/*
+ * Names row @key of live process @p: the hooked function, and the handler it ran (a CPython
+ * code object's name read by the kernel, a code address symbolized, else the hooked function).
+ */
+static void name_row(struct session *s, const struct jw_proc *p, const struct jw_stats_key *key,
+		     const struct jw_stats_val *v, char *cls, size_t cls_len, char *msg, size_t len)
+{
+	const char *hooked = key->probe_id < JW_MAX_PROBES ? p->handlers[key->probe_id] : NULL;
+	char name[JW_HANDLER_NAME_LEN], file[JW_HANDLER_FILE_LEN];
+	struct jw_frame fr;
+
+	if (!hooked)
+		hooked = "unknown";
+	/* Outermost tasks between the waits: one row per thread, a loop iteration each. */
+	if (!key->inner && key->probe_id == s->cfg->n_probes && s->syscall_mode)
+		hooked = "syscall";
+	snprintf(cls, cls_len, "%s", hooked);
+	snprintf(msg, len, "%s", hooked);
+	if (!key->inner || !key->handler)
+		return;
+	if (v->handler_name[0]) {
+		jw_printable_copy(name, sizeof(name), v->handler_name, sizeof(v->handler_name));
+		jw_printable_copy(file, sizeof(file), v->handler_file, sizeof(v->handler_file));
+		snprintf(msg, len, "%s %s:%" PRIu32, name, file, v->handler_line);
+		return;
+	}
+	if (!p->sym)
+		return;
+	jw_symbolizer__frame(p->sym, key->handler, false, &fr);
+	if (fr.symbol)
+		snprintf(msg, len, "%s", fr.symbol);
+	else
+		snprintf(msg, len, "0x%" PRIx64, (uint64_t)key->handler);
+}
+
+/* The names of row @key: found once while its process is watched, kept after. */
+static struct stats_name *names_of(struct session *s, const struct jw_stats_key *key,
+				   const struct jw_stats_val *v)
+{
+	const struct jw_proc *p = proc_of(s, key->pid);
+	char cls[256], msg[512];
+	struct stats_name *n = cached(s, key);
+
+	if (n || !p)
+		return n;
+	if (s->n_names == s->cap_names) {
+		size_t cap = s->cap_names ? s->cap_names * 2 : 64;
+		struct stats_name *bigger = realloc(s->names, cap * sizeof(*bigger));
+
+		if (!bigger)
+			return NULL;
+		s->names = bigger;
+		s->cap_names = cap;
+	}
+	name_row(s, p, key, v, cls, sizeof(cls), msg, sizeof(msg));
+	n = &s->names[s->n_names];
+	n->key = *key;
+	n->handler_class = strdup(cls);
+	n->message_name = strdup(msg);
+	if (!n->handler_class || !n->message_name) {
+		free(n->handler_class);
+		free(n->message_name);
+		return NULL;
+	}
+	s->n_names++;
+	return n;
+}
+
+/* Forgets the names of the rows of @pid (every row's when 0): they were reset. */
+static void forget_names(struct session *s, pid_t pid)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < s->n_names; i++) {
+		if (!pid || s->names[i].key.pid == (uint32_t)pid) {
+			free(s->names[i].handler_class);
+			free(s->names[i].message_name);
+			continue;
+		}
+		s->names[kept++] = s->names[i];
+	}
+	s->n_names = kept;
+}
+
+struct stats_walk {
+	struct session *s;
+	FILE *f;
+	pid_t pid;		/* only this process's rows; 0: all */
+	bool hist;
+	bool name_only;		/* only find the names (a process is about to be forgotten) */
+	size_t rows;
+};
+
+static void on_row(const struct jw_stats_key *key, const struct jw_stats_val *v, void *ctx)
+{
+	struct stats_walk *w = ctx;
+	struct jw_stats_row row = { .val = v };
+	struct stats_name *n = NULL;
+	char thread[JW_COMM_LEN + 1];
+
+	/* OVERFLOW cannot say whose tasks it holds: it comes with every process's rows. */
+	if (w->pid && key && key->pid != (uint32_t)w->pid)
+		return;
+	if (key)
+		n = names_of(w->s, key, v);
+	if (w->name_only)
+		return;
+	if (key) {
+		jw_printable_copy(thread, sizeof(thread), v->comm, sizeof(v->comm));
+		row.pid = key->pid;
+		row.tid = key->tid;
+		row.thread_name = thread;
+		row.handler_class = n ? n->handler_class : "unknown";
+		row.message_name = n ? n->message_name : "unknown";
+	} else {
+		row.thread_name = "";
+		row.handler_class = "";
+		row.message_name = "OVERFLOW";
+	}
+	if (w->hist)
+		jw_stats_hist(w->f, &row);
+	else
+		jw_stats_csv_row(w->f, &row);
+	w->rows++;
+}
+
+/* Writes the rows of @pid (0: all) to @f, as CSV lines or histograms. Returns the rows. */
+static size_t write_rows(struct session *s, FILE *f, pid_t pid, bool hist)
+{
+	struct stats_walk w = { .s = s, .f = f, .pid = pid, .hist = hist };
+
+	jw_attach__stats_each(s->attach, on_row, &w);
+	return w.rows;
+}
+
+void session_stats_keep_names(struct session *s, pid_t pid)
+{
+	struct stats_walk w = { .s = s, .pid = pid, .name_only = true };
+
+	if (s->attach)
+		jw_attach__stats_each(s->attach, on_row, &w);
+}
+
+/* Answers the request on connection @fd. */
+static void answer(struct session *s, int fd, const struct jw_stats_req *req)
+{
+	FILE *f = fdopen(fd, "w");
+	size_t i;
+
+	if (!f) {
+		close(fd);
+		return;
+	}
+	switch (req->cmd) {
+	case JW_STATS_TARGETS:
+		for (i = 0; i < s->n_procs; i++)
+			if (s->procs[i].target.pid)
+				fprintf(f, "%d\n", (int)s->procs[i].target.pid);
+		break;
+	case JW_STATS_HIST:
+		write_rows(s, f, req->pid, true);
+		break;
+	case JW_STATS_RESET:
+		write_rows(s, f, req->pid, false);
+		jw_attach__stats_reset(s->attach, req->pid);
+		forget_names(s, req->pid);
+		jw_log(JW_LOG_INFO, "statistics %s%.0d reset by `jankwatch stats --reset`",
+		       req->pid ? "of pid " : "", (int)req->pid);
+		break;
+	case JW_STATS_DUMP:
+		write_rows(s, f, req->pid, false);
+		break;
+	}
+	fclose(f);
+}
+
+void session_stats_serve(struct session *s)
+{
+	struct jw_stats_req req;
+	int i, fd;
+
+	/* A few clients per wake-up: the loop's own work comes first. */
+	for (i = 0; i < 8 && s->stats_fd >= 0; i++) {
+		fd = jw_statsock_accept(s->stats_fd, &req);
+		if (fd == -EAGAIN)
+			return;
+		if (fd >= 0)
+			answer(s, fd, &req);
+	}
+}
+
+static void on_other(pid_t jankwatch, pid_t target, void *ctx)
+{
+	struct session *s = ctx;
+
+	if (session_watching(s, target))
+		jw_log(JW_LOG_WARN, "pid %d is also watched by jankwatch pid %d: each runs its own "
+		       "probes (the target pays twice) and keeps its own reports and statistics",
+		       (int)target, (int)jankwatch);
+}
+
+void session_stats_start(struct session *s)
+{
+	char err[256];
+
+	s->stats_fd = jw_statsock_listen(s->stats_path, sizeof(s->stats_path), err, sizeof(err));
+	if (s->stats_fd < 0)
+		jw_log(JW_LOG_WARN, "%s: `jankwatch stats` cannot reach this instance", err);
+	jw_statsock_each_target(on_other, s);
+}
+
+void session_stats_finish(struct session *s)
+{
+	char *buf = NULL;
+	size_t len = 0, rows;
+	FILE *f;
+
+	if (s->stats_fd >= 0) {
+		close(s->stats_fd);
+		unlink(s->stats_path);
+		s->stats_fd = -1;
+	}
+	f = s->attach && s->logdir ? open_memstream(&buf, &len) : NULL;
+	if (f) {
+		jw_stats_csv_header(f);
+		rows = write_rows(s, f, 0, false);
+		if (!fclose(f) && rows) {
+			if (jw_logdir__replace(s->logdir, STATS_FILE, buf, len))
+				jw_log(JW_LOG_WARN, "cannot write %s/%s", jw_logdir__path(s->logdir),
+				       STATS_FILE);
+			else
+				jw_log(JW_LOG_INFO, "statistics of %zu rows in %s/%s", rows,
+				       jw_logdir__path(s->logdir), STATS_FILE);
+		}
+		free(buf);
+	}
+	forget_names(s, 0);
+	free(s->names);
+	s->names = NULL;
+	s->cap_names = 0;
+}

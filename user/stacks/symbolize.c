@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <sys/auxv.h>
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "target/elfsym.h"
+#include "jankwatch/abi.h"
+#include "base/log.h"
+#include "stacks/perfmap.h"
+#include "base/strpool.h"
+#include "stacks/symbolize.h"
+#include "stacks/unwind.h"
+#include "output/rawfile.h"
+
+/* How often an unknown address may trigger a re-read of the mappings or of the perf map. */
+#define REFRESH_MIN_NS (200 * 1000000ULL)
+
+struct jw_symbolizer {
+	pid_t pid;
+	Dwfl *dwfl;
+	struct jw_strpool *strings;	/* every string a frame points to */
+	const char *exe_build_id;
+	uint64_t last_refresh_ns;
+	uint64_t maps_hash;		/* of /proc/PID/maps when the Dwfl was made */
+	struct jw_unwinder unwinder;	/* attached to dwfl */
+	struct jw_perfmap *perfmap;	/* JIT names; opened for the first address no ELF has */
+	uint64_t perfmap_refresh_ns;	/* 0: never opened nor read */
+	bool offline;			/* built from a raw capture: no /proc to read */
+};
+
+static char *debuginfo_path;
+
+static int find_proc_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			 char **file_name, Elf **elfp);
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = find_proc_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Opens each module's ELF file now, while the process and its files are surely there. */
+static int warm_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		       void *arg)
+{
+	GElf_Addr bias;
+
+	(void)userdata;
+	(void)start;
+	(void)arg;
+	if (!dwfl_module_getelf(mod, &bias))
+		jw_log(JW_LOG_DEBUG, "no ELF for %s: %s", name, dwfl_errmsg(-1));
+	else
+		dwfl_module_getsymtab(mod);
+	return DWARF_CB_OK;
+}
+
+/*
+ * The mapping of @path in process @pid as /proc/PID/map_files names it: the way to a file that
+ * was deleted or replaced since it was mapped. Returns an fd, or -1.
+ */
+static int open_map_file(pid_t pid, const char *path)
+{
+	char maps[64], line[PATH_MAX + 256], file[PATH_MAX + 64];
+	size_t n = strlen(path);
+	int fd = -1;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return -1;
+	while (fd < 0 && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+
+		if (!p || strncmp(p, path, n) || (p[n] != '\n' && p[n] != ' '))
+			continue;
+		snprintf(file, sizeof(file), "/proc/%d/map_files/%.*s", pid,
+			 (int)strcspn(line, " "), line);
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+	}
+	fclose(f);
+	return fd;
+}
+
+/*
+ * Opens a module's file as the process sees it: through /proc/PID/root, so that a process in
+ * another mount namespace (a container) gets its own files, and through /proc/PID/map_files
+ * when the file was deleted or replaced since. The vdso is libdwfl's to read from memory.
+ */
+static int find_proc_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			 char **file_name, Elf **elfp)
+{
+	pid_t pid = (pid_t)(intptr_t)*userdata;
+	char path[PATH_MAX + 32];
+	int fd;
+
+	if (!pid || name[0] != '/')
+		return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open_map_file(pid, name);
+	if (fd < 0)
+		return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+	*file_name = strdup(name);
+	return fd;
+}
+
+/* Tells each module's find_elf which process it belongs to. */
+static int set_module_pid(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			  void *arg)
+{
+	(void)mod;
+	(void)name;
+	(void)start;
+	*userdata = arg;
+	return DWARF_CB_OK;
+}
+
+static Dwfl *report_process(pid_t pid)
+{
+	Dwfl *dwfl = dwfl_begin(&proc_callbacks);
+	int ret;
+
+	if (!dwfl) {
+		jw_log(JW_LOG_DEBUG, "dwfl_begin: %s", dwfl_errmsg(-1));
+		errno = ENOMEM;
+		return NULL;
+	}
+	dwfl_report_begin(dwfl);
+	ret = dwfl_linux_proc_report(dwfl, pid);
+	if (dwfl_report_end(dwfl, NULL, NULL) || ret) {
+		jw_log(JW_LOG_DEBUG, "cannot read the mappings of pid %d: %s", pid,
+		       ret > 0 ? strerror(ret) : dwfl_errmsg(-1));
+		dwfl_end(dwfl);
+		errno = ret > 0 ? ret : ESRCH;
+		return NULL;
+	}
+	dwfl_getmodules(dwfl, set_module_pid, (void *)(intptr_t)pid, 0);
+	dwfl_getmodules(dwfl, warm_module, NULL, 0);
+	return dwfl;
+}
+
+static const char *module_build_id(struct jw_symbolizer *s, Dwfl_Module *mod)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	char hex[129];
+	int n;
+
+	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (n <= 0)
+		return NULL;
+	jw_hex(bits, n, hex, sizeof(hex));
+	return jw_strpool__intern(s->strings, hex);
+}
+
+/* The build-id of the file /proc/PID/exe names: the event's bundle_version. */
+static void find_exe_build_id(struct jw_symbolizer *s)
+{
+	char path[64], exe[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", s->pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n < 0)
+		return;
+	exe[n] = '\0';
+	if (jw_elf_build_id(exe, path, sizeof(path)) == 0)
+		s->exe_build_id = jw_strpool__intern(s->strings, path);
+}
+
+/* A symbolizer for @pid with its string pool, and no Dwfl yet. NULL with errno set. */
+static struct jw_symbolizer *symbolizer_alloc(pid_t pid)
+{
+	struct jw_symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->pid = pid;
+	s->strings = jw_strpool__new();
+	if (!s->strings) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
+/* Whether /proc/PID/maps line @line maps code from a file: what a Dwfl's modules are made of. */
+static bool code_mapping(const char *line)
+{
+	const char *perms = strchr(line, ' ');
+
+	/* "start-end perms offset dev inode path": no '/' before the path. */
+	return perms && strlen(perms) > 4 && perms[3] == 'x' && strchr(perms, '/');
+}
+
+/*
+ * A hash (FNV-1a) of the code mappings of /proc/PID/maps, which changes when a library is
+ * loaded or unloaded, and not with the anonymous memory a program maps all the time (heap, JIT
+ * code, which the perf map names); 0 when it cannot be read. Reading it costs tens of
+ * microseconds, making a Dwfl anew milliseconds, and libdwfl 0.188 keeps some of what an ended
+ * Dwfl mapped (its debug files): a Dwfl is made anew only for new code.
+ */
+static uint64_t maps_hash(pid_t pid)
+{
+	uint64_t h = 14695981039346656037ULL;
+	char path[64], line[PATH_MAX + 256];
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!code_mapping(line))
+			continue;
+		for (i = 0; line[i]; i++)
+			h = (h ^ (unsigned char)line[i]) * 1099511628211ULL;
+	}
+	fclose(f);
+	return h;
+}
+
+struct jw_symbolizer *jw_symbolizer__new(pid_t pid)
+{
+	struct jw_symbolizer *s = symbolizer_alloc(pid);
+	int err;
+
+	if (!s)
+		return NULL;
+	/* Read first: a change made while the Dwfl is made shows at the next refresh. */
+	s->maps_hash = maps_hash(pid);
+	s->dwfl = report_process(pid);
+	if (!s->dwfl) {
+		err = errno;
+		goto err_free;
+	}
+	s->last_refresh_ns = now_ns();
+	jw_unwind_attach(&s->unwinder, s->dwfl, pid);
+	find_exe_build_id(s);
+	return s;
+
+err_free:
+	jw_strpool__free(s->strings);
+	free(s);
+	errno = err;
+	return NULL;
+}
+
+/* Never silent: the perf map lines that could not be used. */
+static void log_perfmap_losses(const struct jw_perfmap *map)
+{
+	uint64_t bad = jw_perfmap__bad_lines(map), full = jw_perfmap__dropped(map);
+
+	if (bad || full)
+		jw_log(JW_LOG_WARN, "%s: %" PRIu64 " broken lines, %" PRIu64 " over the entry cap",
+		       jw_perfmap__path(map), bad, full);
+}
+
+void jw_symbolizer__free(struct jw_symbolizer *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	if (s->perfmap)
+		log_perfmap_losses(s->perfmap);
+	jw_perfmap__free(s->perfmap);
+	jw_strpool__free(s->strings);
+	free(s);
+}
+
+const char *jw_symbolizer__exe_build_id(struct jw_symbolizer *s)
+{
+	return s ? s->exe_build_id : NULL;
+}
+
+/*
+ * Re-reads the mappings, at most every REFRESH_MIN_NS, and makes a new Dwfl only when they
+ * changed (an address in no module is as often garbage from a broken frame chain as a library
+ * mapped since); keeps the old Dwfl if that fails.
+ */
+static void refresh(struct jw_symbolizer *s)
+{
+	uint64_t now = now_ns(), hash;
+	Dwfl *dwfl;
+
+	if (s->offline || now - s->last_refresh_ns < REFRESH_MIN_NS)
+		return;
+	s->last_refresh_ns = now;
+	hash = maps_hash(s->pid);
+	if (hash && hash == s->maps_hash)
+		return;
+	s->maps_hash = hash;
+	dwfl = report_process(s->pid);
+	if (!dwfl)
+		return;
+	dwfl_end(s->dwfl);
+	s->dwfl = dwfl;
+	jw_unwind_attach(&s->unwinder, s->dwfl, s->pid);
+}
+
+/* Interns a symbol name without its version suffix ("clock_gettime@@GLIBC_2.17"). */
+static const char *intern_symbol(struct jw_symbolizer *s, const char *name)
+{
+	const char *at = strchr(name, '@');
+	char buf[512];
+
+	if (!at || at == name || (size_t)(at - name) >= sizeof(buf))
+		return jw_strpool__intern(s->strings, name);
+	memcpy(buf, name, at - name);
+	buf[at - name] = '\0';
+	return jw_strpool__intern(s->strings, buf);
+}
+
+/*
+ * The perf map entry holding @addr. With @may_read, a miss opens the perf map or reads what the
+ * JIT appended, at most every REFRESH_MIN_NS (code is named when it is made, so a miss can be
+ * new code; a miss can as well be code no JIT names, seen in every sample).
+ */
+static const struct jw_perfmap_entry *jit_entry(struct jw_symbolizer *s, uint64_t addr,
+						bool may_read)
+{
+	const struct jw_perfmap_entry *e = s->perfmap ? jw_perfmap__lookup(s->perfmap, addr) : NULL;
+	uint64_t now;
+	int ret;
+
+	if (e || !may_read || s->offline)
+		return e;
+	now = now_ns();
+	if (s->perfmap_refresh_ns && now - s->perfmap_refresh_ns < REFRESH_MIN_NS)
+		return NULL;
+	s->perfmap_refresh_ns = now;
+	if (!s->perfmap) {
+		s->perfmap = jw_perfmap__open(s->pid);
+		if (!s->perfmap) {
+			jw_log(JW_LOG_DEBUG, "no perf map for pid %d: %s", s->pid, strerror(errno));
+			return NULL;
+		}
+	}
+	ret = jw_perfmap__refresh(s->perfmap);
+	if (ret)
+		jw_log(JW_LOG_DEBUG, "cannot read %s: %s", jw_perfmap__path(s->perfmap),
+		       strerror(-ret));
+	return jw_perfmap__lookup(s->perfmap, addr);
+}
+
+/* Names @pc as JIT code when the perf map has it. Returns whether it did. */
+static bool jit_frame(struct jw_symbolizer *s, uint64_t pc, uint64_t lookup, bool may_read,
+		      struct jw_frame *fr)
+{
+	const struct jw_perfmap_entry *e = jit_entry(s, lookup, may_read);
+
+	if (!e)
+		return false;
+	fr->kind = JW_FRAME_JIT;
+	/* The map's strings go with its next refresh; the pool's live as long as @s. */
+	fr->symbol = jw_strpool__intern(s->strings, e->func);
+	fr->src = e->src ? jw_strpool__intern(s->strings, e->src) : NULL;
+	fr->sym_off = pc - e->start;
+	return true;
+}
+
+/*
+ * "file:line" of the code at @addr when the module has line tables (its own DWARF, or debug info
+ * found by build-id or debuglink under /usr/lib/debug, or from debuginfod); else NULL.
+ */
+static const char *source_line(struct jw_symbolizer *s, Dwfl_Module *mod, uint64_t addr)
+{
+	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+	const char *file;
+	char buf[4096];
+	int lineno = 0;
+
+	if (!line)
+		return NULL;
+	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!file || lineno <= 0)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s:%d", file, lineno);
+	return jw_strpool__intern(s->strings, buf);
+}
+
+/* Names @pc in ELF module @mod: path, build-id, ELF address, function+offset, file:line. */
+static void module_frame(struct jw_symbolizer *s, Dwfl_Module *mod, uint64_t pc, uint64_t lookup,
+			 struct jw_frame *fr)
+{
+	const char *name;
+	GElf_Addr bias;
+	GElf_Off off;
+	GElf_Sym sym;
+
+	name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	/* libdwfl names the vdso "[vdso: PID]"; the same vdso in every process is "[vdso]". */
+	fr->module = jw_strpool__intern(s->strings,
+					name && strncmp(name, "[vdso", 5) == 0 ? "[vdso]" : name);
+	fr->build_id = module_build_id(s, mod);
+	if (dwfl_module_getelf(mod, &bias))
+		fr->rel_pc = pc - bias;
+	name = dwfl_module_addrinfo(mod, lookup, &off, &sym, NULL, NULL, NULL);
+	if (name) {
+		fr->symbol = intern_symbol(s, name);
+		fr->sym_off = off + (pc - lookup);
+	}
+	fr->src = source_line(s, mod, lookup);
+}
+
+/*
+ * Whether @addr lies in one of @mod's loaded segments. libdwfl spans a module from its file's
+ * first mapping to its last, and node maps code between them: its JIT code, and a copy of its
+ * builtins made near that code.
+ */
+static bool in_module_segments(Dwfl_Module *mod, uint64_t addr)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Phdr ph;
+	size_t i, n;
+
+	if (!elf || elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+		    addr - bias - ph.p_vaddr < ph.p_memsz)
+			return true;
+	return false;
+}
+
+void jw_symbolizer__frame(struct jw_symbolizer *s, uint64_t pc, bool return_address,
+			  struct jw_frame *fr)
+{
+	uint64_t lookup = return_address && pc ? pc - 1 : pc;
+	Dwfl_Module *mod;
+
+	memset(fr, 0, sizeof(*fr));
+	fr->kind = JW_FRAME_NATIVE;
+	fr->pc = pc;
+	fr->rel_pc = pc;
+	if (!s)
+		return;
+	mod = dwfl_addrmodule(s->dwfl, lookup);
+	if (!mod) {
+		/* Known JIT code: no module will ever hold it, no use re-reading the mappings. */
+		if (jit_frame(s, pc, lookup, false, fr))
+			return;
+		refresh(s);
+		mod = dwfl_addrmodule(s->dwfl, lookup);
+	}
+	/* Anonymous memory, a file with no ELF in it (a JIT's memfd), a gap between segments. */
+	if ((!mod || !in_module_segments(mod, lookup)) && jit_frame(s, pc, lookup, true, fr))
+		return;
+	if (mod)
+		module_frame(s, mod, pc, lookup, fr);
+}
+
+size_t jw_symbolizer__unwind(struct jw_symbolizer *s, const struct jw_unwind_input *in,
+			     uint64_t *pcs, bool *activation, size_t max)
+{
+	size_t n;
+
+	if (!s)
+		return 0;
+	n = jw_unwind(&s->unwinder, s->dwfl, in, pcs, activation, max);
+
+	/* A leaf in a module mapped since the last refresh (not in JIT code): look again once. */
+	if (n <= 1 && in->n_regs > JW_UREG_IP && !dwfl_addrmodule(s->dwfl, in->regs[JW_UREG_IP]) &&
+	    !jit_entry(s, in->regs[JW_UREG_IP], false)) {
+		refresh(s);
+		n = jw_unwind(&s->unwinder, s->dwfl, in, pcs, activation, max);
+	}
+	return n;
+}
+
+struct module_list {
+	struct jw_symbolizer *s;
+	struct jw_raw_module *v;
+	size_t n;
+	size_t cap;
+	int err;
+};
+
+static int add_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		      void *arg)
+{
+	struct module_list *l = arg;
+	Dwarf_Addr low, high;
+
+	(void)userdata;
+	(void)start;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 32;
+		struct jw_raw_module *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			l->err = -ENOMEM;
+			return DWARF_CB_ABORT;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
+	l->v[l->n++] = (struct jw_raw_module){
+		.path = jw_strpool__intern(l->s->strings,
+					   strncmp(name, "[vdso", 5) == 0 ? "[vdso]" : name),
+		.build_id = module_build_id(l->s, mod),
+		.start = low,
+		.end = high,
+	};
+	return DWARF_CB_OK;
+}
+
+int jw_symbolizer__modules(struct jw_symbolizer *s, struct jw_raw_module **mods, size_t *n)
+{
+	struct module_list l = { .s = s };
+
+	if (!s) {
+		*mods = NULL;
+		*n = 0;
+		return 0;
+	}
+	dwfl_getmodules(s->dwfl, add_module, &l, 0);
+	if (l.err) {
+		free(l.v);
+		return l.err;
+	}
+	*mods = l.v;
+	*n = l.n;
+	return 0;
+}
+
+/* Whether the ELF file @path has the build-id @hex (NULL: any file will do). */
+static bool file_has_build_id(const char *path, const char *hex)
+{
+	char found[129];
+
+	if (!hex)
+		return access(path, R_OK) == 0;
+	return jw_elf_build_id(path, found, sizeof(found)) == 0 && strcmp(found, hex) == 0;
+}
+
+/* The size of this process's vdso mapping starting at @start, from /proc/self/maps; or 0. */
+static size_t own_vdso_size(uintptr_t start)
+{
+	unsigned long lo, hi;
+	char line[512];
+	size_t size = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return 0;
+	while (!size && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == start && strstr(line, "[vdso]"))
+			size = hi - lo;
+	fclose(f);
+	return size;
+}
+
+/*
+ * This process's own vdso, when it is the recorded one (same build-id): the vdso is not a
+ * file, but a machine running the same kernel has the same one.
+ */
+static int own_vdso(const struct jw_raw_module *m, Elf **elfp)
+{
+	void *image = (void *)getauxval(AT_SYSINFO_EHDR);
+	size_t size = own_vdso_size((uintptr_t)image);
+	const void *id;
+	char hex[129];
+	ssize_t n;
+	Elf *elf;
+
+	if (!image || !size || !m->build_id)
+		return -1;
+	elf = elf_memory(image, size);
+	if (!elf)
+		return -1;
+	n = dwelf_elf_gnu_build_id(elf, &id);
+	if (n <= 0 || (jw_hex(id, n, hex, sizeof(hex)), strcmp(hex, m->build_id))) {
+		elf_end(elf);
+		return -1;
+	}
+	*elfp = elf;
+	return -1;
+}
+
+/*
+ * Finds a recorded module's file: at its recorded path when the build-id matches, else by
+ * build-id in the debug directories (--debug-dir, /usr/lib/debug) and from debuginfod when
+ * DEBUGINFOD_URLS is set.
+ */
+static int find_recorded_elf(Dwfl_Module *mod, void **userdata, const char *name,
+			     Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	const struct jw_raw_module *m = *userdata;
+	int fd;
+
+	if (m && !strcmp(m->path, "[vdso]"))
+		return own_vdso(m, elfp);
+	if (m && m->path[0] == '/' && file_has_build_id(m->path, m->build_id)) {
+		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			*file_name = strdup(m->path);
+			return fd;
+		}
+	}
+	return dwfl_build_id_find_elf(mod, userdata, name, base, file_name, elfp);
+}
+
+static char *offline_debuginfo_path;
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = find_recorded_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &offline_debuginfo_path,
+};
+
+/* Reports @n recorded modules to a new Dwfl; their build-ids guide the search for files. */
+static Dwfl *report_recorded(const struct jw_raw_module *mods, size_t n)
+{
+	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+	size_t i;
+
+	if (!dwfl) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	dwfl_report_begin(dwfl);
+	for (i = 0; i < n; i++) {
+		Dwfl_Module *mod = dwfl_report_module(dwfl, mods[i].path, mods[i].start, mods[i].end);
+		uint8_t id[64];
+		size_t len = 0;
+		void **userdata;
+
+		if (!mod) {
+			jw_log(JW_LOG_WARN, "cannot use recorded module %s: %s", mods[i].path,
+			       dwfl_errmsg(-1));
+			continue;
+		}
+		dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+		*userdata = (void *)&mods[i];
+		while (mods[i].build_id && len < sizeof(id) &&
+		       sscanf(mods[i].build_id + 2 * len, "%2hhx", &id[len]) == 1)
+			len++;
+		if (len)
+			dwfl_module_report_build_id(mod, id, len, 0);
+	}
+	dwfl_report_end(dwfl, NULL, NULL);
+	dwfl_getmodules(dwfl, warm_module, NULL, 0);
+	return dwfl;
+}
+
+struct jw_symbolizer *jw_symbolizer__new_offline(pid_t pid, const struct jw_raw_module *mods,
+						 size_t n, const char *exe,
+						 const char *debug_dir)
+{
+	struct jw_symbolizer *s = symbolizer_alloc(pid);
+	size_t i;
+	int err;
+
+	if (!s)
+		return NULL;
+	s->offline = true;
+	/* Where libdwfl looks for files by build-id: the given directory, then the system's. */
+	free(offline_debuginfo_path);
+	if (asprintf(&offline_debuginfo_path, ":.debug:%s%s/usr/lib/debug",
+		     debug_dir ? debug_dir : "", debug_dir ? ":" : "") < 0) {
+		offline_debuginfo_path = NULL;
+		err = ENOMEM;
+		goto err_free;
+	}
+	s->dwfl = report_recorded(mods, n);
+	if (!s->dwfl) {
+		err = errno;
+		goto err_free;
+	}
+	jw_unwind_attach(&s->unwinder, s->dwfl, pid);
+	for (i = 0; i < n; i++)
+		if (exe && mods[i].build_id && !strcmp(mods[i].path, exe))
+			s->exe_build_id = jw_strpool__intern(s->strings, mods[i].build_id);
+	return s;
+
+err_free:
+	jw_strpool__free(s->strings);
+	free(s);
+	errno = err;
+	return NULL;
+}

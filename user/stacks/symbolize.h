@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * User addresses of one process named with elfutils: module path, GNU build-id, the module's
+ * ELF address, function+offset. One Dwfl per process, refreshed when an address falls in no
+ * module it knows (the process mapped something new, or exec'd). Addresses in no ELF segment
+ * are looked up in the process's perf map (JIT code, see perfmap.h).
+ */
+#ifndef JW_SYMBOLIZE_H
+#define JW_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "stacks/frame.h"
+
+struct jw_unwind_input;
+struct jw_raw_module;
+
+struct jw_symbolizer;
+
+/*
+ * Reads process @pid's mappings and opens every mapped ELF file now, so that addresses can
+ * still be named after the process exits. NULL with errno set on failure.
+ */
+struct jw_symbolizer *jw_symbolizer__new(pid_t pid);
+
+/* NULL-safe. */
+void jw_symbolizer__free(struct jw_symbolizer *s);
+
+/*
+ * Every function below takes a NULL @s (a process whose mappings could not be read, or not yet):
+ * frames then carry their address only, unwinding gives none, the modules are none.
+ */
+
+/*
+ * Names user address @pc. @return_address: @pc is a caller's return address, so the call
+ * instruction is looked up (pc - 1). Never fails: an unknown module leaves fr->module NULL, an
+ * unknown function fr->symbol NULL. JIT code the perf map names is a JW_FRAME_JIT frame with
+ * no module, its function in fr->symbol and its source in fr->src. The strings live as long
+ * as @s.
+ */
+void jw_symbolizer__frame(struct jw_symbolizer *s, uint64_t pc, bool return_address,
+			  struct jw_frame *fr);
+
+/* The build-id of the process's main executable as hex, or NULL. Lives as long as @s. */
+const char *jw_symbolizer__exe_build_id(struct jw_symbolizer *s);
+
+/*
+ * Unwinds a copied user stack with DWARF CFI (see unwind.h) into @pcs, leaf first; @activation
+ * says which pcs are not return addresses. Returns the number of frames (0 when it cannot).
+ */
+size_t jw_symbolizer__unwind(struct jw_symbolizer *s, const struct jw_unwind_input *in,
+			     uint64_t *pcs, bool *activation, size_t max);
+
+/*
+ * The process's mapped modules (path, build-id, address range) as @s knows them, for a raw
+ * capture: a malloc'd array in @mods whose strings live as long as @s. 0 or -ENOMEM.
+ */
+int jw_symbolizer__modules(struct jw_symbolizer *s, struct jw_raw_module **mods, size_t *n);
+
+/*
+ * A symbolizer for process @pid as a raw capture recorded it: @n modules, the executable's path
+ * @exe; files are found at their recorded paths when their build-ids match, else by build-id
+ * under @debug_dir (may be NULL) and /usr/lib/debug, or from debuginfod. @mods must outlive the
+ * symbolizer. NULL with errno set.
+ */
+struct jw_symbolizer *jw_symbolizer__new_offline(pid_t pid, const struct jw_raw_module *mods,
+						 size_t n, const char *exe,
+						 const char *debug_dir);
+
+#endif

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "target/elfsym.h"
+
+#define MAX_SUGGESTIONS 5
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+};
+
+static int elf_file_open(const char *path, struct elf_file *ef)
+{
+	static bool version_set;
+
+	if (!version_set) {
+		elf_version(EV_CURRENT);
+		version_set = true;
+	}
+	ef->elf = NULL;
+	ef->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (ef->fd < 0)
+		return -errno;
+	ef->elf = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
+	if (!ef->elf || elf_kind(ef->elf) != ELF_K_ELF) {
+		if (ef->elf)
+			elf_end(ef->elf);
+		close(ef->fd);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+static void elf_file_close(struct elf_file *ef)
+{
+	elf_end(ef->elf);
+	close(ef->fd);
+}
+
+/* File offset of virtual address @vaddr, from the executable load segment that holds it. */
+static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
+{
+	size_t n, i;
+
+	if (elf_getphdrnum(elf, &n))
+		return -ENOEXEC;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz) {
+			*offset = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Whether symbol name @sym is @name, allowing a "@VERSION" or "@@VERSION" suffix. */
+static bool name_matches(const char *sym, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(sym, name, n) == 0 && (sym[n] == '\0' || sym[n] == '@');
+}
+
+struct suggestions {
+	const char *name;
+	char *best[MAX_SUGGESTIONS];
+	unsigned int score[MAX_SUGGESTIONS];
+	size_t n;
+};
+
+/* Keeps the closest names: substring matches and small edit distances. */
+static void suggest(struct suggestions *sg, const char *sym)
+{
+	unsigned int cap = strlen(sg->name) / 3 + 1, d;
+	bool contains = strstr(sym, sg->name) != NULL;
+	size_t i, worst = 0;
+
+	/* A name that contains the one asked for is a match however long; rank by distance. */
+	d = jw_edit_distance(sym, sg->name, contains ? 1024 : cap);
+	if (!contains && d > cap)
+		return;
+	for (i = 0; i < sg->n; i++)
+		if (strcmp(sg->best[i], sym) == 0)
+			return;
+	if (sg->n < MAX_SUGGESTIONS) {
+		char *copy = strdup(sym);
+
+		if (!copy)
+			return;
+		sg->best[sg->n] = copy;
+		sg->score[sg->n++] = d;
+		return;
+	}
+	for (i = 1; i < sg->n; i++)
+		if (sg->score[i] > sg->score[worst])
+			worst = i;
+	if (d < sg->score[worst]) {
+		char *copy = strdup(sym);
+
+		if (!copy)
+			return;
+		free(sg->best[worst]);
+		sg->best[worst] = copy;
+		sg->score[worst] = d;
+	}
+}
+
+/* Looks @name up in one symbol table; feeds near misses to @sg. */
+static int scan_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, const char *name, GElf_Sym *found,
+		       struct suggestions *sg)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, count;
+
+	if (!data || !sh->sh_entsize)
+		return -ENOENT;
+	count = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < count; i++) {
+		GElf_Sym sym;
+		const char *s;
+
+		if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		s = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!s || !*s)
+			continue;
+		if (name_matches(s, name)) {
+			*found = sym;
+			return 0;
+		}
+		suggest(sg, s);
+	}
+	return -ENOENT;
+}
+
+static int find_symbol(Elf *elf, const char *name, GElf_Sym *found, struct suggestions *sg)
+{
+	const Elf64_Word order[] = { SHT_SYMTAB, SHT_DYNSYM };
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != order[k])
+				continue;
+			if (scan_symtab(elf, scn, &sh, name, found, sg) == 0)
+				return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Closest first; equally close ones by name. */
+static void sort_suggestions(struct suggestions *sg)
+{
+	size_t i, j;
+
+	for (i = 1; i < sg->n; i++) {
+		for (j = i; j > 0; j--) {
+			char *name = sg->best[j];
+			unsigned int score = sg->score[j];
+
+			if (sg->score[j - 1] < score ||
+			    (sg->score[j - 1] == score && strcmp(sg->best[j - 1], name) <= 0))
+				break;
+			sg->best[j] = sg->best[j - 1];
+			sg->score[j] = sg->score[j - 1];
+			sg->best[j - 1] = name;
+			sg->score[j - 1] = score;
+		}
+	}
+}
+
+static void format_missing(const char *path, const char *name, struct suggestions *sg, char *err,
+			   size_t errlen)
+{
+	size_t used, i;
+
+	sort_suggestions(sg);
+	used = snprintf(err, errlen, "%s: no function '%s'", path, name);
+	for (i = 0; i < sg->n && used < errlen; i++)
+		used += snprintf(err + used, errlen - used, "%s%s", i ? ", " : "; close matches: ",
+				 sg->best[i]);
+}
+
+int jw_elf_func_offset(const char *path, const char *name, uint64_t *offset, uint64_t *size,
+		       char *err, size_t errlen)
+{
+	struct suggestions sg = { .name = name };
+	struct elf_file ef;
+	GElf_Sym sym;
+	size_t i;
+	int ret;
+
+	ret = elf_file_open(path, &ef);
+	if (ret == -ENOEXEC) {
+		snprintf(err, errlen, "%s: not an ELF file", path);
+		return ret;
+	}
+	if (ret) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = find_symbol(ef.elf, name, &sym, &sg);
+	if (ret) {
+		format_missing(path, name, &sg, err, errlen);
+		goto out;
+	}
+	ret = vaddr_to_offset(ef.elf, sym.st_value, offset);
+	if (ret) {
+		snprintf(err, errlen, "%s: function '%s' at 0x%llx is in no executable segment", path,
+			 name, (unsigned long long)sym.st_value);
+		goto out;
+	}
+	*size = sym.st_size;
+out:
+	for (i = 0; i < sg.n; i++)
+		free(sg.best[i]);
+	elf_file_close(&ef);
+	return ret;
+}
+
+void jw_hex(const uint8_t *id, size_t n, char *hex, size_t len)
+{
+	size_t i;
+
+	if (!len)
+		return;
+	hex[0] = '\0';
+	for (i = 0; i < n && 2 * i + 2 < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+}
+
+bool jw_elf_is_go(const char *path)
+{
+	struct elf_file ef;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool go = false;
+
+	if (elf_file_open(path, &ef))
+		return false;
+	if (elf_getshdrstrndx(ef.elf, &shstrndx) == 0) {
+		while (!go && (scn = elf_nextscn(ef.elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			name = elf_strptr(ef.elf, shstrndx, sh.sh_name);
+			go = name && (!strcmp(name, ".go.buildinfo") ||
+				      !strcmp(name, ".note.go.buildid"));
+		}
+	}
+	elf_file_close(&ef);
+	return go;
+}
+
+int jw_elf_build_id(const char *path, char *hex, size_t len)
+{
+	struct elf_file ef;
+	const void *id;
+	ssize_t n;
+	int ret;
+
+	ret = elf_file_open(path, &ef);
+	if (ret)
+		return ret;
+	n = dwelf_elf_gnu_build_id(ef.elf, &id);
+	if (n > 0)
+		jw_hex(id, n, hex, len);
+	elf_file_close(&ef);
+	return n > 0 ? 0 : -ENOENT;
+}
+
+unsigned int jw_edit_distance(const char *a, const char *b, unsigned int cap)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	unsigned int row[256], best;
+
+	/* cap + 1 must not wrap. */
+	if (cap > 1024)
+		cap = 1024;
+	/* Names this long are never "close": don't spend time on them. */
+	if (lb >= sizeof(row) / sizeof(row[0]) || (la > lb ? la - lb : lb - la) > cap)
+		return cap + 1;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		unsigned int diag = row[0];
+
+		row[0] = i;
+		best = row[0];
+		for (j = 1; j <= lb; j++) {
+			unsigned int up = row[j];
+			unsigned int v = diag + (a[i - 1] != b[j - 1]);
+
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			if (up + 1 < v)
+				v = up + 1;
+			row[j] = v;
+			diag = up;
+			if (v < best)
+				best = v;
+		}
+		if (best > cap)
+			return cap + 1;
+	}
+	return row[lb] > cap ? cap + 1 : row[lb];
+}
