@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "output/offline.h"
+#include "session/offline.h"
 #include "config/options.h"
 #include "session/session.h"
 #include "session/statsock.h"

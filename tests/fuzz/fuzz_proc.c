@@ -6,7 +6,7 @@
 #include <limits.h>
 
 #include "fuzz_common.h"
-#include "target/target.h"
+#include "process/target.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "target/elfsym.h"
+#include "process/elfsym.h"
 
 #define SELF "/proc/self/exe"
 

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "target/placement.h"
+#include "process/placement.h"
 
 static uint32_t skip_of(const uint8_t *code, size_t len, struct jw_placement *p)
 {

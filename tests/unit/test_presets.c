@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "target/presets.h"
+#include "process/presets.h"
 
 /* The start of call() in Debian's redis 7.0 (build-id a50d6825...), cut down. */
 static const uint8_t debian_call[] = {

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "target/proctree.h"
+#include "process/proctree.h"
 
 #define MS 1000000ULL
 

@@ -525,24 +525,6 @@ static void test_frame_name(void **state)
 	assert_string_equal(jw_frame_name(&u, small, sizeof(small)), "0x7ff");
 }
 
-static void test_thread_root(void **state)
-{
-	static const char *const yes[] = {
-		"_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl",
-		"start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal",
-		"thread_start",
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-		assert_true(jw_symbol_is_thread_root(yes[i]));
-	assert_false(jw_symbol_is_thread_root(NULL));
-	assert_false(jw_symbol_is_thread_root("main"));
-	assert_false(jw_symbol_is_thread_root("_start_"));
-	assert_false(jw_symbol_is_thread_root(""));
-}
-
 /* A pathological stack is cut to its innermost 1024 frames and hung under [truncated]. */
 static void test_deep_stack(void **state)
 {
@@ -599,7 +581,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_heaviest_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_group, setup, teardown),
 		cmocka_unit_test(test_frame_name),
-		cmocka_unit_test(test_thread_root),
 		cmocka_unit_test_setup_teardown(test_deep_stack, setup, teardown),
 	};
 

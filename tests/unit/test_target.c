@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "target/target.h"
+#include "process/target.h"
 
 #define MAX_THREADS 2
 

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "stacks/frame.h"
+#include "base/frame.h"
 #include "jankwatch/abi.h"
 #include "stacks/symbolize.h"
 #include "stacks/unwind.h"

@@ -12,10 +12,11 @@
 #include <unistd.h>
 
 #include "attach/attach.h"
+#include "attach/object.h"
 #include "jankwatch.skel.h"
 #include "base/log.h"
 #include "config/options.h"
-#include "target/placement.h"
+#include "process/placement.h"
 #include "attach/reaper.h"
 
 /* The records' layout is a contract with the BPF object: catch any drift at compile time. */
@@ -33,31 +34,6 @@ _Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
 		       (int)JW_UNWIND_MODE_FP == (int)JW_UNWIND_FP &&
 		       (int)JW_UNWIND_MODE_DWARF == (int)JW_UNWIND_DWARF,
 	       "--unwind choices are the ABI's modes");
-
-/*
- * A link, and the process it was made for (0: the whole session's). A sampler's is destroyed at
- * once when its process is forgotten (a perf event of the thread, which an exec keeps: left to
- * the reaper, it would sample the thread's next program twice); a uprobe's in the background.
- */
-struct owned_link {
-	struct bpf_link *link;
-	pid_t pid;
-	bool at_once;
-};
-
-struct jw_attach {
-	struct jankwatch_bpf *skel;
-	struct owned_link *links;
-	size_t n_links;
-	size_t cap_links;
-	uint32_t n_traced;	/* processes in trace_pids */
-	uint32_t n_slots;
-	/* The tid index (tid_index in the BPF object): each bucket's thread, 0 for none. */
-	pid_t bucket_tid[JW_TID_BUCKETS];
-	uint8_t *unindexed;	/* by slot: its thread found no free bucket */
-	struct bpf_link *trial[2];	/* wait_tracepoints=2's measurements, while one runs */
-	struct jw_reaper *reaper;	/* destroys a forgotten process's links, off the loop */
-};
 
 /* libbpf's messages (the verifier's log among them) are shown with -v, as libbpf writes them. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -256,54 +232,6 @@ err_free:
 	return NULL;
 }
 
-/* Adds the counts of row @v to row @to (the OVERFLOW row, or a hash row met twice). */
-static void merge_row(struct jw_stats_val *to, const struct jw_stats_val *v)
-{
-	size_t i;
-
-	to->count += v->count;
-	to->recorded += v->recorded;
-	to->total_ns += v->total_ns;
-	to->total_cpu_ns += v->total_cpu_ns;
-	to->exceptions += v->exceptions;
-	if (v->max_ns > to->max_ns)
-		to->max_ns = v->max_ns;
-	if (v->max_cpu_ns > to->max_cpu_ns)
-		to->max_cpu_ns = v->max_cpu_ns;
-	for (i = 0; i < JW_HIST_SLOTS; i++)
-		to->hist[i] += v->hist[i];
-}
-
-/*
- * Slot @slot goes to another thread: the rows its last thread left in the array move to the
- * hash, under their own key (to OVERFLOW when it is full), so that they outlive the slot.
- */
-static void retire_outer_rows(struct jw_attach *a, uint32_t slot)
-{
-	const struct bpf_map *outer = a->skel->maps.stats_outer, *hash = a->skel->maps.stats;
-	static const struct jw_stats_val zero;
-	struct jw_stats_val v, old;
-	uint32_t probe;
-
-	for (probe = 0; probe < JW_MAX_PROBES; probe++) {
-		__u32 idx = slot * JW_MAX_PROBES + probe;
-		struct jw_stats_key key = { 0 };
-
-		if (bpf_map__lookup_elem(outer, &idx, sizeof(idx), &v, sizeof(v), 0) || !v.count)
-			continue;
-		key.pid = v.pid;
-		key.tid = v.tid;
-		key.probe_id = probe;
-		if (!bpf_map__lookup_elem(hash, &key, sizeof(key), &old, sizeof(old), 0)) {
-			merge_row(&old, &v);
-			v = old;
-		}
-		if (bpf_map__update_elem(hash, &key, sizeof(key), &v, sizeof(v), 0))
-			merge_row((struct jw_stats_val *)&a->skel->bss->stats_overflow, &v);
-		bpf_map__update_elem(outer, &idx, sizeof(idx), &zero, sizeof(zero), 0);
-	}
-}
-
 int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot,
 			    bool first_wait)
 {
@@ -313,7 +241,7 @@ int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t 
 
 	if (slot >= a->n_slots)
 		return -EINVAL;
-	retire_outer_rows(a, slot);
+	jw_attach_retire_outer_rows(a, slot);
 	err = reset_state(a, pid, tid, slot, first_wait);
 	if (err)
 		return err;
@@ -650,77 +578,6 @@ uint64_t jw_attach__tasks(const struct jw_attach *a)
 	for (i = 0; i < JW_MAX_CPUS; i++)
 		total += __atomic_load_n(&a->skel->bss->task_count[i], __ATOMIC_RELAXED);
 	return total;
-}
-
-int jw_attach__stats_each(const struct jw_attach *a, jw_stats_fn fn, void *ctx)
-{
-	const struct bpf_map *map = a->skel->maps.stats, *outer = a->skel->maps.stats_outer;
-	struct jw_stats_key key, next;
-	struct jw_stats_val v;
-	void *prev = NULL;
-	__u32 idx;
-	int n = 0;
-
-	/* The watched threads' outermost rows, keyed as they will be in the hash. */
-	for (idx = 0; idx < bpf_map__max_entries(outer); idx++) {
-		if (bpf_map__lookup_elem(outer, &idx, sizeof(idx), &v, sizeof(v), 0) || !v.count)
-			continue;
-		key = (struct jw_stats_key){ .pid = v.pid, .tid = v.tid,
-					     .probe_id = idx % JW_MAX_PROBES };
-		fn(&key, &v, ctx);
-		n++;
-	}
-	/* A row deleted under the walk (a reset) restarts it; the map bounds the walk. */
-	while (n < (int)(bpf_map__max_entries(map) + bpf_map__max_entries(outer)) &&
-	       !bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
-		key = next;
-		prev = &key;
-		if (bpf_map__lookup_elem(map, &key, sizeof(key), &v, sizeof(v), 0))
-			continue;
-		fn(&key, &v, ctx);
-		n++;
-	}
-	memcpy(&v, (const void *)&a->skel->bss->stats_overflow, sizeof(v));
-	if (v.count)
-		fn(NULL, &v, ctx);
-	return n;
-}
-
-/* Zeroes the array rows of @pid (every one when 0); a thread starts its row anew at its next task. */
-static void reset_outer_rows(struct jw_attach *a, pid_t pid)
-{
-	const struct bpf_map *outer = a->skel->maps.stats_outer;
-	static const struct jw_stats_val zero;
-	struct jw_stats_val v;
-	__u32 idx;
-
-	for (idx = 0; idx < bpf_map__max_entries(outer); idx++)
-		if (!bpf_map__lookup_elem(outer, &idx, sizeof(idx), &v, sizeof(v), 0) && v.count &&
-		    (!pid || v.pid == (uint32_t)pid))
-			bpf_map__update_elem(outer, &idx, sizeof(idx), &zero, sizeof(zero), 0);
-}
-
-void jw_attach__stats_reset(struct jw_attach *a, pid_t pid)
-{
-	const struct bpf_map *map = a->skel->maps.stats;
-	uint32_t n = 0, max = bpf_map__max_entries(map), i;
-	struct jw_stats_key *keys = calloc(max, sizeof(*keys)), cur, last;
-	void *prev = NULL;
-
-	/* The keys first: deleting under a walk would restart it. */
-	while (keys && n < max && !bpf_map__get_next_key(map, prev, &cur, sizeof(cur))) {
-		if (!pid || cur.pid == (uint32_t)pid)
-			keys[n++] = cur;
-		last = cur;
-		prev = &last;
-	}
-	for (i = 0; i < n; i++)
-		bpf_map__delete_elem(map, &keys[i], sizeof(keys[i]), 0);
-	free(keys);
-	reset_outer_rows(a, pid);
-	if (!pid)
-		memset((void *)&a->skel->bss->stats_overflow, 0,
-		       sizeof(a->skel->bss->stats_overflow));
 }
 
 int jw_attach__task_state(const struct jw_attach *a, uint32_t slot, pid_t tid,

@@ -5,25 +5,18 @@
 #include <time.h>
 
 #include "base/log.h"
-#include "target/presets.h"
+#include "process/presets.h"
 #include "report/report.h"
+#include "report/handler.h"
 #include "report/report_event.h"
 #include "report/report_stack.h"
 #include "report/stacktree.h"
 #include "base/text.h"
 #include "report/trace.h"
-#include "stacks/unwind.h"
+#include "stacks/stacks.h"
 #include "output/rawfile.h"
 
-#define MAX_FRAMES (JW_MAX_USER_FRAMES + JW_MAX_KERNEL_FRAMES)
 #define NS_PER_MS 1000000ULL
-
-/* Leaf-first user pcs of one sample, and which of them are not return addresses. */
-struct user_stack {
-	uint64_t pcs[JW_MAX_USER_FRAMES];
-	bool activation[JW_MAX_USER_FRAMES];
-	size_t n;
-};
 
 #define KSYMS_PER_REPORT 2048
 
@@ -54,35 +47,8 @@ struct jw_reporter {
 	bool raw_failed;		/* a raw capture write failed (said once) */
 	bool budgets_failed;		/* saving the budgets failed (said once) */
 	struct jw_report_counts counts;
-	uint8_t *stack;			/* scratch: a sample's stack copy, patched */
-	struct user_stack fp;		/* scratch: the frame-pointer stack of a sample */
-	struct user_stack dw;		/* scratch: the DWARF stack of a sample */
 	struct jw_tracer *tracer;	/* keeps the trace windows of TRACE verdicts; or NULL */
 };
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* Brackets each reading between two monotonic ones, so the offset is off by tens of ns only. */
-static int64_t offset_from_monotonic(clockid_t id)
-{
-	int64_t before = clock_ns(CLOCK_MONOTONIC);
-	int64_t other = clock_ns(id);
-	int64_t after = clock_ns(CLOCK_MONOTONIC);
-
-	return other - (before + (after - before) / 2);
-}
-
-void jw_clocks_init(struct jw_clocks *c)
-{
-	c->realtime_ns = offset_from_monotonic(CLOCK_REALTIME);
-	c->boottime_ns = offset_from_monotonic(CLOCK_BOOTTIME);
-}
 
 struct jw_reporter *jw_reporter__new(const struct jw_reporter_opts *opts)
 {
@@ -90,11 +56,6 @@ struct jw_reporter *jw_reporter__new(const struct jw_reporter_opts *opts)
 
 	if (!r)
 		return NULL;
-	r->stack = malloc(JW_MAX_STACK_BYTES);
-	if (!r->stack) {
-		free(r);
-		return NULL;
-	}
 	r->opts = *opts;
 	if (opts->clocks)
 		r->clocks = *opts->clocks;
@@ -111,141 +72,12 @@ void jw_reporter__free(struct jw_reporter *r)
 		return;
 	jw_buf_free(&r->line);
 	jw_buf_free(&r->waker_stack);
-	free(r->stack);
 	free(r);
 }
 
 const struct jw_report_counts *jw_reporter__counts(const struct jw_reporter *r)
 {
 	return &r->counts;
-}
-
-static uint64_t epoch_ms(const struct jw_reporter *r, uint64_t mono_ns)
-{
-	return (mono_ns + r->clocks.realtime_ns) / NS_PER_MS;
-}
-
-static void fp_stack(const struct jw_sample_rec *s, struct user_stack *out)
-{
-	size_t i;
-
-	out->n = s->n_user < JW_MAX_USER_FRAMES ? s->n_user : JW_MAX_USER_FRAMES;
-	for (i = 0; i < out->n; i++) {
-		out->pcs[i] = s->user_ips[i];
-		out->activation[i] = i == 0;
-	}
-}
-
-/*
- * Unwinds the sample's stack copy with DWARF CFI, after putting back the return addresses that
- * pending return probes replaced with the uprobes trampoline.
- */
-static void dwarf_stack(struct jw_reporter *r, struct jw_proc *proc, const struct jw_sample_rec *s,
-			struct user_stack *out)
-{
-	uint64_t base = s->regs[JW_UREG_SP] - s->stack_below;
-	struct jw_unwind_input in = {
-		.tid = s->hdr.tid,
-		.regs = (const uint64_t *)s->regs,
-		.n_regs = JW_UREG_COUNT,
-		.base = base,
-		.stack = r->stack,
-		.stack_size = s->stack_size,
-	};
-	size_t i;
-
-	out->n = 0;
-	if (!s->stack_size || s->stack_size > JW_MAX_STACK_BYTES || s->stack_below > JW_RED_ZONE ||
-	    s->stack_below >= s->stack_size || s->hdr.size < sizeof(*s) + s->stack_size)
-		return;
-	memcpy(r->stack, s->stack, s->stack_size);
-	for (i = 0; i < s->n_rets && i < JW_MAX_NEST; i++) {
-		uint64_t at = s->ret_sp[i] - base;
-
-		if (s->ret_sp[i] >= base && at + sizeof(uint64_t) <= s->stack_size)
-			memcpy(r->stack + at, &s->ret_addr[i], sizeof(uint64_t));
-	}
-	out->n = jw_symbolizer__unwind(proc->sym, &in, out->pcs, out->activation,
-				       JW_MAX_USER_FRAMES);
-}
-
-static bool reaches_root(struct jw_proc *proc, const struct user_stack *st)
-{
-	struct jw_frame fr;
-
-	if (!st->n)
-		return false;
-	jw_symbolizer__frame(proc->sym, st->pcs[st->n - 1], !st->activation[st->n - 1], &fr);
-	return jw_symbol_is_thread_root(fr.symbol);
-}
-
-/*
- * The user stack of a sample in auto mode: the DWARF one where it reaches the thread's root;
- * else the DWARF one continued by the frame-pointer chain from where they meet (code without
- * CFI, a copy too short); else whichever reaches the root; else the DWARF one.
- */
-static const struct user_stack *pick_stack(struct jw_proc *proc, struct user_stack *dw,
-					   const struct user_stack *fp)
-{
-	size_t j, k;
-
-	if (!dw->n)
-		return fp;
-	if (!fp->n || reaches_root(proc, dw))
-		return dw;
-	for (j = 1; j < fp->n; j++) {
-		if (fp->pcs[j] != dw->pcs[dw->n - 1])
-			continue;
-		for (k = j + 1; k < fp->n && dw->n < JW_MAX_USER_FRAMES; k++) {
-			dw->pcs[dw->n] = fp->pcs[k];
-			dw->activation[dw->n++] = false;
-		}
-		return dw;
-	}
-	return reaches_root(proc, fp) ? fp : dw;
-}
-
-/*
- * Names the frames of one sample, outermost first: the user stack from its root to the leaf,
- * then the kernel stack from the syscall entry to the leaf. Returns the number of frames.
- */
-/*
- * The index of a sample's innermost kernel frame worth showing. A blocked thread's stack was
- * taken by the sched_switch tracepoint: the frames above the scheduler (the tracepoint and the
- * BPF program) are jankwatch's own and are dropped.
- */
-static int kernel_leaf(const struct jw_reporter *r, const struct jw_sample_rec *s)
-{
-	int i, n = s->n_kernel < JW_MAX_KERNEL_FRAMES ? s->n_kernel : JW_MAX_KERNEL_FRAMES;
-
-	if (s->kind == JW_SAMPLE_ONCPU)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (jw_ksyms__in_sched(r->opts.ksyms, s->kernel_ips[i]))
-			return i;
-	return 0;
-}
-
-size_t jw_reporter__sample_frames(struct jw_reporter *r, struct jw_proc *proc,
-				  const struct jw_sample_rec *s, struct jw_frame *frames)
-{
-	const struct user_stack *st = &r->fp;
-	size_t n = 0;
-	int i;
-
-	fp_stack(s, &r->fp);
-	r->dw.n = 0;
-	if (s->mode != JW_UNWIND_FP)
-		dwarf_stack(r, proc, s, &r->dw);
-	if (s->mode == JW_UNWIND_DWARF)
-		st = &r->dw;
-	else if (s->mode == JW_UNWIND_AUTO)
-		st = pick_stack(proc, &r->dw, &r->fp);
-	for (i = (int)st->n - 1; i >= 0; i--)
-		jw_symbolizer__frame(proc->sym, st->pcs[i], !st->activation[i], &frames[n++]);
-	for (i = (int)s->n_kernel - 1; i >= kernel_leaf(r, s); i--)
-		jw_ksyms__frame(r->opts.ksyms, s->kernel_ips[i], &frames[n++]);
-	return n;
 }
 
 /* Counts the handler one stack (outermost first) shows under the preset's @rule. */
@@ -287,14 +119,14 @@ static const char *likeliest_handler(const struct handler_tally *t)
 static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *samples,
 		      size_t n, struct jw_stacktree *tree, uint32_t *counts, uint32_t *kept)
 {
-	size_t want = r->opts.cfg->params.v[JW_P_SAMPLE_COUNT];
+	size_t want = r->opts.params->v[JW_P_SAMPLE_COUNT];
 	struct jw_frame *frames;
 	uint32_t *weights;
 	size_t i;
 	int ret = 0;
 
 	weights = calloc(n + 1, sizeof(*weights));
-	frames = calloc(MAX_FRAMES, sizeof(*frames));
+	frames = calloc(JW_MAX_FRAMES, sizeof(*frames));
 	if (!weights || !frames) {
 		ret = -ENOMEM;
 		goto out;
@@ -312,9 +144,8 @@ static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *
 		if (!counts[i])
 			continue;
 		r->unwound++;
-		nf = jw_reporter__sample_frames(r, proc, samples[i], frames);
-		complete = nf && frames[0].kind != JW_FRAME_KERNEL &&
-			   jw_symbol_is_thread_root(frames[0].symbol);
+		nf = jw_stacks__frames(r->opts.stacks, proc->sym, samples[i], frames);
+		complete = jw_stacks_complete(frames, nf);
 		if (proc->handler_rule)
 			tally_handler(&r->handlers, proc->handler_rule, frames, nf, counts[i]);
 		ret = jw_stacktree__add(tree, frames, nf, complete, counts[i]);
@@ -462,41 +293,21 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 	ev->pid = t->hdr.pid;
 	ev->uid = proc->target.uid;
 	ev->tid = t->hdr.tid;
-	ev->begin_time_ms = epoch_ms(r, t->start_ns);
-	ev->end_time_ms = epoch_ms(r, t->end_ns);
+	ev->begin_time_ms = jw_clocks_epoch_ms(&r->clocks, t->start_ns);
+	ev->end_time_ms = jw_clocks_epoch_ms(&r->clocks, t->end_ns);
 	ev->app_start_jiffies_time = proc->target.start_jiffies;
-	ev->handler = t->probe_id < JW_MAX_PROBES ? proc->handlers[t->probe_id] : NULL;
-	/* Inside the waits, the longest dispatch a preset hooks is the task's handler. */
-	if (t->inner_probe && t->inner_probe <= JW_MAX_PROBES && proc->handlers[t->inner_probe - 1])
-		ev->handler = proc->handlers[t->inner_probe - 1];
 	ev->loop = proc->loop;
-	/* A preset that reads the handler from the stacks: the callback its dispatch ran. */
-	if (proc->handler_rule && likeliest_handler(&r->handlers))
-		ev->handler = likeliest_handler(&r->handlers);
-	/* A preset that names handlers recorded the code the task ran: its function's name. */
-	if (t->handler_name[0]) {
-		/* Read from the target's code object: bounded by the kernel, kept printable here. */
-		jw_printable_copy(r->handler_text, sizeof(r->handler_text), t->handler_name,
-				  sizeof(t->handler_name));
-		if (t->handler_file[0]) {
-			size_t n = strlen(r->handler_text);
-
-			snprintf(r->handler_text + n, sizeof(r->handler_text) - n, " ");
-			n++;
-			jw_printable_copy(r->handler_text + n, sizeof(r->handler_text) - n,
-					  t->handler_file, sizeof(t->handler_file));
-			n = strlen(r->handler_text);
-			snprintf(r->handler_text + n, sizeof(r->handler_text) - n, ":%u",
-				 t->handler_line);
-		}
-		ev->handler = r->handler_text;
-	} else if (t->handler_addr && proc->sym) {
-		struct jw_frame fr;
-
-		jw_symbolizer__frame(proc->sym, t->handler_addr, false, &fr);
-		if (fr.symbol)
-			ev->handler = fr.symbol;
-	}
+	ev->handler = jw_handler_name(proc, &(struct jw_handler_facts){
+		.probe_id = t->probe_id,
+		.inner_probe = t->inner_probe,
+		.handler_addr = t->handler_addr,
+		.name = t->handler_name,
+		.name_len = sizeof(t->handler_name),
+		.file = t->handler_file,
+		.file_len = sizeof(t->handler_file),
+		.line = t->handler_line,
+		.from_stacks = proc->handler_rule ? likeliest_handler(&r->handlers) : NULL,
+	}, r->handler_text, sizeof(r->handler_text));
 	ev->wall_ms = (double)wall / NS_PER_MS;
 	ev->cpu_ms = (double)(wall > off ? wall - off : 0) / NS_PER_MS;
 	ev->runq_ms = (double)t->runq_ns / NS_PER_MS;
@@ -529,7 +340,7 @@ static void add_stack_log(struct jw_reporter *r, const struct jw_proc *proc,
 		.waker = ev->waker,
 		.waker_stack = r->waker_stack.len ? r->waker_stack.data : NULL,
 		.tree = tree,
-		.format = r->opts.cfg->format,
+		.format = r->opts.format,
 	};
 	int ret;
 
@@ -692,7 +503,7 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 	struct jw_event ev = { .external_log = logs };
 	uint32_t *counts = calloc(n + 1, sizeof(*counts));
 	struct jw_stacktree *tree = jw_stacktree__new();
-	int64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	int64_t t0 = jw_clock_ns(CLOCK_MONOTONIC);
 	int ret;
 
 	if (!tree || !counts) {
@@ -703,7 +514,7 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 	r->handlers.n = 0;
 	ret = build_tree(r, proc, samples, n, tree, counts, &ev.samples);
 	jw_log(JW_LOG_DEBUG, "pid %u: %zu samples held, %u unwound and named in %lld us", t->hdr.pid,
-	       n, r->unwound, (long long)(clock_ns(CLOCK_MONOTONIC) - t0) / 1000);
+	       n, r->unwound, (long long)(jw_clock_ns(CLOCK_MONOTONIC) - t0) / 1000);
 	if (!ret)
 		ret = jw_stacktree__heaviest_and_group(tree, &heaviest, &group);
 	if (ret)
@@ -777,7 +588,7 @@ static struct jw_task_facts facts_of(const struct jw_reporter *r, const struct j
 int jw_reporter__hang(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
 		      void *const *samples, size_t n)
 {
-	uint64_t now_real = clock_ns(CLOCK_REALTIME);
+	uint64_t now_real = jw_clock_ns(CLOCK_REALTIME);
 	struct jw_task_facts facts = facts_of(r, proc, t, now_real);
 	enum jw_verdict verdict = jw_policy__decide_hang(r->opts.policy, &facts);
 	int ret;
@@ -794,7 +605,7 @@ int jw_reporter__hang(struct jw_reporter *r, struct jw_proc *proc, const struct 
 int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
 		      void *const *samples, size_t n)
 {
-	uint64_t now_real = clock_ns(CLOCK_REALTIME);
+	uint64_t now_real = jw_clock_ns(CLOCK_REALTIME);
 	struct jw_task_facts facts = facts_of(r, proc, t, now_real);
 
 	if (!jw_policy__triage(r->opts.policy, &facts))
@@ -810,6 +621,7 @@ void jw_reporter__set_tracer(struct jw_reporter *r, struct jw_tracer *t)
 void jw_reporter__set_ksyms(struct jw_reporter *r, const struct jw_ksyms *ks)
 {
 	r->opts.ksyms = ks;
+	jw_stacks__set_ksyms(r->opts.stacks, ks);
 }
 
 int jw_reporter__replay(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,

@@ -10,35 +10,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "jankwatch/abi.h"
-#include "stacks/ksyms.h"
-#include "output/logdir.h"
+#include "base/clocks.h"
 #include "config/options.h"
+#include "jankwatch/abi.h"
+#include "output/logdir.h"
 #include "policy/policy.h"
-#include "stacks/symbolize.h"
-#include "target/target.h"
+#include "report/proc.h"
+#include "stacks/ksyms.h"
+#include "stacks/stacks.h"
 
-struct jw_stack_rule;
 struct jw_tracer;
-
-/* A watched process and what naming its code needs. */
-struct jw_proc {
-	struct jw_target target;
-	struct jw_symbolizer *sym;
-	uint64_t start_boot_ns;			/* the process's start, CLOCK_BOOTTIME */
-	const char *handlers[JW_MAX_PROBES];	/* by probe id: the hooked function */
-	const char *loop;			/* how it is hooked: a preset, "syscall", "probe" */
-	const struct jw_stack_rule *handler_rule;	/* the preset's: see struct jw_preset */
-};
-
-/* Offsets from CLOCK_MONOTONIC (BPF's clock) to the clocks reports use. */
-struct jw_clocks {
-	int64_t realtime_ns;
-	int64_t boottime_ns;
-};
-
-/* Reads the offsets once. */
-void jw_clocks_init(struct jw_clocks *c);
 
 struct jw_report_counts {
 	uint64_t janks;		/* jank event lines */
@@ -51,10 +32,12 @@ struct jw_report_counts {
 };
 
 struct jw_reporter_opts {
-	const struct jw_config *cfg;
+	const struct jw_params *params;	/* sample_count; read at each report (SIGHUP changes it) */
+	enum jw_format format;		/* of the stack logs */
 	struct jw_policy *policy;
 	struct jw_logdir *logdir;
 	const struct jw_ksyms *ksyms;	/* may be NULL: kernel frames by address */
+	struct jw_stacks *stacks;	/* names the samples' frames */
 	FILE *out;			/* event lines, flushed one by one */
 	FILE *raw;			/* --raw: the capture, header written; or NULL */
 	const struct jw_clocks *clocks;	/* recorded clock offsets to replay; NULL: now's */
@@ -90,14 +73,9 @@ int jw_reporter__replay(struct jw_reporter *r, struct jw_proc *proc, const struc
 void jw_reporter__set_tracer(struct jw_reporter *r, struct jw_tracer *t);
 
 /*
- * Names the frames of sample @s of @proc into @frames (room for JW_MAX_USER_FRAMES +
- * JW_MAX_KERNEL_FRAMES), outermost first: the user stack from its root, then the kernel stack.
- * Returns how many.
+ * Names kernel frames with @ks from now on, in the stacks too (a raw capture carries its own per
+ * report).
  */
-size_t jw_reporter__sample_frames(struct jw_reporter *r, struct jw_proc *proc,
-				  const struct jw_sample_rec *s, struct jw_frame *frames);
-
-/* Names kernel frames with @ks from now on (a raw capture carries its own per report). */
 void jw_reporter__set_ksyms(struct jw_reporter *r, const struct jw_ksyms *ks);
 
 const struct jw_report_counts *jw_reporter__counts(const struct jw_reporter *r);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "stacks/frame.h"
+#include "base/frame.h"
 
 #define JW_TRACE_FTRACE_SUFFIX	".ftrace"
 #define JW_TRACE_PERF_SUFFIX	".perf.txt"

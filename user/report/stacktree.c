@@ -159,24 +159,6 @@ char *jw_frame_line(const struct jw_frame *fr, uint64_t count, unsigned int dept
 	return buf;
 }
 
-bool jw_symbol_is_thread_root(const char *symbol)
-{
-	/* glibc's and musl's first frames of the main thread and of every other thread. */
-	static const char *const roots[] = {
-		"_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl",
-		"start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal",
-		"thread_start",
-	};
-	size_t i;
-
-	if (!symbol)
-		return false;
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
-		if (!strcmp(symbol, roots[i]))
-			return true;
-	return false;
-}
-
 struct jw_stacktree *jw_stacktree__new(void)
 {
 	return calloc(1, sizeof(struct jw_stacktree));

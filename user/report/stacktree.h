@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "stacks/frame.h"
+#include "base/frame.h"
 
 struct jw_stacktree;
 
@@ -82,8 +82,5 @@ char *jw_frame_name(const struct jw_frame *fr, char *buf, size_t len);
  */
 char *jw_frame_line(const struct jw_frame *fr, uint64_t count, unsigned int depth, char *buf,
 		    size_t len);
-
-/* Whether @symbol is where a thread's stack begins (_start, main's libc callers, start_thread). */
-bool jw_symbol_is_thread_root(const char *symbol);
 
 #endif

@@ -5,14 +5,15 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "report/handler.h"
 #include "report/report_trace.h"
 #include "base/strpool.h"
+#include "config/options.h"
 #include "report/trace.h"
 
 #define NS_PER_MS 1000000ULL
 #define MAX_EVENTS (1U << 18)	/* per process: 256 Ki lines, about 30 MB at most */
 #define MAX_SAMPLES 2048	/* per window: 20 s of samples at 10 ms */
-#define MAX_FRAMES (JW_MAX_USER_FRAMES + JW_MAX_KERNEL_FRAMES)
 #define MAX_NAMED 32		/* janks of one window named after their events */
 
 enum window_state { WINDOW_NONE = 0, WINDOW_OPEN, WINDOW_CLOSED };
@@ -55,7 +56,7 @@ struct jw_tracer {
 	uint64_t order;
 	uint64_t written;
 	uint64_t lost;
-	struct jw_frame frames[MAX_FRAMES];
+	struct jw_frame frames[JW_MAX_FRAMES];
 };
 
 struct jw_tracer *jw_tracer__new(const struct jw_tracer_opts *opts)
@@ -104,9 +105,9 @@ static void kernel_events(struct jw_tracer *t, struct traced *tp, bool on)
 {
 	int ret;
 
-	if (tp->kernel_on == on || !t->opts.attach)
+	if (tp->kernel_on == on || !t->opts.kernel_events)
 		return;
-	ret = jw_attach__trace(t->opts.attach, tp->pid, on);
+	ret = t->opts.kernel_events(t->opts.ctx, tp->pid, on);
 	if (ret) {
 		jw_log(JW_LOG_WARN, "pid %d: cannot %s its trace events: %s", tp->pid,
 		       on ? "start" : "stop", strerror(-ret));
@@ -205,26 +206,18 @@ void jw_tracer__watch(struct jw_tracer *t, struct jw_proc *proc)
 	kernel_events(t, tp, true);
 }
 
-/* What a slice is called: the handler the kernel saw, else the function hooked. */
+/*
+ * What a slice is called (handler.h's rule). A task's name read by the kernel comes only with
+ * its report; its stacks are read only then too.
+ */
 static const char *slice_name(struct jw_tracer *t, struct jw_proc *p, uint32_t probe,
 			      uint32_t inner, uint64_t handler)
 {
-	uint32_t id = inner ? inner - 1 : probe;
-	struct jw_frame fr;
+	struct jw_handler_facts f = { .probe_id = probe, .inner_probe = inner,
+				      .handler_addr = handler };
+	char buf[64];
 
-	/* A CPython handler is a code object: its name is read only for reported tasks. */
-	if (inner && handler && p->sym && !(p->loop && !strcmp(p->loop, "python"))) {
-		jw_symbolizer__frame(p->sym, handler, false, &fr);
-		if (fr.symbol)
-			return jw_strpool__intern(t->names, fr.symbol);
-	}
-	/* A loop's iteration between its waits is named after the loop. */
-	if (!inner && id < JW_MAX_PROBES && p->handlers[id] && !strcmp(p->handlers[id], "syscall") &&
-	    p->loop)
-		return jw_strpool__intern(t->names, p->loop);
-	if (id < JW_MAX_PROBES && p->handlers[id])
-		return jw_strpool__intern(t->names, p->handlers[id]);
-	return "task";
+	return jw_strpool__intern(t->names, jw_handler_name(p, &f, buf, sizeof(buf)));
 }
 
 static void fill_thread(struct jw_trace_event *ev, const struct traced *tp, uint32_t tid)
@@ -455,7 +448,7 @@ static int write_samples(struct jw_tracer *t, struct traced *tp, FILE *f)
 
 	for (i = 0; i < tp->n_samples && !ret; i++) {
 		const struct jw_sample_rec *s = tp->samples[i];
-		size_t n = jw_reporter__sample_frames(t->opts.reporter, tp->proc, s, t->frames);
+		size_t n = jw_stacks__frames(t->opts.stacks, tp->proc->sym, s, t->frames);
 
 		/* Named outermost first; perf script lists the leaf first. */
 		for (j = 0; j < n / 2; j++) {

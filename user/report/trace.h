@@ -16,16 +16,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "attach/attach.h"
+#include <sys/types.h>
+
+#include "base/clocks.h"
+#include "jankwatch/abi.h"
 #include "output/logdir.h"
-#include "report/report.h"
+#include "report/proc.h"
+#include "stacks/stacks.h"
 
 struct jw_tracer_opts {
 	uint64_t window_ns;		/* how long a window lasts from its opening */
 	uint64_t flight_ns;		/* flight_recorder_s; 0: off */
 	struct jw_logdir *logdir;	/* may be NULL: nothing is written */
-	struct jw_attach *attach;	/* turns the kernel's trace events on and off */
-	struct jw_reporter *reporter;	/* unwinds and names the samples */
+	/* Starts (@on) or stops the kernel's trace events of process @pid; 0 or -errno. NULL: none. */
+	int (*kernel_events)(void *ctx, pid_t pid, bool on);
+	void *ctx;			/* kernel_events' */
+	struct jw_stacks *stacks;	/* names the samples */
 	const struct jw_clocks *clocks;	/* names the files after the wall clock */
 };
 

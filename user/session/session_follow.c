@@ -20,7 +20,8 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "session/session_priv.h"
+#include "session/session_follow.h"
+#include "session/session_procs.h"
 
 #define LOOKS_PER_TICK 64	/* processes looked at per pass; the rest at the next */
 #define MAX_FAILURES 5		/* a process that runs a loop but cannot be watched: tries */
@@ -136,10 +137,10 @@ void session_check_exec(struct session *s, pid_t pid)
 	if (n < 0)
 		return;	/* gone: its exit record says so */
 	exe[n] = '\0';
-	if (!strcmp(exe, s->procs[i].target.exe))
+	if (!strcmp(exe, s->watched[i]->proc.target.exe))
 		return;
 	jw_log(JW_LOG_INFO, "pid %d (%s) exec'd %s while being attached: watched again once it "
-	       "runs a loop", pid, s->procs[i].target.comm, exe);
+	       "runs a loop", pid, s->watched[i]->proc.target.comm, exe);
 	session_drop_proc(s, i);
 	jw_proctree__exec(s->tree, e, mono_now());
 	s->next_look_ns = 0;
@@ -185,7 +186,7 @@ static void on_exec_rec(struct session *s, const struct jw_proc_rec *r)
 	if (r->hdr.flags & JW_EXEC_LEFT) {
 		if (i >= 0)
 			jw_log(JW_LOG_INFO, "pid %d (%s) exec'd %s, not an --exe file: no longer "
-			       "watched", r->hdr.pid, s->procs[i].target.comm, comm);
+			       "watched", r->hdr.pid, s->watched[i]->proc.target.comm, comm);
 		else
 			chatter(s, "pid %d exec'd %s, not an --exe file: no longer followed",
 				r->hdr.pid, comm);
@@ -199,7 +200,7 @@ static void on_exec_rec(struct session *s, const struct jw_proc_rec *r)
 	}
 	if (i >= 0) {
 		jw_log(JW_LOG_INFO, "pid %d (%s) exec'd %s: watched again once it runs a loop",
-		       r->hdr.pid, s->procs[i].target.comm, comm);
+		       r->hdr.pid, s->watched[i]->proc.target.comm, comm);
 		session_drop_proc(s, i);
 	} else {
 		chatter(s, "pid %d exec'd %s: watched once it runs a loop", r->hdr.pid, comm);
@@ -222,7 +223,7 @@ static void on_exit_rec(struct session *s, const struct jw_proc_rec *r)
 	char comm[JW_COMM_LEN];
 
 	if (i >= 0)
-		jw_log(JW_LOG_INFO, "pid %d (%s) exited", r->hdr.pid, s->procs[i].target.comm);
+		jw_log(JW_LOG_INFO, "pid %d (%s) exited", r->hdr.pid, s->watched[i]->proc.target.comm);
 	else if (e && !e->counted)
 		chatter(s, "pid %d (%s) exited; it ran no loop of its own (%s %.1f ms before)",
 			r->hdr.pid, rec_comm(r, comm), why_names[e->why],

@@ -11,8 +11,9 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "report/handler.h"
 #include "report/report_stats.h"
-#include "session/session_priv.h"
+#include "session/session_stats.h"
 #include "session/statsock.h"
 #include "base/text.h"
 
@@ -43,47 +44,30 @@ static struct stats_name *cached(struct session *s, const struct jw_stats_key *k
 
 static const struct jw_proc *proc_of(const struct session *s, uint32_t pid)
 {
-	size_t i;
+	int i = session_slot_of(s, pid);
 
-	for (i = 0; i < s->n_procs; i++)
-		if (s->procs[i].target.pid == (pid_t)pid)
-			return &s->procs[i];
-	return NULL;
+	return i >= 0 ? &s->watched[i]->proc : NULL;
 }
 
-/*
- * Names row @key of live process @p: the hooked function, and the handler it ran (a CPython
- * code object's name read by the kernel, a code address symbolized, else the hooked function).
- */
-static void name_row(struct session *s, const struct jw_proc *p, const struct jw_stats_key *key,
+/* Names row @key of live process @p: the hooked function, and its handler (handler.h). */
+static void name_row(const struct jw_proc *p, const struct jw_stats_key *key,
 		     const struct jw_stats_val *v, char *cls, size_t cls_len, char *msg, size_t len)
 {
-	const char *hooked = key->probe_id < JW_MAX_PROBES ? p->handlers[key->probe_id] : NULL;
-	char name[JW_HANDLER_NAME_LEN], file[JW_HANDLER_FILE_LEN];
-	struct jw_frame fr;
+	struct jw_handler_facts f = {
+		.probe_id = key->probe_id,
+		.inner_probe = key->inner ? key->probe_id + 1 : 0,
+		.handler_addr = key->handler,
+		.name = v->handler_name,
+		.name_len = sizeof(v->handler_name),
+		.file = v->handler_file,
+		.file_len = sizeof(v->handler_file),
+		.line = v->handler_line,
+	};
 
-	if (!hooked)
-		hooked = "unknown";
-	/* Outermost tasks between the waits: one row per thread, a loop iteration each. */
-	if (!key->inner && key->probe_id == s->cfg->n_probes && s->syscall_mode)
-		hooked = "syscall";
-	snprintf(cls, cls_len, "%s", hooked);
-	snprintf(msg, len, "%s", hooked);
-	if (!key->inner || !key->handler)
-		return;
-	if (v->handler_name[0]) {
-		jw_printable_copy(name, sizeof(name), v->handler_name, sizeof(v->handler_name));
-		jw_printable_copy(file, sizeof(file), v->handler_file, sizeof(v->handler_file));
-		snprintf(msg, len, "%s %s:%" PRIu32, name, file, v->handler_line);
-		return;
-	}
-	if (!p->sym)
-		return;
-	jw_symbolizer__frame(p->sym, key->handler, false, &fr);
-	if (fr.symbol)
-		snprintf(msg, len, "%s", fr.symbol);
-	else
-		snprintf(msg, len, "0x%" PRIx64, (uint64_t)key->handler);
+	char buf[JW_HANDLER_NAME_LEN + JW_HANDLER_FILE_LEN + 16];
+
+	snprintf(cls, cls_len, "%s", jw_handler_hooked(p, key->probe_id, 0));
+	snprintf(msg, len, "%s", jw_handler_name(p, &f, buf, sizeof(buf)));
 }
 
 /* The names of row @key: found once while its process is watched, kept after. */
@@ -105,7 +89,7 @@ static struct stats_name *names_of(struct session *s, const struct jw_stats_key 
 		s->names = bigger;
 		s->cap_names = cap;
 	}
-	name_row(s, p, key, v, cls, sizeof(cls), msg, sizeof(msg));
+	name_row(p, key, v, cls, sizeof(cls), msg, sizeof(msg));
 	n = &s->names[s->n_names];
 	n->key = *key;
 	n->handler_class = strdup(cls);
@@ -206,9 +190,9 @@ static void answer(struct session *s, int fd, const struct jw_stats_req *req)
 	}
 	switch (req->cmd) {
 	case JW_STATS_TARGETS:
-		for (i = 0; i < s->n_procs; i++)
-			if (s->procs[i].target.pid)
-				fprintf(f, "%d\n", (int)s->procs[i].target.pid);
+		for (i = 0; i < s->n_slots; i++)
+			if (s->watched[i])
+				fprintf(f, "%d\n", (int)s->watched[i]->proc.target.pid);
 		break;
 	case JW_STATS_HIST:
 		write_rows(s, f, req->pid, true);

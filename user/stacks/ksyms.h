@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stacks/frame.h"
+#include "base/frame.h"
 
 struct jw_ksyms;
 

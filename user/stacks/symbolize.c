@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "target/elfsym.h"
+#include "process/elfsym.h"
 #include "jankwatch/abi.h"
 #include "base/log.h"
 #include "stacks/perfmap.h"

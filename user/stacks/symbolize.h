@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "stacks/frame.h"
+#include "base/frame.h"
 
 struct jw_unwind_input;
 struct jw_raw_module;

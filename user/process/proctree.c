@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/proctree.h"
+#include "process/proctree.h"
 
 /*
  * A pending process is looked at every 50 ms for its first 5 s (a loop that starts late or waits

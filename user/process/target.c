@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "target/target.h"
+#include "process/target.h"
 
 /* Reads a small /proc file whole into @buf. Returns its length or -errno. */
 static ssize_t read_small(const char *path, char *buf, size_t len)

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "target/elfsym.h"
-#include "target/presets.h"
-#include "target/target.h"
+#include "process/elfsym.h"
+#include "process/presets.h"
+#include "process/target.h"
 
 /* The wait calls of an event loop, by their C library names. */
 static const char *const wait_funcs[] = {
@@ -213,6 +213,7 @@ static bool detect_python(pid_t pid, const char *exe, struct jw_preset *out)
 	p->name_arg = jw_python_chain(version, &p->chain) == 0;
 	out->version = version;
 	out->n_probes = 1;
+	out->handler_addr_is_data = true;	/* a code object */
 	return true;
 }
 
@@ -256,6 +257,11 @@ const struct jw_stack_rule *jw_preset_stack_rule(const char *loop)
 		if (!strcmp(loop, stack_presets[i].name))
 			return &stack_presets[i].rule;
 	return NULL;
+}
+
+bool jw_preset_handler_addr_is_data(const char *loop)
+{
+	return loop && !strcmp(loop, "python");
 }
 
 static bool skipped(const struct jw_stack_rule *rule, const char *symbol)
@@ -308,6 +314,8 @@ static bool detect_stack_preset(pid_t pid, const char *exe, const struct stack_p
 		return false;
 	out->name = sp->name;
 	out->handler_rule = &sp->rule;
+	if (!strcmp(sp->name, "nginx"))
+		out->workers = jw_nginx_workers;
 	return true;
 }
 

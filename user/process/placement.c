@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "target/placement.h"
+#include "process/placement.h"
 
 #define CODE_BYTES 32	/* enough for a few skippable instructions and the one after */
 #define MAX_SKIPPED 4

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "stacks/frame.h"
+#include "base/frame.h"
 #include "jankwatch/abi.h"
 #include "config/options.h"
 
@@ -56,6 +56,12 @@ struct jw_preset {
 	struct jw_preset_probe probes[JW_MAX_PRESET_PROBES];
 	size_t n_probes;
 	int version;			/* python: 311 for 3.11; -1 unknown */
+	bool handler_addr_is_data;	/* its probes' handler address is no code (python) */
+	/*
+	 * A master process that runs no loop: its workers, which do (at most @max into @out; how
+	 * many, 0 when @pid is no master, or -errno). NULL for most.
+	 */
+	int (*workers)(pid_t pid, pid_t *out, size_t max);
 };
 
 /*
@@ -69,6 +75,9 @@ int jw_preset_detect(pid_t pid, const char *exe, enum jw_loop loop, struct jw_pr
 
 /* The stack rule of the preset named @loop (as a raw capture records it), or NULL. */
 const struct jw_stack_rule *jw_preset_stack_rule(const char *loop);
+
+/* Whether the handler address the probes of the preset named @loop read is no code address. */
+bool jw_preset_handler_addr_is_data(const char *loop);
 
 /*
  * The handler one stack (@frames, @n of them, outermost first) shows under @rule: the index of

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "target/elfsym.h"
+#include "process/elfsym.h"
 
 #define MAX_SUGGESTIONS 5
 

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "target/launch.h"
+#include "process/launch.h"
 
 struct credentials {
 	bool drop;

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "output/offline.h"
+#include "session/offline.h"
 #include "config/options.h"
-#include "target/presets.h"
+#include "process/presets.h"
 #include "output/rawfile.h"
 #include "report/report.h"
 
@@ -138,6 +138,7 @@ static void recorded_proc(const struct jw_raw_report *r, struct jw_proc *p)
 	p->start_boot_ns = r->start_boot_ns;
 	p->loop = r->loop;
 	p->handler_rule = jw_preset_stack_rule(r->loop);
+	p->handler_addr_is_data = jw_preset_handler_addr_is_data(r->loop);
 	for (i = 0; i < r->n_handlers && i < JW_MAX_PROBES; i++)
 		p->handlers[i] = r->handlers[i];
 }
@@ -184,18 +185,26 @@ static int replay_all(struct replay *rp, struct jw_raw_reader *rd, const struct 
 {
 	struct jw_clocks clocks = { h->realtime_off_ns, h->boottime_off_ns };
 	struct jw_reporter_opts ropts = {
-		.cfg = &rp->cfg,
+		.params = &rp->cfg.params,
+		.format = rp->cfg.format,
 		.logdir = rp->logdir,
 		.out = stdout,
 		.clocks = &clocks,
 	};
-	struct jw_reporter *rep = jw_reporter__new(&ropts);
+	struct jw_stacks *stacks = jw_stacks__new(NULL);
+	struct jw_reporter *rep;
 	struct jw_raw_report r;
 	char err[512];
 	int ret;
 
-	if (!rep)
+	if (!stacks)
 		return -ENOMEM;
+	ropts.stacks = stacks;
+	rep = jw_reporter__new(&ropts);
+	if (!rep) {
+		jw_stacks__free(stacks);
+		return -ENOMEM;
+	}
 	while ((ret = jw_raw_next(rd, &r, err, sizeof(err))) == 1) {
 		ret = replay_one(rp, rep, &r);
 		if (ret) {
@@ -206,6 +215,7 @@ static int replay_all(struct replay *rp, struct jw_raw_reader *rd, const struct 
 	if (ret < 0 && ret != -ENOMEM)
 		jw_log(JW_LOG_ERROR, "%s", err);
 	jw_reporter__free(rep);
+	jw_stacks__free(stacks);
 	return ret;
 }
 

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/text.h"
+#include "report/handler.h"
+
+const char *jw_handler_hooked(const struct jw_proc *p, uint32_t probe_id, uint32_t inner_probe)
+{
+	const char *hooked = NULL;
+
+	if (inner_probe && inner_probe <= JW_MAX_PROBES)
+		hooked = p->handlers[inner_probe - 1];
+	if (!hooked && probe_id < JW_MAX_PROBES)
+		hooked = p->handlers[probe_id];
+	return hooked ? hooked : "unknown";
+}
+
+/* "name file:line" from what the kernel read, printable. */
+static const char *read_name(const struct jw_handler_facts *f, char *buf, size_t len)
+{
+	size_t n;
+
+	jw_printable_copy(buf, len, f->name, f->name_len);
+	if (!f->file || !f->file_len || !f->file[0])
+		return buf;
+	n = strlen(buf);
+	if (n + 2 >= len)
+		return buf;
+	buf[n++] = ' ';
+	jw_printable_copy(buf + n, len - n, f->file, f->file_len);
+	n = strlen(buf);
+	snprintf(buf + n, len - n, ":%" PRIu32, f->line);
+	return buf;
+}
+
+const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_facts *f, char *buf,
+			    size_t len)
+{
+	const char *hooked = jw_handler_hooked(p, f->probe_id, f->inner_probe);
+	struct jw_frame fr;
+
+	if (f->name && f->name_len && f->name[0])
+		return read_name(f, buf, len);
+	if (f->handler_addr && !p->handler_addr_is_data) {
+		jw_symbolizer__frame(p->sym, f->handler_addr, false, &fr);
+		if (fr.symbol)
+			return fr.symbol;
+		if (!f->from_stacks) {
+			snprintf(buf, len, "0x%" PRIx64, f->handler_addr);
+			return buf;
+		}
+	}
+	if (f->from_stacks)
+		return f->from_stacks;
+	return hooked;
+}

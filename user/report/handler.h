@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The one rule that names a task's handler, for its jank event, its trace slice and its
+ * statistics row alike. The most specific name known wins:
+ *   1. the name the kernel read from the target (a CPython code object: "name file:line");
+ *   2. the code address the preset's dispatch called, symbolized (a redis command, a libuv
+ *      callback); "0x..." when it has no name and the stacks show none either;
+ *   3. the function the stacks show called below the loop's dispatch (a stack preset: GLib's
+ *      callback), for a reported task whose stacks were read;
+ *   4. the function hooked: a --probe's, the preset's dispatch function, or for a loop
+ *      iteration bounded by the waits "syscall" (the event's loop field names the loop).
+ */
+#ifndef JW_HANDLER_H
+#define JW_HANDLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/proc.h"
+
+/* What the kernel recorded of a task (or a statistics row) that may name its handler. */
+struct jw_handler_facts {
+	uint32_t probe_id;		/* the task's outermost probe */
+	uint32_t inner_probe;		/* the preset probe it ran inside, + 1; 0: none */
+	uint64_t handler_addr;		/* what the dispatch called; 0: not read */
+	const char *name;		/* read from the target: not NUL-terminated, bounded by */
+	size_t name_len;		/* name_len; empty: none */
+	const char *file;		/* the same, for its file, */
+	size_t file_len;
+	uint32_t line;			/* and line */
+	const char *from_stacks;	/* the handler the task's stacks show most; or NULL */
+};
+
+/*
+ * The function hooked that the task ran in (statistics' handler_class): the preset's dispatch
+ * function it ran inside, else its outermost probe's. "unknown" for an id out of range.
+ */
+const char *jw_handler_hooked(const struct jw_proc *p, uint32_t probe_id, uint32_t inner_probe);
+
+/*
+ * The handler of a task of @p by the rule above. A name read from the target is made printable
+ * into @buf (@len); other names are the process's or its symbolizer's. Never NULL.
+ */
+const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_facts *f, char *buf,
+			    size_t len);
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The statistics: `jankwatch stats` served, stats.csv written. */
+#ifndef JW_SESSION_STATS_H
+#define JW_SESSION_STATS_H
+
+#include "session/state.h"
+
+/* Listens for `jankwatch stats`, and says which targets another jankwatch watches too. */
+void session_stats_start(struct session *s);
+
+/* Answers the `jankwatch stats` clients waiting. */
+void session_stats_serve(struct session *s);
+
+/* Names the statistics rows of @pid while it is still watched: it is about to be forgotten. */
+void session_stats_keep_names(struct session *s, pid_t pid);
+
+/* Stops listening and writes the statistics into the log directory (stats.csv). */
+void session_stats_finish(struct session *s);
+
+#endif

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The session's state, shared by the files of session/ (session.c: the loop; session_setup.c:
+ * what is watched from the start; session_procs.c: the slots of the watched processes;
+ * session_follow.c: the processes followed; session_tasks.c: tasks still running, hangs and
+ * trace windows; session_stats.c: the statistics), and the lookups over its slots. Private to
+ * session/.
+ */
+#ifndef JW_SESSION_STATE_H
+#define JW_SESSION_STATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <bpf/libbpf.h>
+
+#include "attach/attach.h"
+#include "report/report.h"
+#include "report/trace.h"
+#include "session/watched.h"
+#include "process/launch.h"
+#include "process/proctree.h"
+
+/* An executable --exe watches. */
+struct watched_exe {
+	const char *path;
+	dev_t dev;
+	ino_t ino;
+};
+
+struct session {
+	struct jw_config *cfg;		/* its params change on SIGHUP */
+	struct jw_watch_how how;	/* how processes are hooked (cfg, attach, tracer, modes) */
+	uint64_t status_ns;		/* the status line's last update, and the tasks then */
+	uint64_t status_tasks;
+	struct jw_watched *watched[JW_MAX_PIDS];	/* by slot; NULL: free */
+	size_t n_slots;			/* slots in use or used: the highest + 1 */
+	struct watched_exe exes[JW_MAX_EXES];
+	size_t n_exes;
+	struct jw_child child;		/* -- CMD: the program started, in slot 0 */
+	bool launched;
+	bool child_running;		/* released and exec'd */
+	bool child_exec_seen;		/* its exec into CMD was seen: a later one is a new program */
+	int child_status;		/* once it exited: its status as a shell gives it */
+	bool child_done;
+	pid_t masters[JW_MAX_PIDS];	/* -p nginx's master: not watched, its workers are */
+	size_t n_masters;
+	struct jw_proctree *tree;	/* the processes followed: watched, or until they run a loop */
+	uint64_t next_look_ns;		/* when a followed process is next looked at */
+	uint64_t chatter_s;		/* -v's lines of processes that came and went: this second's */
+	unsigned int chatter_n;		/* ... lines printed in it, */
+	uint64_t chatter_hidden;	/* ... and left out */
+	struct jw_attach *attach;
+	struct jw_policy *policy;
+	struct jw_logdir *logdir;
+	struct jw_ksyms *ksyms;
+	struct jw_stacks *stacks;	/* names samples, for the reporter and the tracer */
+	struct jw_reporter *reporter;
+	struct jw_tracer *tracer;	/* trace windows; NULL when traces are off (how.tracer) */
+	struct jw_clocks clocks;
+	FILE *raw;		/* --raw capture, or NULL */
+	struct ring_buffer *rb;
+	int epoll_fd;			/* what the loop waits for, or -1 */
+	int stats_fd;			/* the stats socket (statsock.h), or -1 */
+	char stats_path[108];
+	struct stats_name *names;	/* the names of statistics rows, kept past their process */
+	size_t n_names, cap_names;
+	uint64_t lost_samples;	/* samples user space could not keep (out of memory) */
+};
+
+/* The slot of process @pid, or -1. */
+int session_slot_of(const struct session *s, pid_t pid);
+
+/* The watched process whose thread is @tid, or NULL. */
+struct jw_watched *session_thread(const struct session *s, pid_t tid);
+
+/* Whether process @pid, as it is now (not a new process of a reused pid), is watched. */
+bool session_watching(const struct session *s, pid_t pid);
+
+#endif

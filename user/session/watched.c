@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "session/watched.h"
+#include "stacks/symbolize.h"
+#include "process/elfsym.h"
+#include "process/target.h"
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * The file --probe BIN designates: a path; the executable @exe by its name; or a file process
+ * @pid maps by that name (for a program not started yet, jankwatch's own libraries stand for
+ * the system's).
+ */
+static int resolve_probe(const struct jw_probe_spec *spec, pid_t pid, const char *exe,
+			 char *path, size_t len, uint64_t *entry, uint64_t *exit)
+{
+	char err[1024];
+	uint64_t size;
+	int ret;
+
+	if (strchr(spec->bin, '/')) {
+		if (!realpath(spec->bin, path)) {
+			ret = -errno;
+			jw_log(JW_LOG_ERROR, "--probe %s: %s", spec->bin, strerror(errno));
+			return ret;
+		}
+	} else if (exe && !strcmp(spec->bin, basename_of(exe))) {
+		snprintf(path, len, "%s", exe);
+	} else if (jw_target_find_mapping(pid, spec->bin, path, len)) {
+		jw_log(JW_LOG_ERROR, "--probe %s: pid %d maps no file of that name", spec->bin, pid);
+		return -ENOENT;
+	}
+	ret = jw_elf_func_offset(path, spec->entry, entry, &size, err, sizeof(err));
+	if (!ret && spec->exit)
+		ret = jw_elf_func_offset(path, spec->exit, exit, &size, err, sizeof(err));
+	else
+		*exit = 0;
+	if (ret)
+		jw_log(JW_LOG_ERROR, "%s", err);
+	return ret;
+}
+
+/*
+ * The program -- CMD started, held before its exec: what it will be. Its start time is the
+ * fork's, which exec keeps; its name and executable are the program's.
+ */
+static int launched_target(const struct jw_child *child, struct jw_target *t)
+{
+	char path[64], buf[4096], comm[64];
+	FILE *f;
+	size_t n;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = t->tid = child->pid;
+	snprintf(path, sizeof(path), "/proc/%d/stat", t->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (jw_proc_stat_parse(buf, comm, sizeof(comm), &t->start_jiffies))
+		return -EINVAL;
+	snprintf(t->exe, sizeof(t->exe), "%s", child->exe);
+	/* The kernel keeps 15 characters of a program's name. */
+	snprintf(t->comm, 16, "%.15s", basename_of(child->exe));
+	t->uid = getuid();
+	return 0;
+}
+
+/*
+ * The loop thread --thread names in process @pid: a name, in every process; a tid, in the
+ * process given with -p only (the processes followed later use their main thread).
+ */
+static const char *thread_of(const struct jw_config *cfg, pid_t pid)
+{
+	size_t i;
+
+	if (!cfg->thread || !isdigit((unsigned char)cfg->thread[0]))
+		return cfg->thread;
+	for (i = 0; i < cfg->n_pids; i++)
+		if (cfg->pids[i] == pid)
+			return cfg->thread;
+	return NULL;
+}
+
+/* The loop @preset hooks, as the writers name its tasks. */
+static void set_loop(struct jw_proc *p, const struct jw_preset *preset)
+{
+	p->loop = preset->name;
+	p->handler_rule = preset->handler_rule;
+	p->handler_addr_is_data = preset->handler_addr_is_data;
+}
+
+/* Syscall mode: finds the wait functions of @w. */
+static int resolve_waits(struct jw_watched *w, const struct jw_watch_how *how)
+{
+	struct jw_proc *p = &w->proc;
+	char err[512];
+
+	/*
+	 * A program not started yet maps no C library yet: the one its loader will map is the
+	 * system's, which is jankwatch's.
+	 */
+	w->n_waits = jw_find_wait_funcs(how->holding ? getpid() : p->target.pid, p->target.exe,
+					w->waits, JW_MAX_WAIT_FUNCS, err, sizeof(err));
+	if (w->n_waits < 0) {
+		jw_log(JW_LOG_ERROR, "%s", err);
+		return w->n_waits;
+	}
+	p->handlers[how->cfg->n_probes] = JW_WAIT_HANDLER;
+	return 0;
+}
+
+/*
+ * Syscall mode: the preset for @p (auto), whose probes inside the wait envelope name the
+ * handlers. Says which loop is used and why.
+ */
+static int resolve_preset(struct jw_watched *w, const struct jw_watch_how *how)
+{
+	const struct jw_config *cfg = how->cfg;
+	uint32_t base = cfg->n_probes + 1;
+	struct jw_proc *p = &w->proc;
+	bool early = how->holding;
+	char why[512];
+	size_t k;
+	int ret;
+
+	ret = jw_preset_detect(p->target.pid, p->target.exe, cfg->loop, &w->preset, why,
+			       sizeof(why));
+	if (ret && !early) {
+		jw_log(JW_LOG_ERROR, "%s", why);
+		return ret;
+	}
+	if (early && !strcmp(w->preset.name, "syscall") && cfg->loop != JW_LOOP_SYSCALL)
+		snprintf(why, sizeof(why), "%s: no libraries mapped yet; looked at again once it "
+			 "runs", jw_loop_name(cfg->loop));
+	set_loop(p, &w->preset);
+	for (k = 0; k < w->preset.n_probes; k++) {
+		struct jw_preset_probe *pp = &w->preset.probes[k];
+		struct jw_resolved_probe *rp = &w->preset_probes[k];
+
+		snprintf(rp->path, sizeof(rp->path), "%s", pp->path);
+		rp->dp = (struct jw_dispatch_probe){
+			.pid = p->target.pid,
+			.path = rp->path,
+			.entry_name = pp->entry,
+			.entry_offset = pp->offset,
+			.probe_id = base + k,
+			.name_chain = pp->name_arg ? &pp->chain : NULL,
+			.inner = true,
+		};
+		p->handlers[base + k] = pp->entry;
+	}
+	jw_log(JW_LOG_INFO, "pid %d (%s): loop %s (%s): a task is the time between the "
+	       "thread's waits (%d wait functions in %s)", p->target.pid, p->target.comm,
+	       p->loop, why, w->n_waits, w->waits[0].path);
+	return 0;
+}
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL	/* Linux 6.9: a pidfd for a thread that is not the leader */
+#endif
+
+/* A pidfd for thread @tid of process @pid, or -1 with errno set. */
+static int open_thread_pidfd(pid_t pid, pid_t tid)
+{
+	return syscall(SYS_pidfd_open, tid, tid == pid ? 0 : PIDFD_THREAD);
+}
+
+/* Reads the target and resolves every --probe in it, then syscall mode's waits and preset. */
+static int resolve(struct jw_watched *w, pid_t pid, const struct jw_watch_how *how)
+{
+	const struct jw_config *cfg = how->cfg;
+	struct jw_proc *p = &w->proc;
+	long ticks = sysconf(_SC_CLK_TCK);
+	char err[512];
+	size_t k;
+	int ret;
+
+	if (how->holding) {
+		ret = launched_target(how->child, &p->target);
+	} else {
+		ret = jw_target_open(pid, thread_of(cfg, pid), &p->target, err, sizeof(err));
+		if (ret)
+			jw_log(JW_LOG_ERROR, "%s", err);
+	}
+	if (ret)
+		return ret;
+	if (jw_elf_is_go(p->target.exe)) {
+		jw_log(JW_LOG_ERROR, "pid %d (%s) is a Go program: jankwatch does not watch Go "
+		       "(return probes break the stacks goroutines switch between)", pid,
+		       p->target.comm);
+		return -ENOTSUP;
+	}
+	p->start_boot_ns = p->target.start_jiffies * (1000000000ULL / (ticks > 0 ? ticks : 100));
+	for (k = 0; k < cfg->n_probes; k++) {
+		const struct jw_probe_spec *spec = &cfg->probes[k];
+		struct jw_resolved_probe *rp = &w->probes[k];
+
+		ret = resolve_probe(spec, how->holding ? getpid() : pid,
+				    how->holding || how->by_exe ? p->target.exe : NULL, rp->path,
+				    sizeof(rp->path), &rp->dp.entry_offset, &rp->dp.exit_offset);
+		if (ret)
+			return ret;
+		rp->dp.pid = pid;
+		rp->dp.path = rp->path;
+		rp->dp.entry_name = spec->entry;
+		rp->dp.exit_name = spec->exit;
+		rp->dp.probe_id = k;
+		p->handlers[k] = spec->entry;
+	}
+	if (!how->syscall_mode) {
+		p->loop = "probe";
+		return 0;
+	}
+	ret = resolve_waits(w, how);
+	if (!ret)
+		ret = resolve_preset(w, how);
+	return ret;
+}
+
+struct jw_watched *jw_watched__new(pid_t pid, uint32_t slot, const struct jw_watch_how *how)
+{
+	struct jw_watched *w = calloc(1, sizeof(*w));
+	int ret;
+
+	if (!w)
+		return NULL;
+	w->slot = slot;
+	w->pidfd = -1;
+	ret = resolve(w, pid, how);
+	if (ret) {
+		jw_watched__free(w, how);
+		errno = -ret;
+		return NULL;
+	}
+	return w;
+}
+
+/* The kernel's side: the thread's state, the dispatch probes, the waits, the sampler. */
+static int attach_hooks(struct jw_watched *w, const struct jw_watch_how *how)
+{
+	const struct jw_target *t = &w->proc.target;
+	bool wait_probes = how->syscall_mode && !how->wait_tracepoints;
+	size_t k;
+	int ret;
+
+	/*
+	 * Its state first: the probes write to it from their first hit. A running program's wait
+	 * in progress began before its probes: its wakeup is seen instead (first_wait).
+	 */
+	ret = jw_attach__watch_thread(how->attach, t->pid, t->tid, w->slot,
+				      wait_probes && !how->holding);
+	if (ret) {
+		jw_log(JW_LOG_ERROR, "cannot watch thread %d: %s", t->tid, strerror(-ret));
+		return ret;
+	}
+	for (k = 0; k < how->cfg->n_probes; k++) {
+		ret = jw_attach__dispatch(how->attach, &w->probes[k].dp, w->slot);
+		if (ret)
+			return ret;
+	}
+	for (k = 0; how->syscall_mode && k < w->preset.n_probes; k++) {
+		ret = jw_attach__dispatch(how->attach, &w->preset_probes[k].dp, w->slot);
+		if (ret)
+			return ret;
+	}
+	/* On the system call tracepoints, attached once, the waits need nothing per process. */
+	for (k = 0; wait_probes && (int)k < w->n_waits; k++) {
+		const struct jw_wait_func *f = &w->waits[k];
+
+		ret = jw_attach__wait(how->attach, t->pid, f->path, f->name, f->offset,
+				      how->cfg->n_probes, w->slot);
+		if (ret)
+			return ret;
+	}
+	if (wait_probes && !how->holding) {
+		ret = jw_attach__wait_probes_ready(how->attach, w->slot);
+		if (ret)
+			return ret;
+	}
+	return jw_attach__sampler(how->attach, t->pid, t->tid,
+				  how->cfg->params.v[JW_P_SAMPLE_PERIOD_MS]);
+}
+
+int jw_watched__attach(struct jw_watched *w, const struct jw_watch_how *how)
+{
+	struct jw_proc *p = &w->proc;
+	int ret;
+
+	w->attached = true;
+	ret = attach_hooks(w, how);
+	if (ret)
+		return ret;
+	/* A program not started yet is named once it has exec'd. */
+	p->sym = how->holding ? NULL : jw_symbolizer__new(p->target.pid);
+	if (!p->sym && !how->holding) {
+		ret = -errno;
+		jw_log(JW_LOG_ERROR, "cannot read the mappings of pid %d: %s", p->target.pid,
+		       strerror(errno));
+		return ret;
+	}
+	/* To unlink the thread from its slot when it is forgotten; a nicety, not a need. */
+	w->pidfd = open_thread_pidfd(p->target.pid, p->target.tid);
+	/* Its libraries were not mapped when it was resolved: the presets that need none yet. */
+	w->redetect = how->syscall_mode && how->holding && !strcmp(p->loop, "syscall") &&
+		      how->cfg->loop != JW_LOOP_SYSCALL;
+	ret = jw_samplebuf_init(&w->samples, JW_SAMPLES_HELD);
+	if (ret)
+		return ret;
+	jw_tracer__watch(how->tracer, p);
+	jw_log(JW_LOG_INFO, "watching pid %d (%s), thread %d", p->target.pid, p->target.comm,
+	       p->target.tid);
+	return 0;
+}
+
+/*
+ * A process caught at its exec (or started by us) mapped no library when it was resolved: once
+ * it runs, a preset that names handlers from the stacks alone (glib, libuv, libevent) can still
+ * be recognized. Presets that need probes of their own are not added late.
+ */
+static void redetect_preset(struct jw_watched *w, const struct jw_watch_how *how)
+{
+	struct jw_proc *p = &w->proc;
+	struct jw_preset preset;
+	char why[512];
+
+	w->redetect = false;
+	if (jw_preset_detect(p->target.pid, p->target.exe, how->cfg->loop, &preset, why,
+			     sizeof(why))) {
+		jw_log(JW_LOG_WARN, "pid %d (%s): %s; its tasks are timed wait to wait (syscall)",
+		       p->target.pid, p->target.comm, why);
+		return;
+	}
+	if (!preset.handler_rule || preset.n_probes)
+		return;
+	w->preset = preset;
+	set_loop(p, &w->preset);
+	jw_log(JW_LOG_INFO, "pid %d (%s): loop %s (%s)", p->target.pid, p->target.comm, p->loop,
+	       why);
+}
+
+void jw_watched__settle(struct jw_watched *w, const struct jw_watch_how *how)
+{
+	if (w->redetect)
+		redetect_preset(w, how);
+	/* Its mappings could not be read when it was watched (it was exec'ing): once more now. */
+	if (!w->proc.sym)
+		w->proc.sym = jw_symbolizer__new(w->proc.target.pid);
+}
+
+void jw_watched__free(struct jw_watched *w, const struct jw_watch_how *how)
+{
+	const struct jw_target *t;
+
+	if (!w)
+		return;
+	t = &w->proc.target;
+	if (w->attached && how->attach) {
+		jw_attach__forget(how->attach, t->pid, t->tid, w->slot);
+		jw_tracer__forget(how->tracer, t->pid);
+	}
+	jw_symbolizer__free(w->proc.sym);
+	jw_samplebuf_free(&w->samples);
+	if (w->pidfd >= 0) {
+		if (how->attach)
+			jw_attach__drop_link(how->attach, w->pidfd);
+		close(w->pidfd);
+	}
+	free(w);
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A watched process: everything jankwatch holds for one, in one handle. Its target (read from
+ * /proc), what hooks it (--probe dispatch functions, the wait functions, the preset and its
+ * probes), its slot in the kernel's per-thread state, its symbolizer, the samples of its task
+ * in flight, and a pidfd of its thread. Made by jw_watched__new() (read and resolved, nothing
+ * attached), hooked by jw_watched__attach(), and undone whole by jw_watched__free().
+ */
+#ifndef JW_WATCHED_H
+#define JW_WATCHED_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "attach/attach.h"
+#include "config/options.h"
+#include "report/proc.h"
+#include "report/trace.h"
+#include "stacks/samplebuf.h"
+#include "process/launch.h"
+#include "process/presets.h"
+
+/* How the session hooks its processes; it owns this and keeps it current. */
+struct jw_watch_how {
+	const struct jw_config *cfg;
+	struct jw_attach *attach;	/* NULL until the BPF object is loaded */
+	struct jw_tracer *tracer;	/* NULL when traces are off */
+	const struct jw_child *child;	/* -- CMD: the program started */
+	bool syscall_mode;		/* tasks bounded by the wait calls */
+	bool wait_tracepoints;		/* ... seen on the sys_enter/sys_exit tracepoints */
+	bool holding;			/* the program is held before its exec: nothing mapped yet */
+	bool by_exe;			/* --exe: a --probe BIN may name the executable */
+};
+
+/* A --probe resolved in one process. */
+struct jw_resolved_probe {
+	struct jw_dispatch_probe dp;
+	char path[PATH_MAX];
+};
+
+struct jw_watched {
+	struct jw_proc proc;		/* what the writers see of it */
+	uint32_t slot;			/* its thread's row in the kernel's per-thread maps */
+	struct jw_resolved_probe probes[JW_MAX_PROBE_SPECS];
+	struct jw_wait_func waits[JW_MAX_WAIT_FUNCS];	/* syscall mode on uprobes */
+	int n_waits;
+	struct jw_preset preset;	/* syscall mode: what names the handlers inside the waits */
+	struct jw_resolved_probe preset_probes[JW_MAX_PRESET_PROBES];
+	struct jw_samplebuf samples;	/* of its thread's task in flight */
+	bool redetect;		/* caught at exec or started by us: look for a preset once it runs */
+	bool attached;		/* jw_watched__attach() began: there is something to undo */
+	int pidfd;		/* its thread, to unlink it from its slot; -1: none */
+	uint64_t hang_seq;	/* the last task reported as a hang, + 1 */
+	uint64_t trace_seq;	/* the last task that opened a trace window, + 1 */
+};
+
+/* The samples held per thread for the task in flight: evenly thinned beyond this. */
+#define JW_SAMPLES_HELD 512
+
+/*
+ * Reads process @pid (with @how->holding: the program held, @how->child) and resolves its hooks
+ * for slot @slot; nothing is attached. NULL with errno set, after a message naming the reason.
+ */
+struct jw_watched *jw_watched__new(pid_t pid, uint32_t slot, const struct jw_watch_how *how);
+
+/* Attaches its hooks and its sampler, and starts naming its code. 0 or -errno, said. */
+int jw_watched__attach(struct jw_watched *w, const struct jw_watch_how *how);
+
+/*
+ * Once it runs: the preset it was resolved without (caught at exec, or held before it: nothing
+ * mapped yet) when only its stacks name handlers; its symbolizer, if its mappings could not be
+ * read before.
+ */
+void jw_watched__settle(struct jw_watched *w, const struct jw_watch_how *how);
+
+/* Detaches everything (in the background: see reaper.h) and frees. NULL-safe. */
+void jw_watched__free(struct jw_watched *w, const struct jw_watch_how *how);
+
+#endif

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacks/stacks.h"
+#include "stacks/unwind.h"
+
+/* Leaf-first user pcs of one sample, and which of them are not return addresses. */
+struct user_stack {
+	uint64_t pcs[JW_MAX_USER_FRAMES];
+	bool activation[JW_MAX_USER_FRAMES];
+	size_t n;
+};
+
+struct jw_stacks {
+	const struct jw_ksyms *ksyms;	/* may be NULL */
+	uint8_t *stack;			/* scratch: a sample's stack copy, patched */
+	struct user_stack fp;		/* scratch: the frame-pointer stack of a sample */
+	struct user_stack dw;		/* scratch: the DWARF stack of a sample */
+};
+
+struct jw_stacks *jw_stacks__new(const struct jw_ksyms *ks)
+{
+	struct jw_stacks *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->stack = malloc(JW_MAX_STACK_BYTES);
+	if (!st->stack) {
+		free(st);
+		errno = ENOMEM;
+		return NULL;
+	}
+	st->ksyms = ks;
+	return st;
+}
+
+void jw_stacks__free(struct jw_stacks *st)
+{
+	if (!st)
+		return;
+	free(st->stack);
+	free(st);
+}
+
+void jw_stacks__set_ksyms(struct jw_stacks *st, const struct jw_ksyms *ks)
+{
+	st->ksyms = ks;
+}
+
+static void fp_stack(const struct jw_sample_rec *s, struct user_stack *out)
+{
+	size_t i;
+
+	out->n = s->n_user < JW_MAX_USER_FRAMES ? s->n_user : JW_MAX_USER_FRAMES;
+	for (i = 0; i < out->n; i++) {
+		out->pcs[i] = s->user_ips[i];
+		out->activation[i] = i == 0;
+	}
+}
+
+/*
+ * Unwinds the sample's stack copy with DWARF CFI, after putting back the return addresses that
+ * pending return probes replaced with the uprobes trampoline.
+ */
+static void dwarf_stack(struct jw_stacks *st, struct jw_symbolizer *sym,
+			const struct jw_sample_rec *s, struct user_stack *out)
+{
+	uint64_t base = s->regs[JW_UREG_SP] - s->stack_below;
+	struct jw_unwind_input in = {
+		.tid = s->hdr.tid,
+		.regs = (const uint64_t *)s->regs,
+		.n_regs = JW_UREG_COUNT,
+		.base = base,
+		.stack = st->stack,
+		.stack_size = s->stack_size,
+	};
+	size_t i;
+
+	out->n = 0;
+	if (!s->stack_size || s->stack_size > JW_MAX_STACK_BYTES || s->stack_below > JW_RED_ZONE ||
+	    s->stack_below >= s->stack_size || s->hdr.size < sizeof(*s) + s->stack_size)
+		return;
+	memcpy(st->stack, s->stack, s->stack_size);
+	for (i = 0; i < s->n_rets && i < JW_MAX_NEST; i++) {
+		uint64_t at = s->ret_sp[i] - base;
+
+		if (s->ret_sp[i] >= base && at + sizeof(uint64_t) <= s->stack_size)
+			memcpy(st->stack + at, &s->ret_addr[i], sizeof(uint64_t));
+	}
+	out->n = jw_symbolizer__unwind(sym, &in, out->pcs, out->activation,
+				       JW_MAX_USER_FRAMES);
+}
+
+static bool reaches_root(struct jw_symbolizer *sym, const struct user_stack *st)
+{
+	struct jw_frame fr;
+
+	if (!st->n)
+		return false;
+	jw_symbolizer__frame(sym, st->pcs[st->n - 1], !st->activation[st->n - 1], &fr);
+	return jw_symbol_is_thread_root(fr.symbol);
+}
+
+/*
+ * The user stack of a sample in auto mode: the DWARF one where it reaches the thread's root;
+ * else the DWARF one continued by the frame-pointer chain from where they meet (code without
+ * CFI, a copy too short); else whichever reaches the root; else the DWARF one.
+ */
+static const struct user_stack *pick_stack(struct jw_symbolizer *sym, struct user_stack *dw,
+					   const struct user_stack *fp)
+{
+	size_t j, k;
+
+	if (!dw->n)
+		return fp;
+	if (!fp->n || reaches_root(sym, dw))
+		return dw;
+	for (j = 1; j < fp->n; j++) {
+		if (fp->pcs[j] != dw->pcs[dw->n - 1])
+			continue;
+		for (k = j + 1; k < fp->n && dw->n < JW_MAX_USER_FRAMES; k++) {
+			dw->pcs[dw->n] = fp->pcs[k];
+			dw->activation[dw->n++] = false;
+		}
+		return dw;
+	}
+	return reaches_root(sym, fp) ? fp : dw;
+}
+
+/*
+ * The index of a sample's innermost kernel frame worth showing. A blocked thread's stack was
+ * taken by the sched_switch tracepoint: the frames above the scheduler (the tracepoint and the
+ * BPF program) are jankwatch's own and are dropped.
+ */
+static int kernel_leaf(const struct jw_stacks *st, const struct jw_sample_rec *s)
+{
+	int i, n = s->n_kernel < JW_MAX_KERNEL_FRAMES ? s->n_kernel : JW_MAX_KERNEL_FRAMES;
+
+	if (s->kind == JW_SAMPLE_ONCPU)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (jw_ksyms__in_sched(st->ksyms, s->kernel_ips[i]))
+			return i;
+	return 0;
+}
+
+size_t jw_stacks__frames(struct jw_stacks *st, struct jw_symbolizer *sym,
+			 const struct jw_sample_rec *s, struct jw_frame *frames)
+{
+	const struct user_stack *us = &st->fp;
+	size_t n = 0;
+	int i;
+
+	fp_stack(s, &st->fp);
+	st->dw.n = 0;
+	if (s->mode != JW_UNWIND_FP)
+		dwarf_stack(st, sym, s, &st->dw);
+	if (s->mode == JW_UNWIND_DWARF)
+		us = &st->dw;
+	else if (s->mode == JW_UNWIND_AUTO)
+		us = pick_stack(sym, &st->dw, &st->fp);
+	for (i = (int)us->n - 1; i >= 0; i--)
+		jw_symbolizer__frame(sym, us->pcs[i], !us->activation[i], &frames[n++]);
+	for (i = (int)s->n_kernel - 1; i >= kernel_leaf(st, s); i--)
+		jw_ksyms__frame(st->ksyms, s->kernel_ips[i], &frames[n++]);
+	return n;
+}
+
+bool jw_symbol_is_thread_root(const char *symbol)
+{
+	/* glibc's and musl's first frames of the main thread and of every other thread. */
+	static const char *const roots[] = {
+		"_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl",
+		"start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal",
+		"thread_start",
+	};
+	size_t i;
+
+	if (!symbol)
+		return false;
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (!strcmp(symbol, roots[i]))
+			return true;
+	return false;
+}
+
+bool jw_stacks_complete(const struct jw_frame *frames, size_t n)
+{
+	return n && frames[0].kind != JW_FRAME_KERNEL && jw_symbol_is_thread_root(frames[0].symbol);
+}

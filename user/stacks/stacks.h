@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One sample's stacks as named frames: the user stack by frame pointers or by DWARF CFI (the
+ * copy patched where pending return probes replaced return addresses with the trampoline), or
+ * in auto mode the better of the two, continued where they meet; then the kernel stack without
+ * jankwatch's own frames above the scheduler. The reporter and the tracer name samples with it.
+ */
+#ifndef JW_STACKS_H
+#define JW_STACKS_H
+
+#include <stddef.h>
+
+#include "jankwatch/abi.h"
+#include "base/frame.h"
+#include "stacks/ksyms.h"
+#include "stacks/symbolize.h"
+
+/* Room jw_stacks__frames() needs: the user frames, then the kernel frames. */
+#define JW_MAX_FRAMES (JW_MAX_USER_FRAMES + JW_MAX_KERNEL_FRAMES)
+
+struct jw_stacks;
+
+/* @ks may be NULL (kernel frames by address). NULL with errno set on failure. */
+struct jw_stacks *jw_stacks__new(const struct jw_ksyms *ks);
+void jw_stacks__free(struct jw_stacks *st);	/* NULL-safe */
+
+/* Names kernel frames with @ks from now on (NULL: by address). */
+void jw_stacks__set_ksyms(struct jw_stacks *st, const struct jw_ksyms *ks);
+
+/*
+ * Names the frames of sample @s of the process @sym names (NULL: by address) into @frames (room
+ * for JW_MAX_FRAMES), outermost first: the user stack from its root to the leaf, then the kernel
+ * stack from the system call's entry to the leaf. Returns how many.
+ */
+size_t jw_stacks__frames(struct jw_stacks *st, struct jw_symbolizer *sym,
+			 const struct jw_sample_rec *s, struct jw_frame *frames);
+
+/* Whether @symbol is where a thread's stack begins (_start, main's libc callers, start_thread). */
+bool jw_symbol_is_thread_root(const char *symbol);
+
+/* Whether @frames (@n, outermost first, as jw_stacks__frames() gives them) reach the root. */
+bool jw_stacks_complete(const struct jw_frame *frames, size_t n);
+
+#endif
