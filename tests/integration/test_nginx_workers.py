@@ -23,8 +23,9 @@ def perf_fds(pid):
 
 
 def janks_from(nginx, workers, rounds=3, ms=300):
-    """Two requests at once, @rounds times: a busy worker leaves the next connection to the
-    other, so that both jank. Returns [(TargetTask, worker pid)] and checks both answered."""
+    """Two requests 50 ms apart, @rounds times: the worker busy with the first leaves the second
+    connection to the other, so that both jank (sent at the same instant, one worker's accept
+    loop may take both). Returns [(TargetTask, worker pid)] and checks both answered."""
     own = []
     for _ in range(rounds):
         out = [None, None]
@@ -32,6 +33,7 @@ def janks_from(nginx, workers, rounds=3, ms=300):
                    for k in range(2)]
         for t in threads:
             t.start()
+            time.sleep(0.05)
         for t in threads:
             t.join(30)
         own += [o for o in out if o]
