@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The one architecture-specific piece of the kernel side: user registers in DWARF numbering, and
- * the wait system calls' numbers.
+ * x86-64 for the kernel side (see arch.h): user registers in DWARF numbering, the wait system
+ * calls' numbers, and where a function's entry left the stack pointer once it has returned.
  */
-#ifndef JW_UREGS_H
-#define JW_UREGS_H
+#ifndef JW_BPF_ARCH_X86_H
+#define JW_BPF_ARCH_X86_H
 
-#if defined(__TARGET_ARCH_x86)
 /* x86-64 DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip. */
 static __always_inline void copy_user_regs(const struct pt_regs *r, __u64 *out)
 {
@@ -43,8 +42,13 @@ static __always_inline long syscall_nr(const struct pt_regs *r)
 	return r->orig_ax;
 }
 
-#else
-#error "jankwatch: user registers for DWARF unwinding are only written for x86-64"
-#endif
+/*
+ * A return probe sees the stack pointer after the return, which popped the return address the
+ * call pushed: the entry's stack pointer is one slot lower.
+ */
+static __always_inline __u64 arch_entry_sp_after_return(__u64 sp)
+{
+	return sp - sizeof(__u64);
+}
 
 #endif

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Processes followed: forks, execs (and --exe's executables), exits.
+ * Part of jankwatch.bpf.c, the one BPF object: included there, after the parts it uses.
+ */
+#ifndef JW_BPF_PROC_H
+#define JW_BPF_PROC_H
+
+/*
+ * The processes user space follows, by tgid (enum jw_follow_flags): their forks, execs and exits
+ * are sent to it. follow_on is set once one is, so that until then a fork or exit does not look.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, JW_MAX_FOLLOWED);
+	__type(key, __u32);
+	__type(value, __u32);
+} followed SEC(".maps");
+
+__u32 follow_on;
+
+/* Sends a FORK, EXEC or EXIT record of process @p. */
+static void send_proc(struct task_struct *p, __u16 type, __u16 flags, __u32 parent)
+{
+	struct jw_proc_rec *rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+
+	if (!rec) {
+		count_drop(JW_DROP_PROC);
+		return;
+	}
+	rec->hdr.type = type;
+	rec->hdr.flags = flags;
+	rec->hdr.size = sizeof(*rec);
+	rec->hdr.pid = p->tgid;
+	rec->hdr.tid = p->pid;
+	rec->hdr.ts_ns = bpf_ktime_get_ns();
+	rec->start_boot_ns = p->start_boottime;
+	rec->parent = parent;
+	rec->pad = 0;
+	bpf_probe_read_kernel_str(rec->comm, sizeof(rec->comm), p->comm);
+	/* Read within user space's poll period: a storm of processes must not wake it for each. */
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+}
+
+/*
+ * A new process of a followed one that follows its children is followed as its parent is, here,
+ * before it runs: it cannot fork or exec unseen. New threads return at the first comparison.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid, tgid = child->tgid, *flags, inherited;
+
+	if (!follow_on || child->pid != tgid)
+		return 0;
+	ptgid = parent->tgid;
+	flags = bpf_map_lookup_elem(&followed, &ptgid);
+	if (!flags || !(*flags & JW_FOLLOW_CHILDREN))
+		return 0;
+	inherited = *flags;
+	if (bpf_map_update_elem(&followed, &tgid, &inherited, BPF_ANY)) {
+		count_drop(JW_DROP_PROC);
+		return 0;
+	}
+	send_proc(child, JW_REC_FORK, 0, ptgid);
+	return 0;
+}
+
+/*
+ * A process execs: a watched one's task in flight ends there (the program that ran it is gone).
+ * User space hears of every exec of a followed process, to hook the new program, and of every
+ * process that execs an --exe file, which is followed from here. A process followed only while
+ * it runs an --exe file (JW_FOLLOW_EXE) that execs another is followed no longer.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct inode *inode = bprm->file->f_inode;
+	struct jw_exe_key key = { .dev = inode->i_sb->s_dev, .ino = inode->i_ino };
+	struct jw_task_state *s = task_state_of(p);
+	__u32 tgid = p->tgid, *flags, add;
+	__u16 rec_flags = 0;
+
+	if (s && s->depth) {
+		s->depth = 0;
+		s->flags |= JW_TASK_EXITED;
+		finish_task(s, p->pid, bpf_ktime_get_ns());
+	}
+	flags = follow_on ? bpf_map_lookup_elem(&followed, &tgid) : NULL;
+	if (bpf_map_lookup_elem(&watched_exes, &key)) {
+		rec_flags = JW_EXEC_WATCHED_EXE;
+		/* Its forks are processes of the file too; one followed for itself stays so. */
+		if (!flags)
+			add = JW_FOLLOW_CHILDREN | JW_FOLLOW_EXE;
+		else
+			add = *flags | JW_FOLLOW_CHILDREN;
+		if (bpf_map_update_elem(&followed, &tgid, &add, BPF_ANY))
+			count_drop(JW_DROP_PROC);
+		else
+			follow_on = 1;
+	} else if (!flags) {
+		return 0;
+	} else if (*flags & JW_FOLLOW_EXE) {
+		rec_flags = JW_EXEC_LEFT;
+		bpf_map_delete_elem(&followed, &tgid);
+	}
+	send_proc(p, JW_REC_EXEC, rec_flags, 0);
+	return 0;
+}
+
+/*
+ * A watched thread that exits inside a task (the process crashed or was killed mid-jank): the
+ * task ends there and is reported like any other. A followed process whose last thread exits is
+ * unfollowed, and user space hears of it. One task storage lookup per thread exit, and a hash
+ * lookup for a process's last one while some process is followed.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	struct jw_task_state *s = task_state_of(p);
+	__u32 tgid;
+
+	if (s && s->depth) {
+		s->depth = 0;
+		s->flags |= JW_TASK_EXITED;
+		finish_task(s, p->pid, bpf_ktime_get_ns());
+	}
+	/* The group's last thread: the others exited (or an exec in a thread removed them). */
+	if (!follow_on || BPF_CORE_READ(p, signal, live.counter) != 0)
+		return 0;
+	tgid = p->tgid;
+	if (bpf_map_delete_elem(&followed, &tgid))
+		return 0;
+	send_proc(p, JW_REC_EXIT, 0, 0);
+	return 0;
+}
+
+#endif

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Stack samples of a watched thread: the cpu-clock sampler, the user stack copy, the pending
+ * return probes' addresses.
+ * Part of jankwatch.bpf.c, the one BPF object: included there, after the parts it uses.
+ */
+#ifndef JW_BPF_SAMPLE_H
+#define JW_BPF_SAMPLE_H
+
+struct stack_vma {
+	__u64 start;
+	__u64 end;
+};
+
+static long stack_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	((struct stack_vma *)data)->start = vma->vm_start;
+	((struct stack_vma *)data)->end = vma->vm_end;
+	return 0;
+}
+
+/*
+ * Copies the top of the user stack for DWARF unwinding, from JW_RED_ZONE bytes below sp when
+ * the stack's mapping has them, to its end at most: a read that crosses it would fail whole.
+ * The red zone is there for the CFI of an epilogue that has popped the callee-saved registers
+ * but still says they are saved (gcc's, at a `ret`): their values are still below sp. Sets
+ * rec->stack_below and returns the bytes copied.
+ */
+static __u32 copy_user_stack(struct task_struct *task, struct jw_sample_rec *rec)
+{
+	__u64 sp = rec->regs[JW_UREG_SP], base = sp, off = 0;
+	struct stack_vma vma = {};
+	__u64 size = stack_bytes;
+
+	rec->stack_below = 0;
+	/*
+	 * bpf_find_vma() fails with EBUSY while another BPF program's deferred mmap unlock is
+	 * pending on this CPU (a second jankwatch sampling the same thread in the same tick): then
+	 * the copy starts at sp and the page-by-page copy below finds the end of the mapping itself.
+	 */
+	if (!bpf_find_vma(task, sp, stack_vma_cb, &vma, 0)) {
+		if (vma.end <= sp)
+			return 0;
+		if (sp - vma.start >= JW_RED_ZONE)
+			base = sp - JW_RED_ZONE;
+		if (vma.end - base < size)
+			size = vma.end - base;
+	}
+	size &= ~7ULL;
+	barrier_var(size);
+	if (size > stack_bytes || size <= sp - base)
+		return 0;
+	rec->stack_below = sp - base;
+	if (!bpf_probe_read_user(rec->stack, size, (void *)base))
+		return size;
+	/*
+	 * A page of the range was never touched (the random gap the kernel leaves above a new
+	 * process's initial stack), or the range passes the mapping's end: copy page by page up
+	 * to it. The frames all lie below.
+	 */
+	for (int i = 0; i < JW_MAX_STACK_BYTES / CHUNK + 1; i++) {
+		__u64 chunk = CHUNK - ((base + off) & (CHUNK - 1));
+
+		if (off >= size)
+			break;
+		if (chunk > size - off)
+			chunk = size - off;
+		barrier_var(off);
+		barrier_var(chunk);
+		/* The reservation has CHUNK bytes of slack past stack_bytes for the verifier. */
+		if (off > stack_bytes || chunk > CHUNK)
+			break;
+		if (bpf_probe_read_user(rec->stack + off, chunk, (void *)(base + off)))
+			break;
+		off += chunk;
+	}
+	off &= ~7ULL;
+	/* Nothing at or above sp: no stack at all. */
+	if (off <= rec->stack_below) {
+		rec->stack_below = 0;
+		return 0;
+	}
+	return off;
+}
+
+/*
+ * The return addresses that pending return probes (ours or anyone's) replaced with the uprobes
+ * trampoline, from the kernel's own list, for the unwinder to put back.
+ */
+static void copy_pending_returns(struct task_struct *task, struct jw_sample_rec *rec)
+{
+	struct return_instance *ri = BPF_CORE_READ(task, utask, return_instances);
+	__u32 n = 0;
+
+	for (int i = 0; i < JW_MAX_NEST && ri; i++) {
+		rec->ret_sp[i] = BPF_CORE_READ(ri, stack);
+		rec->ret_addr[i] = BPF_CORE_READ(ri, orig_ret_vaddr);
+		ri = BPF_CORE_READ(ri, next);
+		n++;
+	}
+	rec->n_rets = n;
+}
+
+/*
+ * Fills @rec with the current thread's stacks: kernel and frame-pointer user ips, and in DWARF
+ * modes the user registers, the top of the user stack and the pending return addresses.
+ * Inlined: @ctx is a perf_event context in one caller, a tp_btf one in the other.
+ */
+static __always_inline void fill_sample(void *ctx, struct task_struct *task, struct jw_task_state *s,
+					struct jw_sample_rec *rec, __u16 kind, __u64 now)
+{
+	long n;
+
+	rec->hdr.type = JW_REC_SAMPLE;
+	rec->hdr.flags = 0;
+	rec->hdr.pid = s->pid;
+	rec->hdr.tid = task->pid;
+	rec->hdr.ts_ns = now;
+	rec->seq = s->seq;
+	rec->mode = unwind_mode;
+	rec->kind = kind;
+	rec->weight = 1;
+	rec->block_ns = 0;
+	n = bpf_get_stack(ctx, rec->kernel_ips, sizeof(rec->kernel_ips), 0);
+	rec->n_kernel = n > 0 ? n / sizeof(__u64) : 0;
+	rec->n_user = 0;
+	if (unwind_mode != JW_UNWIND_DWARF) {
+		n = bpf_get_stack(ctx, rec->user_ips, sizeof(rec->user_ips), BPF_F_USER_STACK);
+		rec->n_user = n > 0 ? n / sizeof(__u64) : 0;
+	}
+	rec->stack_size = 0;
+	rec->n_rets = 0;
+	if (unwind_mode != JW_UNWIND_FP) {
+		/* The user registers, also when the thread is inside a system call. */
+		copy_user_regs((const struct pt_regs *)bpf_task_pt_regs(task), rec->regs);
+		rec->stack_size = copy_user_stack(task, rec);
+		copy_pending_returns(task, rec);
+	}
+	rec->hdr.size = sizeof(*rec) + rec->stack_size;
+}
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct jw_task_state *s = watched_state(task, false);
+	struct jw_sample_rec *rec;
+
+	if (!s || s->depth == 0)
+		return 0;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec) + (stack_bytes ? stack_bytes + CHUNK : 0), 0);
+	if (!rec) {
+		s->sample_drops++;
+		count_drop(JW_DROP_SAMPLE);
+		return 0;
+	}
+	fill_sample(ctx, task, s, rec, JW_SAMPLE_ONCPU, bpf_ktime_get_ns());
+	/* Samples of fast tasks are thrown away: wake user space only for TASK records. */
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+	s->samples++;
+	return 0;
+}
+
+#endif

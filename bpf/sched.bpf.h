@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The scheduler's events: a watched thread's off-CPU time split (runnable, blocked, IO), the
+ * stack it sleeps with, who wakes it, and the trace events of traced processes.
+ * Part of jankwatch.bpf.c, the one BPF object: included there, after the parts it uses.
+ */
+#ifndef JW_BPF_SCHED_H
+#define JW_BPF_SCHED_H
+
+/* The first kernel frame outside the scheduler (after the tracing frames above it). */
+static __u64 blocking_function(const struct jw_sample_rec *rec)
+{
+	__u64 lo = (__u64)&__sched_text_start, hi = (__u64)&__sched_text_end;
+	bool in_sched = false;
+
+	for (int i = 0; i < JW_MAX_KERNEL_FRAMES; i++) {
+		__u64 ip;
+
+		if (i >= rec->n_kernel)
+			break;
+		ip = rec->kernel_ips[i];
+		if (ip >= lo && ip < hi)
+			in_sched = true;
+		else if (in_sched)
+			return ip;
+	}
+	return 0;
+}
+
+/* A watched thread inside a task goes to sleep: keep where, to send it when it wakes. */
+static void block_begins(void *ctx, struct task_struct *prev, struct jw_task_state *s, __u64 now)
+{
+	__u32 slot = s->slot;
+	struct jw_sample_rec *rec;
+
+	s->block_ready = 0;
+	s->block_wchan = 0;
+	s->waker.flags = 0;
+	rec = bpf_map_lookup_elem(&blocks, &slot);
+	if (!rec)
+		return;
+	fill_sample(ctx, prev, s, rec, s->off_state == JW_OFF_IO ? JW_SAMPLE_IO : JW_SAMPLE_BLOCKED,
+		    now);
+	s->block_wchan = blocking_function(rec);
+	s->block_ready = 1;
+}
+
+/*
+ * The thread wakes after sleeping @d ns: remember the longest block, and send the stack where it
+ * slept, weighted with the sampling periods the sleep spans (a remainder carries over, so many
+ * short sleeps still add up).
+ */
+static void block_ends(struct jw_task_state *s, __u64 d)
+{
+	__u32 slot = s->slot, weight;
+	struct jw_sample_rec *rec;
+	__u64 size;
+
+	if (d > s->longest_ns) {
+		s->longest_ns = d;
+		s->longest_wchan = s->block_wchan;
+		s->longest_waker = s->waker;
+	}
+	if (!s->block_ready || !sample_period_ns)
+		return;
+	s->block_ready = 0;
+	s->carry_ns += d;
+	weight = s->carry_ns / sample_period_ns;
+	if (!weight)
+		return;
+	s->carry_ns -= (__u64)weight * sample_period_ns;
+	rec = bpf_map_lookup_elem(&blocks, &slot);
+	if (!rec)
+		return;
+	rec->weight = weight;
+	rec->block_ns = d;
+	size = rec->hdr.size;
+	if (size > SAMPLE_ROOM)
+		return;
+	if (bpf_ringbuf_output(&events, rec, size, BPF_RB_NO_WAKEUP)) {
+		s->sample_drops++;
+		count_drop(JW_DROP_SAMPLE);
+		return;
+	}
+	s->samples++;
+}
+
+/* The state sched_switch's prev_state shows: its highest TASK_REPORT bit, as the kernel's. */
+static __u32 report_state(struct task_struct *p, bool preempt)
+{
+	__u32 state = p->__state, bits;
+
+	if (preempt)
+		return JW_STATE_PREEMPTED;
+	if (state == (0x0002 | 0x0400))	/* TASK_IDLE: TASK_REPORT_IDLE */
+		return 0x80;
+	if (state & 0x1000)		/* TASK_RTLOCK_WAIT shows as uninterruptible */
+		return 0x02;
+	bits = (state | p->exit_state) & 0x7f;
+	for (int i = 6; i >= 0; i--)
+		if (bits & (1U << i))
+			return 1U << i;
+	return 0;
+}
+
+/* A context switch where a traced process's thread leaves or takes the CPU. */
+static void trace_switch(bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 a = prev->tgid, b = next->tgid;
+	struct jw_sched_rec *rec;
+
+	if (!bpf_map_lookup_elem(&trace_pids, &a) && !bpf_map_lookup_elem(&trace_pids, &b))
+		return;
+	rec = trace_reserve(sizeof(*rec), JW_REC_SCHED, a, prev->pid, bpf_ktime_get_ns());
+	if (!rec)
+		return;
+	rec->kind = JW_SCHED_SWITCH;
+	rec->cpu = bpf_get_smp_processor_id();
+	bpf_probe_read_kernel_str(rec->comm, sizeof(rec->comm), prev->comm);
+	rec->prio = prev->prio;
+	rec->prev_state = report_state(prev, preempt);
+	rec->other_pid = b;
+	rec->other_tid = next->pid;
+	bpf_probe_read_kernel_str(rec->other_comm, sizeof(rec->other_comm), next->comm);
+	rec->other_prio = next->prio;
+	rec->target_cpu = 0;
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+}
+
+/* A traced process's thread @p is woken, by the thread running now (or an interrupt). */
+static void trace_waking(struct task_struct *p)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct jw_sched_rec *rec;
+	__u32 pid = p->tgid;
+
+	if (!bpf_map_lookup_elem(&trace_pids, &pid))
+		return;
+	rec = trace_reserve(sizeof(*rec), JW_REC_SCHED, id >> 32, (__u32)id, bpf_ktime_get_ns());
+	if (!rec)
+		return;
+	rec->kind = JW_SCHED_WAKING;
+	rec->cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
+	rec->prio = p->prio;
+	rec->prev_state = 0;
+	rec->other_pid = pid;
+	rec->other_tid = p->pid;
+	bpf_probe_read_kernel_str(rec->other_comm, sizeof(rec->other_comm), p->comm);
+	rec->other_prio = p->prio;
+	rec->target_cpu = BPF_CORE_READ(p, thread_info.cpu);
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+}
+
+
+/*
+ * Splits a watched thread's off-CPU time inside a task (runnable but preempted, asleep, asleep in
+ * IO) and takes the stack where it sleeps. Runs on every context switch of the machine: for
+ * threads that are not watched, one task storage lookup that finds nothing, and a second one
+ * only while some watched thread is off the CPU inside a task.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct jw_task_state *s;
+	__u64 now = 0;
+
+	if (trace_on)
+		trace_switch(preempt, prev, next);
+	s = task_state_of(prev);
+	if (s && s->depth && s->first_wait == 2 && !preempt && asleep_in_wait(prev)) {
+		/*
+		 * The wakeup that began its first task found nothing ready (another worker took the
+		 * connection): it sleeps on in the same wait, whose end is still to come.
+		 */
+		s->depth = 0;
+		s->first_wait = 1;
+	} else if (s && s->depth) {
+		now = bpf_ktime_get_ns();
+		if (!s->off_ns)
+			__sync_fetch_and_add(&off_cpu_watched, 1);
+		s->off_ns = now;
+		s->switches++;
+		if (preempt || prev->__state == TASK_RUNNING)
+			s->off_state = JW_OFF_RUNQ;
+		else if (BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
+			s->off_state = JW_OFF_IO;
+		else
+			s->off_state = JW_OFF_BLOCKED;
+		if (s->off_state != JW_OFF_RUNQ)
+			block_begins(ctx, prev, s, now);
+	}
+	if (!off_cpu_watched)
+		return 0;
+	s = task_state_of(next);
+	if (s && s->off_ns) {
+		__u64 d;
+
+		if (!now)
+			now = bpf_ktime_get_ns();
+		d = now - s->off_ns;
+		s->off_ns = 0;
+		__sync_fetch_and_add(&off_cpu_watched, -1);
+		if (s->off_state == JW_OFF_RUNQ) {
+			s->runq_ns += d;
+			return 0;
+		}
+		s->blocked_ns += d;
+		if (s->off_state == JW_OFF_IO)
+			s->io_ns += d;
+		block_ends(s, d);
+	}
+	return 0;
+}
+
+
+/*
+ * Who wakes a sleeping watched thread: runs in the waker's context (sched_wakeup may run on the
+ * wakee's CPU, in someone else's). One task storage lookup for every other wakeup.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_sched_waking, struct task_struct *p)
+{
+	struct jw_task_state *s = task_state_of(p);
+	struct task_struct *cur;
+	long n;
+
+	if (trace_on)
+		trace_waking(p);
+	if (!s)
+		return 0;
+	if (s->first_wait == 1)
+		first_wakeup(p, s);
+	if (!s->off_ns || s->off_state == JW_OFF_RUNQ)
+		return 0;
+	cur = bpf_get_current_task_btf();
+	s->waker.pid = cur->tgid;
+	s->waker.tid = cur->pid;
+	/* Interrupt or timer context shows in the kernel stack; user space tells them apart. */
+	s->waker.flags = JW_WAKER_KNOWN;
+	bpf_get_current_comm(s->waker.comm, sizeof(s->waker.comm));
+	n = bpf_get_stack(ctx, s->waker.ips, sizeof(s->waker.ips), 0);
+	s->waker.n_ips = n > 0 ? n / sizeof(__u64) : 0;
+	return 0;
+}
+
+#endif

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Tasks: a dispatch's entry and exit (or return), nesting, the task's end sent to user space
+ * when slow, its statistics row, and its trace slice.
+ * Part of jankwatch.bpf.c, the one BPF object: included there, after the parts it uses.
+ */
+#ifndef JW_BPF_TASK_H
+#define JW_BPF_TASK_H
+
+/*
+ * The statistics row of what the current thread @tid just ran: probe @probe, outermost or
+ * directly under the waits (@inner), with @handler. Made on first use (named then: the thread,
+ * the uid, a CPython handler); the OVERFLOW row when the map is full.
+ */
+static struct jw_stats_val *stats_row(struct jw_task_state *s, __u32 tid, __u32 probe, __u32 inner,
+				      __u64 handler)
+{
+	struct jw_stats_key key = {
+		.pid = s->pid, .tid = tid, .probe_id = probe, .inner = inner, .handler = handler,
+	};
+	struct jw_stats_val *v = bpf_map_lookup_elem(&stats, &key);
+	__u32 zero = 0;
+
+	if (v)
+		return v;
+	v = bpf_map_lookup_elem(&stats_zero, &zero);
+	if (!v)
+		return NULL;
+	/* Fails with E2BIG when full; EEXIST cannot happen, only this thread makes its rows. */
+	bpf_map_update_elem(&stats, &key, v, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(&stats, &key);
+	if (!v)
+		return &stats_overflow;
+	v->uid = (__u32)bpf_get_current_uid_gid();
+	bpf_get_current_comm(v->comm, sizeof(v->comm));
+	if (inner)
+		name_py_code(probe + 1, handler, v->handler_name, v->handler_file, &v->handler_line);
+	return v;
+}
+
+/*
+ * The dispatch directly under the waits ended at @now (its exit lost, if @exception): counted in
+ * its own statistics row, and it names the task if it is the longest.
+ */
+static void end_inner(struct jw_task_state *s, __u32 tid, __u64 now, bool exception)
+{
+	__u64 ran = now - s->cur_start, off = s->runq_ns + s->blocked_ns - s->cur_off;
+	struct jw_stats_val *v;
+
+	if (ran >= s->inner_ns) {
+		s->inner_ns = ran;
+		s->inner_probe = s->cur_probe;
+		s->handler_addr = s->cur_handler;
+	}
+	v = stats_row(s, tid, (s->cur_probe - 1) & (JW_MAX_PROBES - 1), 1, s->cur_handler);
+	if (v)
+		jw_stats_add(v, ran, ran > off ? ran - off : 0, exception, stats_every,
+			     v == &stats_overflow);
+	s->cur_probe = 0;
+}
+
+/* The same, when one runs: inlined, so that a task with none makes no call. */
+static __always_inline void close_inner(struct jw_task_state *s, __u32 tid, __u64 now,
+					bool exception)
+{
+	if (s->cur_probe)
+		end_inner(s, tid, now, exception);
+}
+
+/*
+ * Reserves a trace log record of @size with its header filled: @type, the thread on the CPU
+ * (@pid, @tid), now. NULL, counted, when the ring buffer is full.
+ */
+static __always_inline void *trace_reserve(__u32 size, __u16 type, __u32 pid, __u32 tid, __u64 now)
+{
+	struct jw_rec_hdr *h = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!h) {
+		count_drop(JW_DROP_TRACE);
+		return NULL;
+	}
+	h->type = type;
+	h->flags = 0;
+	h->size = size;
+	h->pid = pid;
+	h->tid = tid;
+	h->ts_ns = now;
+	return h;
+}
+
+/* A task of a traced process ended at @now: its slice for the trace log. */
+static void trace_slice(const struct jw_task_state *s, __u32 tid, __u64 now)
+{
+	struct jw_slice_rec *rec;
+	__u32 pid = s->pid;
+
+	if (!bpf_map_lookup_elem(&trace_pids, &pid))
+		return;
+	rec = trace_reserve(sizeof(*rec), JW_REC_SLICE, pid, tid, now);
+	if (!rec)
+		return;
+	rec->hdr.flags = s->flags;
+	rec->seq = s->seq;
+	rec->start_ns = s->start_ns;
+	rec->handler_addr = s->handler_addr;
+	rec->probe_id = s->probe_id;
+	rec->inner_probe = s->inner_probe;
+	rec->cpu = bpf_get_smp_processor_id();
+	rec->pad = 0;
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+}
+
+/* A task that ended at @now over the lowest threshold: its record for user space. */
+static void report_task(struct jw_task_state *s, __u32 tid, __u64 now)
+{
+	struct jw_task_rec *rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+
+	if (!rec) {
+		count_drop(JW_DROP_TASK);
+		return;
+	}
+	jw_task_rec_fill(rec, s, tid, now);
+	rec->handler_line = 0;
+	rec->handler_name[0] = 0;
+	rec->handler_file[0] = 0;
+	name_py_code(s->inner_probe, s->handler_addr, rec->handler_name, rec->handler_file,
+		     &rec->handler_line);
+	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
+}
+
+/*
+ * The outermost dispatch ended at @now: account it, and report it when it may be a jank.
+ * Inlined: a task that ends under the threshold, most of them, then makes no call but the clock.
+ */
+static __always_inline void finish_task(struct jw_task_state *s, __u32 tid, __u64 now)
+{
+	__u64 wall = now - s->start_ns;
+	__u64 off = s->runq_ns + s->blocked_ns;
+	__u64 cpu = wall > off ? wall - off : 0;
+	struct jw_stats_val *v;
+	__u32 key;
+
+	/* A dispatch still open under the waits when they end the task never returned. */
+	close_inner(s, tid, now, true);
+	/* Per CPU, unlocked: a count for the status line, not worth a locked add per task. */
+	task_count[bpf_get_smp_processor_id() & (JW_MAX_CPUS - 1)]++;
+	key = s->slot * JW_MAX_PROBES + s->probe_id;
+	v = bpf_map_lookup_elem(&stats_outer, &key);
+	if (v) {
+		if (!v->count) {
+			v->pid = s->pid;
+			v->tid = tid;
+			v->uid = (__u32)bpf_get_current_uid_gid();
+			bpf_get_current_comm(v->comm, sizeof(v->comm));
+		}
+		jw_stats_add(v, wall, cpu, s->flags & JW_TASK_NO_EXIT, stats_every, false);
+	}
+	if (trace_on)
+		trace_slice(s, tid, now);
+	if (wall >= report_min_ns)
+		report_task(s, tid, now);
+}
+
+/*
+ * Closes every open dispatch whose entry stack pointer is at or below @limit: their frames are
+ * gone. Returns how many were closed; the task ends when none is left open.
+ */
+static __u32 close_frames(struct jw_task_state *s, __u64 limit)
+{
+	__u32 closed = 0;
+
+	for (int i = 0; i < JW_MAX_NEST; i++) {
+		__u32 top = s->depth;
+
+		if (top == 0 || top > JW_MAX_NEST)
+			break;
+		if (s->sp[(top - 1) & (JW_MAX_NEST - 1)] > limit)
+			break;
+		s->depth = top - 1;
+		closed++;
+	}
+	return closed;
+}
+
+/* The outermost dispatch begins at @now: a new task. */
+static void begin_task(struct jw_task_state *s, __u64 now, __u64 cookie)
+{
+	s->seq++;
+	s->start_ns = now;
+	s->probe_id = (__u32)cookie & (JW_MAX_PROBES - 1);
+	s->flags = 0;
+	s->samples = 0;
+	s->sample_drops = 0;
+	s->switches = 0;
+	s->runq_ns = 0;
+	s->blocked_ns = 0;
+	s->io_ns = 0;
+	s->carry_ns = 0;
+	s->longest_ns = 0;
+	s->longest_wchan = 0;
+	s->longest_waker.flags = 0;
+	s->longest_waker.n_ips = 0;
+	s->longest_waker.pid = 0;
+	s->longest_waker.tid = 0;
+	s->longest_waker.comm[0] = 0;
+	s->handler_addr = 0;
+	s->inner_ns = 0;
+	s->inner_probe = 0;
+	s->cur_probe = 0;
+}
+
+/*
+ * A dispatch directly under the waits begins at @now: note it, and the handler its argument
+ * leads to when its probe names handlers (redis: c->cmd->proc; CPython: frame->f_code).
+ */
+static __always_inline void open_inner(struct pt_regs *ctx, struct jw_task_state *s, __u64 cookie,
+				       __u64 now)
+{
+	__u32 id = (__u32)cookie & (JW_MAX_PROBES - 1);
+	struct jw_arg_chain *c;
+	__u64 args[4] = {}, p;
+
+	s->cur_probe = id + 1;
+	s->cur_start = now;
+	s->cur_off = s->runq_ns + s->blocked_ns;
+	s->cur_handler = 0;
+	if (!(cookie & JW_COOKIE_NAME_ARG))
+		return;
+	/* Read only here: a probe that names no handler does not pay for them. */
+	args[0] = ctx_arg(ctx, 0);
+	args[1] = ctx_arg(ctx, 1);
+	args[2] = ctx_arg(ctx, 2);
+	c = bpf_map_lookup_elem(&arg_chains, &id);
+	if (!c || c->arg > 2)
+		return;
+	p = args[c->arg & 3];
+	if (bpf_probe_read_user(&p, sizeof(p), (void *)(p + c->offsets[0])) || !p)
+		return;
+	if (c->n_offsets > 1 && bpf_probe_read_user(&p, sizeof(p), (void *)(p + c->offsets[1])))
+		return;
+	s->cur_handler = p;
+}
+
+SEC("uprobe")
+int dispatch_enter(struct pt_regs *ctx)
+{
+	__u64 sp = ctx_sp(ctx), now, cookie;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct jw_task_state *s;
+	__u32 tid, depth;
+
+	cookie = probe_cookie(ctx, task);
+	s = probe_state(task, cookie, true);
+	if (!s)
+		return 0;
+	/*
+	 * A preset's dispatch only names and splits the work between two waits; outside them (the
+	 * loop's wait was already under way when the probes were attached) it is not a task.
+	 */
+	if ((cookie & JW_COOKIE_INNER) && s->depth == 0)
+		return 0;
+	now = bpf_ktime_get_ns();
+	tid = task->pid;
+	/*
+	 * An open dispatch whose entry sp is at or below this one's cannot still be running: its
+	 * exit was lost (longjmp, exception). Close it so it cannot wedge the thread.
+	 */
+	if (s->depth && close_frames(s, sp)) {
+		if (s->depth == 1)
+			close_inner(s, tid, now, true);
+		if (s->depth == 0) {
+			s->flags |= JW_TASK_NO_EXIT;
+			finish_task(s, tid, now);
+		}
+	}
+	if (s->depth == 0)
+		begin_task(s, now, cookie);
+	else if (s->depth == 1 && s->sp[0] == WAIT_FRAME_SP)
+		open_inner(ctx, s, cookie, now);
+	depth = s->depth;
+	if (depth >= JW_MAX_NEST) {
+		s->flags |= JW_TASK_NEST_OVERFLOW;
+		count_drop(JW_DROP_NEST);
+		return 0;
+	}
+	/* Masked again after the check: the verifier must see the index bounded. */
+	barrier_var(depth);
+	depth &= JW_MAX_NEST - 1;
+	s->sp[depth] = sp;
+	s->depth = depth + 1;
+	return 0;
+}
+
+SEC("uprobe")
+int dispatch_exit(struct pt_regs *ctx)
+{
+	__u64 sp = ctx_sp(ctx), cookie, limit;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct jw_task_state *s;
+
+	cookie = probe_cookie(ctx, task);
+	s = probe_state(task, cookie, false);
+	if (!s || s->depth == 0)
+		return 0;
+	limit = (cookie & JW_COOKIE_RETPROBE) ? arch_entry_sp_after_return(sp) : sp;
+	if (!close_frames(s, limit) && !(cookie & JW_COOKIE_RETPROBE)) {
+		/* An exit symbol called deeper than its entry still ends the innermost dispatch. */
+		s->depth--;
+	}
+	if (s->depth == 1 && s->cur_probe)
+		close_inner(s, task->pid, bpf_ktime_get_ns(), false);
+	else if (s->depth == 0)
+		finish_task(s, task->pid, bpf_ktime_get_ns());
+	return 0;
+}
+
+#endif

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Syscall mode: tasks bounded by the wait calls, on uprobes of the C library's wrappers or on
+ * the system call tracepoints; the first task of a thread watched while it waits; the system
+ * call rates that choose between the two.
+ * Part of jankwatch.bpf.c, the one BPF object: included there, after the parts it uses.
+ */
+#ifndef JW_BPF_WAIT_H
+#define JW_BPF_WAIT_H
+
+/* Whether thread @p, leaving the CPU, goes to sleep inside a wait system call. */
+static __noinline bool asleep_in_wait(struct task_struct *p)
+{
+	const struct pt_regs *regs;
+
+	if (p->__state == TASK_RUNNING)
+		return false;
+	regs = (const struct pt_regs *)bpf_task_pt_regs(p);
+	return regs && is_wait_syscall(syscall_nr(regs));
+}
+
+
+/*
+ * By slot: 1 once every wait probe of the slot's process is attached (user space sets it after
+ * them, clears it when the slot is watched anew). Until then a wait the thread enters may go
+ * unseen, and with it the end of a task its wakeup would begin. Sized by user space.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} wait_probes_ready SEC(".maps");
+
+/*
+ * Thread @p, watched while blocked in a wait it entered before its probes were attached (see
+ * jw_task_state.first_wait), is woken: if it is in a wait system call and its process's wait
+ * probes are all in, the return begins a task now, which the return probe cannot see. Until
+ * the thread runs it waits for a CPU: its switch-in counts that as the task's run-queue time.
+ */
+static __noinline void first_wakeup(struct task_struct *p, struct jw_task_state *s)
+{
+	const struct pt_regs *regs;
+	__u32 slot = s->slot, *ready;
+	__u64 now;
+
+	if (s->depth) {
+		s->first_wait = 0;
+		return;
+	}
+	ready = bpf_map_lookup_elem(&wait_probes_ready, &slot);
+	if (!ready || !*ready)
+		return;
+	regs = (const struct pt_regs *)bpf_task_pt_regs(p);
+	if (!regs || !is_wait_syscall(syscall_nr(regs)))
+		return;	/* asleep elsewhere (a lock, a read): still armed */
+	/* Tentative: a wakeup that finds nothing ready puts it back to sleep in the same wait. */
+	s->first_wait = 2;
+	now = bpf_ktime_get_ns();
+	begin_task(s, now, wait_probe_id);
+	s->sp[0] = WAIT_FRAME_SP;
+	s->depth = 1;
+	s->off_ns = now;
+	s->off_state = JW_OFF_RUNQ;
+	__sync_fetch_and_add(&off_cpu_watched, 1);
+}
+
+
+/*
+ * Syscall mode: a task is the time between the loop's wait returning and its next wait. The
+ * return of a wait function (a return probe on the libc wrapper) opens a task whose frame sits
+ * above every other, so dispatch probes inside it nest; the next wait's entry closes everything.
+ */
+/* A wait returned on thread @task: a task begins (probe id @cookie's). */
+static __always_inline void wait_returned(struct task_struct *task, __u64 cookie)
+{
+	struct jw_task_state *s = probe_state(task, cookie, true);
+	__u64 now;
+
+	if (!s)
+		return;
+	s->first_wait = 0;	/* the probes see this thread's waits from here */
+	now = bpf_ktime_get_ns();
+	if (s->depth) {
+		/* A task still open when a wait returns lost its end: close it there. */
+		s->depth = 0;
+		s->flags |= JW_TASK_NO_EXIT;
+		finish_task(s, task->pid, now);
+	}
+	begin_task(s, now, cookie);
+	s->sp[0] = WAIT_FRAME_SP;
+	s->depth = 1;
+}
+
+/* Thread @task enters a wait: its task ends. */
+static __always_inline void wait_entered(struct task_struct *task, __u64 cookie)
+{
+	struct jw_task_state *s = probe_state(task, cookie, false);
+
+	if (!s)
+		return;
+	if (s->first_wait)
+		s->first_wait = 0;	/* the probes see this thread's waits from here */
+	if (s->depth == 0)
+		return;
+	s->depth = 0;
+	finish_task(s, task->pid, bpf_ktime_get_ns());
+}
+
+SEC("uprobe")
+int wait_return(struct pt_regs *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	wait_returned(task, probe_cookie(ctx, task));
+	return 0;
+}
+
+SEC("uprobe")
+int wait_enter(struct pt_regs *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	wait_entered(task, probe_cookie(ctx, task));
+	return 0;
+}
+
+/*
+ * Syscall mode on the system call tracepoints (wait_tracepoints=1) instead of the C library's
+ * wrappers: a call where the loop pays a trap, but every system call of the machine goes through
+ * the tracing path. For any other call, one comparison.
+ */
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
+{
+	if (is_wait_syscall(id))
+		wait_entered(bpf_get_current_task_btf(), 0);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	if (is_wait_syscall(syscall_nr(regs)))
+		wait_returned(bpf_get_current_task_btf(), wait_probe_id);
+	return 0;
+}
+
+/*
+ * wait_tracepoints=2: for a moment at start, how many system calls the whole machine makes
+ * (JW_RATE_SYSCALLS) and how many of them are waits of the threads about to be watched
+ * (JW_RATE_WAITS), which decides which of the two ways to hook the waits costs the machine less.
+ * Detached once counted.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, JW_RATE_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} syscall_rates SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, JW_MAX_RATE_TIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} rate_tids SEC(".maps");
+
+static __always_inline void count_rate(__u32 which)
+{
+	__u64 *n = bpf_map_lookup_elem(&syscall_rates, &which);
+
+	if (n)
+		(*n)++;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(count_syscalls, struct pt_regs *regs, long id)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	count_rate(JW_RATE_SYSCALLS);
+	if (is_wait_syscall(id) && bpf_map_lookup_elem(&rate_tids, &tid))
+		count_rate(JW_RATE_WAITS);
+	return 0;
+}
+
+#endif
