@@ -5,10 +5,13 @@
 find_program(JW_CLANG NAMES clang clang-14 REQUIRED)
 find_program(JW_BPFTOOL NAMES bpftool PATHS /usr/sbin /sbin REQUIRED)
 
+# The architecture: bpf/arch/<JW_BPF_ARCH>.h on the kernel side, user/arch/<JW_USER_ARCH>.c.
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
 	set(JW_BPF_ARCH x86)
+	set(JW_USER_ARCH x86_64)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
 	set(JW_BPF_ARCH arm64)
+	set(JW_USER_ARCH arm64)
 else()
 	message(FATAL_ERROR "jankwatch: unsupported architecture ${CMAKE_SYSTEM_PROCESSOR}")
 endif()
@@ -29,7 +32,7 @@ add_custom_command(
 function(jw_bpf_skeleton name source)
 	set(obj ${JW_BPF_GEN}/${name}.bpf.o)
 	set(skel ${JW_BPF_GEN}/${name}.skel.h)
-	file(GLOB bpf_headers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/bpf/*.h
+	file(GLOB bpf_headers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/bpf/*.h ${CMAKE_SOURCE_DIR}/bpf/arch/*.h
 	     ${CMAKE_SOURCE_DIR}/include/jankwatch/*.h)
 	add_custom_command(
 		OUTPUT ${obj}

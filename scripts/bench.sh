@@ -58,8 +58,11 @@ LAT_MEDIAN=''
 LAT_MAX=''
 LAT_N=''
 
-log() { printf 'bench: %s\n' "$*" >&2; }
-die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
+# Helpers (processes, statistics, verdicts) and the report and plot, sourced.
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+# shellcheck source=bench/report.sh
+source "$ROOT/bench/report.sh"
 
 usage()
 {
@@ -89,38 +92,6 @@ parse_args()
 	done
 }
 
-now_ms()
-{
-	local t=${EPOCHREALTIME//[.,]/}
-
-	echo $((t / 1000))
-}
-
-# True while @1 runs; a zombie (exited, not yet waited for) counts as gone.
-alive()
-{
-	local stat
-
-	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-	stat=${stat##*) }
-	[[ ${stat%% *} != Z ]]
-}
-
-# Kills @1 (TERM, then KILL after 5 s) and reaps it; for the cleanup path, never fails.
-reap()
-{
-	local pid=$1 deadline
-
-	[[ -n $pid ]] || return 0
-	kill -TERM "$pid" 2>/dev/null || true
-	deadline=$(($(now_ms) + 5000))
-	while alive "$pid" && (($(now_ms) < deadline)); do
-		sleep 0.05
-	done
-	kill -KILL "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-}
-
 cleanup()
 {
 	reap "$TOOL_PID"
@@ -129,64 +100,6 @@ cleanup()
 	reap "$LOOP_PID"
 	[[ -z $BPF_STATS_WAS ]] || sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS_WAS"
 	[[ -z $WORK ]] || rm -rf "$WORK"
-}
-
-# Waits until file @1 has a line matching @2 while process @3 (@4 names it) lives.
-wait_for_line()
-{
-	local file=$1 re=$2 pid=$3 what=$4 deadline limit=$((READY_TIMEOUT_MS / 1000))
-
-	deadline=$(($(now_ms) + READY_TIMEOUT_MS))
-	until grep -qE "$re" "$file" 2>/dev/null; do
-		if ! alive "$pid"; then
-			sed 's/^/  | /' "$file" >&2
-			die "$what exited before saying '$re'"
-		fi
-		(($(now_ms) < deadline)) || die "$what did not say '$re' within $limit s"
-		sleep 0.05
-	done
-}
-
-# Stops the running tool with SIGINT and checks that it exits 0 in time; @1 names it, @2 is
-# where its output went. One more SIGINT when the first goes unanswered: bpftrace 0.17, once in
-# some sixty stops here, did not exit on the first within 15 s, without a word as to why.
-stop_tool()
-{
-	local what=$1 out=$2 deadline rc=0 tries limit=$((STOP_TIMEOUT_MS / 1000))
-
-	for tries in 1 2; do
-		kill -INT "$TOOL_PID"
-		deadline=$(($(now_ms) + STOP_TIMEOUT_MS))
-		while alive "$TOOL_PID" && (($(now_ms) < deadline)); do
-			sleep 0.05
-		done
-		alive "$TOOL_PID" || break
-		log "$what did not exit within $limit s of SIGINT $tries (in" \
-			"$(cat "/proc/$TOOL_PID/wchan" 2>/dev/null || echo '?'))"
-	done
-	if alive "$TOOL_PID"; then
-		sed 's/^/  | /' "$out" >&2
-		die "$what did not exit after two SIGINTs"
-	fi
-	wait "$TOOL_PID" || rc=$?
-	TOOL_PID=
-	if ((rc != 0)); then
-		sed 's/^/  | /' "$out" >&2
-		die "$what exited with status $rc after SIGINT"
-	fi
-}
-
-# Installs Debian package @1 when command @2 is missing: the bench's tools, not jankwatch's.
-need()
-{
-	local pkg=$1 cmd=$2
-
-	command -v "$cmd" >/dev/null && return 0
-	log "installing $pkg"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >/dev/null || die "apt-get update failed"
-	apt-get install -y -qq "$pkg" >/dev/null || die "apt-get install $pkg failed"
-	command -v "$cmd" >/dev/null || die "$pkg installed no $cmd"
 }
 
 setup()
@@ -331,21 +244,6 @@ EOF
 	sleep "$SETTLE_S"
 }
 
-# Prints the median of the numbers on stdin, one a line, with printf format @1.
-median()
-{
-	sort -g | awk -v fmt="$1\n" '{ v[NR] = $1 }
-		END { printf fmt, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-# Prints the range of the numbers on stdin but the highest and the lowest (when there are 4
-# or more: one odd value does not move a median either), in percent of @1.
-spread_pct()
-{
-	sort -g | awk -v m="$1" '{ v[NR] = $1 } END { t = NR >= 4
-		printf "%.1f\n", (m > 0 ? 100 * (v[NR - t] - v[1 + t]) / m : 0) }'
-}
-
 # Waits for SKIP_WINDOWS + MEASURE_WINDOWS new windows in loop output @1 and, over the last
 # MEASURE_WINDOWS of them, sets MEDIAN (ns per task), ON_CPU_PCT (median share of the window
 # the loop ran) and, from a loop that prints it, REF_MEDIAN (dispatch_ref()'s ns per call).
@@ -367,19 +265,6 @@ measure()
 	REF_MEDIAN=''
 	[[ $(awk '{ print NF; exit }' <<<"$windows") -lt 6 ]] ||
 		REF_MEDIAN=$(awk '{ print $6 }' <<<"$windows" | median %.2f)
-}
-
-# Prints the configurations @2... rotated left by @1: each repetition starts elsewhere, so no
-# configuration always follows the same one.
-rotated()
-{
-	local k=$1 n i
-
-	shift
-	n=$#
-	for ((i = 0; i < n; i++)); do
-		printf '%s\n' "${@:$(((i + k) % n + 1)):1}"
-	done
 }
 
 # Sets NS, SPREAD and ON_CPU of build @1, configuration @2, from its repetitions.
@@ -491,19 +376,6 @@ syscall_build()
 	run_build syscall "$BUILD/bench/jw_bench_epoll" "" "${SYSCALL_CONFIGS[@]}"
 }
 
-# Prints the sum of utime and stime of process @1, in clock ticks.
-cpu_ticks()
-{
-	local stat
-
-	stat=$(cat "/proc/$1/stat")
-	stat=${stat##*) }
-	awk '{ print $12 + $13 }' <<<"$stat"
-}
-
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
-anon_kb() { awk '/^RssAnon:/ { print $2 }' "/proc/$1/status"; }
-
 # jankwatch's own cost while it watches jw_target's ~1000 fast tasks/s and no jank, for
 # WATCH_S: its CPU (utime+stime) in percent of a core, and its resident memory every
 # RSS_EVERY_S (flat: no growth from the end of the first interval to the end of the watch). The
@@ -612,256 +484,6 @@ event_latency()
 	((LAT_N > 0)) || die "no event matched a slow task of jw_target"
 	LAT_MEDIAN=$(median %.1f <"$WORK/latencies")
 	LAT_MAX=$(sort -g "$WORK/latencies" | tail -1)
-}
-
-# Prints @1 / @2 with two decimals, or "n/a" when @2 is not above 0.
-ratio()
-{
-	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'
-}
-
-# Prints "met" when @1 @2 @3 holds for the floats @1 and @3 (@2: < or <=), else "NOT met".
-verdict()
-{
-	awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN {
-		ok = a != "n/a" && (op == "<" ? a < b : a <= b)
-		print ok ? "met" : "NOT met" }'
-}
-
-# Prints the ns build @1's configuration @2 adds over "none".
-added()
-{
-	awk -v a="${NS[$1,$2]}" -v b="${NS[$1,none]}" 'BEGIN { printf "%.1f", a - b }'
-}
-
-# Prints the median over the repetitions of build @1 of what configuration @2 added over what
-# configuration @3 added in the same repetition (each against that repetition's none), then the
-# spread of those ratios in percent: a pairing by repetition, where no twin function can carry
-# a floor side by side (the tracepoints are the whole machine's).
-paired()
-{
-	local rep ratios='' m
-
-	for ((rep = 0; rep < REPS; rep++)); do
-		ratios+=$(awk -v a="${NS_REP[$1,$2,$rep]}" -v f="${NS_REP[$1,$3,$rep]}" \
-			-v n="${NS_REP[$1,none,$rep]}" \
-			'BEGIN { printf "%.4f", (f > n ? (a - n) / (f - n) : 0) }')$'\n'
-	done
-	m=$(median %.2f <<<"${ratios%$'\n'}")
-	printf '%s %s\n' "$m" "$(spread_pct "$m" <<<"${ratios%$'\n'}")"
-}
-
-# Prints the configurations measured on build @1, in the order of the tables.
-configs_of()
-{
-	local cfg
-	local -a all=("${PROBE_CONFIGS[@]}")
-
-	[[ $1 != syscall ]] || all=("${SYSCALL_CONFIGS[@]}")
-	for cfg in "${all[@]}"; do
-		[[ -z ${NS[$1,$cfg]:-} ]] || printf '%s\n' "$cfg"
-	done
-}
-
-# True when some configuration of build @1 ran on a busy machine (see NOISY_SPREAD_PCT): its
-# repetitions spread too far (their x-ref where there is one) or the loop was off the CPU.
-noisy()
-{
-	local cfg
-
-	while read -r cfg; do
-		# Where a twin carries the floor, the paired ratio is what the verdicts use.
-		awk -v s="${XREF_SPREAD[$1,$cfg]:-${SPREAD[$1,$cfg]}}" -v c="${ON_CPU[$1,$cfg]}" \
-			-v ms="$NOISY_SPREAD_PCT" \
-			-v mc="$MIN_ON_CPU_PCT" 'BEGIN { exit !(s > ms || c < mc) }' && return 0
-	done < <(configs_of "$1")
-	return 1
-}
-
-# The budget lines of build @1; @2 is its floor configuration. On the uprobe builds every
-# figure is the one measured against the floor on dispatch_ref() in the same windows (x-ref).
-print_verdicts()
-{
-	local name=$1 floor=$2 jw peer r spread
-
-	jw=$(added "$name" jankwatch)
-	case $name in
-	fp)
-		r=$(ratio "${XREF[fp,jankwatch]}" 1)
-		printf '  budget: jankwatch/floor %s <= 1.15: %s\n' "$r" "$(verdict "$r" "<=" 1.15)"
-		for peer in bpftrace funclatency funclatency-bpfcc; do
-			[[ -n ${NS[fp,$peer]:-} ]] || continue
-			r=$(ratio "${XREF[fp,jankwatch]}" "${XREF[fp,$peer]}")
-			printf '  budget: jankwatch/%s %s < 1: %s\n' "$peer" "$r" \
-				"$(verdict "$r" "<" 1)"
-		done
-		;;
-	syscall)
-		read -r r spread < <(paired syscall jankwatch "$floor")
-		printf '  budget: jankwatch/the wait'"'"'s two tracepoints %s <= 1.1: %s\n' "$r" \
-			"$(verdict "$r" "<=" 1.1)"
-		printf '  (the median of the %d repetitions'"'"' own ratios, spread %s%%; of the medians: %s)\n' \
-			"$REPS" "$spread" "$(ratio "$jw" "$(added syscall "$floor")")"
-		r=$(ratio "$(added syscall jankwatch-up)" "$(added syscall "$floor")")
-		printf '  (jankwatch with wait_tracepoints=0, uprobes on libc'"'"'s wait functions: %s of' "$r"
-		printf ' the wait'"'"'s two tracepoints)\n'
-		r=$(ratio "$jw" "$(added syscall tp-floor)")
-		printf '  (jankwatch against the raw sys_enter/sys_exit pair, when it runs on them: %s)\n' \
-			"$r"
-		;;
-	*)
-		r=$(ratio "${XREF[$name,jankwatch]}" "${XREF[$name,bpftrace]}")
-		printf '  budget: jankwatch/bpftrace %s <= 0.25: %s\n' "$r" \
-			"$(verdict "$r" "<=" 0.25)"
-		# The quarter is for entries the kernel would single-step; an emulated one leaves
-		# jankwatch nothing to move past, and its logic against bpftrace's is all there is.
-		[[ ! ${FIRST_INSN[$name]} =~ ^(push|call|jmp) ]] ||
-			printf '  (this entry, %s, is emulated: no probe moves, as on the fp build)\n' \
-				"${FIRST_INSN[$name]}"
-		;;
-	esac
-}
-
-print_build()
-{
-	local name=$1 cfg floor=floor add
-
-	[[ $name == syscall ]] && floor=sys-floor
-	if [[ $name == syscall ]]; then
-		printf '\nsyscall mode: a task is one epoll_wait(); libc epoll_wait starts with: %s\n' \
-			"${FIRST_INSN[$name]}"
-		printf '  probe at: sys-floor: syscalls:sys_enter_epoll_wait + sys_exit_epoll_wait, the\n'
-		printf '  wait'"'"'s own tracepoints (empty programs); tp-floor: raw_tp sys_enter +\n'
-		printf '  sys_exit, which every system call passes (empty programs);\n'
-		printf '  jankwatch (-p PID, no --probe, wait_tracepoints=2): %s\n' "$JW_WAITS" |
-			fold -s -w 96 | sed '2,$s/^/    /'
-		printf '  jankwatch-up: -p PID --set wait_tracepoints=0: on libc epoll_wait: %s\n' \
-			"${JW_PLACE[$name]:-?}"
-	else
-		printf '\n%s build: dispatch starts with: %s\n' "$name" "${FIRST_INSN[$name]}"
-		printf '  probe at: floor, bpftrace, funclatency: the entry (%s);\n' \
-			"${FIRST_INSN[$name]}"
-		printf '  jankwatch: %s\n' "${JW_PLACE[$name]:-?}"
-	fi
-	printf '  %-18s %10s %9s %10s %8s %7s %7s %7s %7s\n' config ns/task x-none "added ns" \
-		x-floor spread x-ref spread on-cpu
-	while read -r cfg; do
-		add=$(added "$name" "$cfg")
-		printf '  %-18s %10s %9s %10s %8s %6s%% %7s %6s%% %6s%%\n' "$cfg" "${NS[$name,$cfg]}" \
-			"$(ratio "${NS[$name,$cfg]}" "${NS[$name,none]}")" "$add" \
-			"$(ratio "$add" "$(added "$name" "$floor")")" "${SPREAD[$name,$cfg]}" \
-			"${XREF[$name,$cfg]:--}" "${XREF_SPREAD[$name,$cfg]:--}" "${ON_CPU[$name,$cfg]}"
-	done < <(configs_of "$name")
-	print_verdicts "$name" "$floor"
-	if noisy "$name"; then
-		printf '  WARNING: busy machine (spread over %s%% or loop on a CPU under %s%%);\n' \
-			"$NOISY_SPREAD_PCT" "$MIN_ON_CPU_PCT"
-		printf '  these ratios are unreliable: rerun when the machine is idle\n'
-	fi
-}
-
-print_own_costs()
-{
-	local growth
-
-	growth=$((RSS_LAST - RSS_BASE))
-	printf '\njankwatch itself, watching jw_target --fast 1 (%s tasks/s, no jank) for %ss:\n' \
-		"$WATCH_TASKS_S" "$WATCH_S"
-	printf '  CPU (utime+stime): %s%% of a core (%s ticks of 1/%s s); budget < 1%%: %s\n' \
-		"$WATCH_CPU_PCT" "$WATCH_TICKS" "$(getconf CLK_TCK)" "$(verdict "$WATCH_CPU_PCT" "<" 1)"
-	printf '  RSS kB every %ss: %s\n' "$RSS_EVERY_S" "$RSS_SERIES"
-	printf '  warm-up (the first %ss) %s kB; then %s kB over %ss; flat: %s\n' "$RSS_EVERY_S" \
-		"$((RSS_BASE - RSS_FIRST))" "$growth" "$((WATCH_S - RSS_EVERY_S))" \
-		"$( ((growth <= 0)) && echo met || echo "NOT met")"
-	printf '  of which anonymous (RssAnon, kB): %s\n' "$ANON_SERIES"
-	printf 'event latency, a 160 ms task'"'"'s end to its line on stdout, over %s janks:\n' \
-		"$LAT_N"
-	printf '  median %s ms, max %s ms; budget median < 100 ms: %s\n' "$LAT_MEDIAN" "$LAT_MAX" \
-		"$(verdict "$LAT_MEDIAN" "<" 100)"
-}
-
-print_report()
-{
-	local machine=bare-metal name
-
-	grep -qw hypervisor /proc/cpuinfo && machine=VM
-	printf 'jankwatch bench, %s: %s, %s CPUs, %s, kernel %s\n' "$(date -u '+%F %H:%M UTC')" \
-		"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" "$(nproc)" \
-		"$machine" "$(uname -r)"
-	printf 'tools: %s; libbpf-tools %s; gnuplot %s\n' "$(bpftrace --version)" \
-		"$(dpkg-query -W -f '${Version}' libbpf-tools)" \
-		"$(dpkg-query -W -f '${Version}' gnuplot-nox 2>/dev/null || echo '?')"
-	printf '%d repetitions, configurations interleaved (rotated order); per repetition the\n' \
-		"$REPS"
-	printf 'median of %d windows of %d ms after %d thrown away; figures: median over the\n' \
-		"$MEASURE_WINDOWS" "$WINDOW_MS" "$SKIP_WINDOWS"
-	printf 'repetitions. x-none: ns/task over "none"; added ns: over "none"; x-floor: added\n'
-	printf 'over the floor'"'"'s added; spread: range of the repetitions but the highest and\n'
-	printf 'the lowest, over the median; on-cpu: median share of a window the loop ran.\n'
-	printf 'x-ref (uprobe builds): the loop calls dispatch() and a twin, dispatch_ref(), in\n'
-	printf 'alternate batches; the floor stays on dispatch_ref() all along, so each window\n'
-	printf 'measures a configuration and the floor side by side: x-ref is the added ns over\n'
-	printf 'the floor'"'"'s in the same windows (median over the repetitions); the budget lines\n'
-	printf 'use it. "floor" on dispatch() shows what x-ref gives for the same probe: ~1.00\n'
-	printf 'load average at the start: %s\n' "$LOADAVG"
-	[[ -z $BCC_SKIPPED ]] || printf 'funclatency-bpfcc (bcc) skipped: %s\n' "$BCC_SKIPPED"
-	for name in "${BUILDS[@]}"; do
-		print_build "$name"
-	done
-	print_own_costs
-}
-
-# The ns configuration @2 adds per task on build @1, as plotted: on a uprobe build, its ratio to
-# the floor measured side by side times the floor's own median (the unpaired medians move with
-# the host between windows); in syscall mode, the unpaired median.
-plotted()
-{
-	if [[ -n ${XREF[$1,$2]:-} && $2 != floor ]]; then
-		awk -v x="${XREF[$1,$2]}" -v f="$(added "$1" floor)" 'BEGIN { printf "%.1f", x * f }'
-	else
-		added "$1" "$2"
-	fi
-}
-
-# Plots the ns each tool adds per task, by build, to PLOT (log scale: a single-stepped entry
-# costs ten times an emulated one).
-plot()
-{
-	local dat=$WORK/plot.dat name cfg v bcc=", '' using 7 title \"funclatency-bpfcc\""
-
-	{
-		printf '# build floor jankwatch jankwatch-up bpftrace funclatency funclatency-bpfcc\n'
-		for name in "${BUILDS[@]}"; do
-			printf '%s' "$name"
-			for cfg in floor jankwatch jankwatch-up bpftrace funclatency funclatency-bpfcc; do
-				[[ $name == syscall && $cfg == floor ]] && cfg=sys-floor
-				v='?'
-				[[ -z ${NS[$name,$cfg]:-} ]] || v=$(plotted "$name" "$cfg")
-				printf ' %s' "$v"
-			done
-			printf '\n'
-		done
-	} >"$dat"
-	[[ -z $BCC_SKIPPED ]] || bcc=''
-	gnuplot <<EOF || die "gnuplot failed"
-set terminal pngcairo size 900,540 noenhanced font ",10"
-set output "$PLOT"
-set title "ns added per task over nothing attached (uprobe builds: the floor's median times each tool's ratio to it side by side), $REPS runs\njankwatch bench, $(date -u +%F), $(uname -r)"
-set datafile missing "?"
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.85 border -1
-set logscale y
-set yrange [10:*]
-set ylabel "ns added per task (log scale)"
-set xlabel "build of the loop (syscall: one epoll_wait per task; its floor is the wait's own two tracepoints)"
-set key top left
-set grid ytics
-plot "$dat" using 2:xtic(1) title "floor", '' using 3 title "jankwatch", \
-	'' using 4 title "jankwatch, wait_tracepoints=0", '' using 5 title "bpftrace", \
-	'' using 6 title "funclatency (libbpf-tools)"$bcc
-EOF
-	log "plot: $PLOT"
 }
 
 # The per-sample cost of each --unwind mode on jw_chain (no frame pointers, a 900 ms task after

@@ -1,78 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* How presets name handlers: redis's call() read from its code, CPython's frames by version. */
+/* The preset table (what --loop takes, what each preset says without a process) and CPython's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "process/preset_nginx.h"
+#include "process/preset_python.h"
 #include "process/presets.h"
 
-/* The start of call() in Debian's redis 7.0 (build-id a50d6825...), cut down. */
-static const uint8_t debian_call[] = {
-	0x41, 0x57,			/* push %r15 */
-	0x41, 0x56,			/* push %r14 */
-	0x49, 0x89, 0xfe,		/* mov %rdi,%r14 */
-	0x41, 0x55,			/* push %r13 */
-	0x48, 0x83, 0xec, 0x48,		/* sub $0x48,%rsp */
-	0x4c, 0x8b, 0x67, 0x08,		/* mov 0x8(%rdi),%r12 */
-	0x49, 0x8b, 0x46, 0x70,		/* mov 0x70(%r14),%rax */
-	0x48, 0x89, 0x44, 0x24, 0x18,	/* mov %rax,0x18(%rsp) */
-	0x4c, 0x89, 0xf7,		/* mov %r14,%rdi */
-	0xff, 0x50, 0x50,		/* call *0x50(%rax) */
-	0xc3,
-};
-
-static void test_debian_build(void **state)
-{
-	struct jw_arg_chain c = { 0 };
-
-	(void)state;
-	assert_int_equal(jw_derive_call_chain(debian_call, sizeof(debian_call), &c), 0);
-	assert_int_equal(c.arg, 0);
-	assert_int_equal(c.n_offsets, 2);
-	assert_int_equal(c.offsets[0], 0x70);
-	assert_int_equal(c.offsets[1], 0x50);
-	assert_int_equal(c.kind, JW_HANDLER_CODE);
-}
-
-/* Another register to keep c in (rbx: no REX.B) and other offsets. */
-static void test_other_register(void **state)
-{
-	static const uint8_t code[] = {
-		0x53,				/* push %rbx */
-		0x48, 0x89, 0xfb,		/* mov %rdi,%rbx */
-		0x48, 0x8b, 0x43, 0x68,		/* mov 0x68(%rbx),%rax */
-		0x48, 0x89, 0xdf,		/* mov %rbx,%rdi */
-		0xff, 0x50, 0x48,		/* call *0x48(%rax) */
-		0x5b, 0xc3,
-	};
-	struct jw_arg_chain c = { 0 };
-
-	(void)state;
-	assert_int_equal(jw_derive_call_chain(code, sizeof(code), &c), 0);
-	assert_int_equal(c.offsets[0], 0x68);
-	assert_int_equal(c.offsets[1], 0x48);
-}
-
-/* Code that does not follow the pattern is not guessed at. */
-static void test_not_understood(void **state)
-{
-	static const uint8_t no_save[] = { 0x55, 0x48, 0x89, 0xe5, 0xff, 0x50, 0x50, 0xc3 };
-	static const uint8_t no_call[] = { 0x49, 0x89, 0xfe, 0x49, 0x8b, 0x46, 0x70, 0xc3 };
-	struct jw_arg_chain c = { 0 };
-
-	(void)state;
-	assert_int_equal(jw_derive_call_chain(no_save, sizeof(no_save), &c), -ENOENT);
-	assert_int_equal(jw_derive_call_chain(no_call, sizeof(no_call), &c), -ENOENT);
-	assert_int_equal(jw_derive_call_chain(debian_call, 3, &c), -ENOENT);
-	assert_int_equal(jw_derive_call_chain(debian_call, 0, &c), -ENOENT);
-}
-
-/* The CPython version is read from the file's name, whichever form it takes. */
 static void test_python_version(void **state)
 {
 	(void)state;
@@ -99,14 +40,80 @@ static void test_python_chain(void **state)
 	assert_int_equal(jw_python_chain(-1, &c), -ENOTSUP);
 }
 
+/* --loop's names: auto, syscall, and the table's presets; nothing else. */
+static void test_loop_names(void **state)
+{
+	static const char *const known[] = { "auto", "syscall", "glib", "node", "libuv",
+					     "libevent", "nginx", "redis", "python" };
+	char names[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		assert_true(jw_loop_known(known[i]));
+	assert_false(jw_loop_known("qt"));
+	assert_false(jw_loop_known(""));
+	assert_false(jw_loop_known("Glib"));
+	jw_loop_names(names, sizeof(names));
+	assert_string_equal(names, "auto, syscall, glib, node, libuv, libevent, nginx, redis or "
+			    "python");
+	assert_true(jw_loop_is_syscall("syscall"));
+	assert_false(jw_loop_is_syscall("auto"));
+}
+
+/* What a raw capture's loop name gives back: the rule, the flags, the master's workers. */
+static void test_by_name(void **state)
+{
+	struct jw_preset p;
+
+	(void)state;
+	assert_int_equal(jw_preset_by_name("glib", &p), 0);
+	assert_non_null(p.handler_rule);
+	assert_string_equal(p.handler_rule->dispatch, "g_main_context_dispatch");
+	assert_false(p.handler_addr_is_data);
+	assert_null(p.workers);
+	assert_int_equal(jw_preset_by_name("python", &p), 0);
+	assert_null(p.handler_rule);
+	assert_true(p.handler_addr_is_data);
+	assert_int_equal(jw_preset_by_name("nginx", &p), 0);
+	assert_true(p.workers == jw_nginx_workers);
+	assert_true(p.handler_rule->same_module);
+	assert_int_equal(jw_preset_by_name("probe", &p), -ENOENT);
+	assert_null(p.handler_rule);
+	assert_string_equal(p.name, "probe");
+}
+
+/* This test program is no loop: auto falls back to syscall; a preset asked for says what lacks. */
+static void test_detect_self(void **state)
+{
+	char exe[4096], why[512];
+	struct jw_preset p;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = '\0';
+	assert_int_equal(jw_preset_detect(getpid(), exe, "auto", &p, why, sizeof(why)), 0);
+	assert_string_equal(p.name, "syscall");
+	assert_string_equal(why, "auto: no preset for this program");
+	assert_int_equal(jw_preset_detect(getpid(), exe, "glib", &p, why, sizeof(why)), -ENOENT);
+	assert_string_equal(p.name, "syscall");
+	assert_non_null(strstr(why, "--loop glib: pid "));
+	assert_non_null(strstr(why, " maps no libglib-2.0.so with g_main_context_dispatch"));
+	assert_int_equal(jw_preset_detect(getpid(), exe, "redis", &p, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "does not export aeMain, processCommand and call"));
+	assert_int_equal(jw_preset_detect(getpid(), exe, "syscall", &p, why, sizeof(why)), 0);
+	assert_string_equal(why, "as asked");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_debian_build),
-		cmocka_unit_test(test_other_register),
-		cmocka_unit_test(test_not_understood),
 		cmocka_unit_test(test_python_version),
 		cmocka_unit_test(test_python_chain),
+		cmocka_unit_test(test_loop_names),
+		cmocka_unit_test(test_by_name),
+		cmocka_unit_test(test_detect_self),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

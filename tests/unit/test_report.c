@@ -5,7 +5,6 @@
  * the process has no symbolizer (frames by address), the kernel frames come from a made-up
  * symbol table.
  */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +15,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "tmpdir.h"
 
 #include "report/report.h"
 
@@ -85,8 +86,6 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *fx = *state;
-	struct dirent *de;
-	DIR *d = opendir(fx->dir);
 
 	jw_reporter__free(fx->r);
 	jw_stacks__free(fx->stacks);
@@ -96,17 +95,7 @@ static int teardown(void **state)
 	if (fx->out)
 		fclose(fx->out);
 	free(fx->out_text);
-	while (d && (de = readdir(d))) {
-		char path[PATH_MAX];
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", fx->dir, de->d_name);
-		unlink(path);
-	}
-	if (d)
-		closedir(d);
-	rmdir(fx->dir);
+	tmpdir_remove(fx->dir);
 	free(fx);
 	return 0;
 }
@@ -144,28 +133,12 @@ static struct jw_sample_rec *sample(uint64_t seq, const uint64_t *user, size_t n
 	return s;
 }
 
-/* The whole text of the one file in the log directory whose name begins with @prefix. */
+/* The whole text of the file of the log directory whose name begins with @prefix. */
 static char *read_log(const struct fixture *fx, const char *prefix)
 {
-	char path[PATH_MAX], *text = NULL;
-	struct dirent *de;
-	DIR *d = opendir(fx->dir);
-	size_t len = 0;
-	FILE *f;
+	char *text = tmpdir_read(fx->dir, prefix, "");
 
-	assert_non_null(d);
-	while ((de = readdir(d)) && strncmp(de->d_name, prefix, strlen(prefix)))
-		;
-	assert_non_null(de);
-	snprintf(path, sizeof(path), "%s/%s", fx->dir, de->d_name);
-	closedir(d);
-	f = fopen(path, "re");
-	assert_non_null(f);
-	text = calloc(1, 1 << 16);
 	assert_non_null(text);
-	len = fread(text, 1, (1 << 16) - 1, f);
-	text[len] = '\0';
-	fclose(f);
 	return text;
 }
 

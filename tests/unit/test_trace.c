@@ -5,7 +5,6 @@
  * crossing, kept by the verdict, closed by the clock, and its two files written; a window whose
  * task was not kept leaves nothing.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +16,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "tmpdir.h"
 
 #include "report/trace.h"
 
@@ -96,68 +97,25 @@ static int setup_flight(void **state)
 static int teardown(void **state)
 {
 	struct fixture *fx = *state;
-	struct dirent *de;
-	DIR *d;
 
 	jw_tracer__free(fx->t);
 	jw_stacks__free(fx->stacks);
 	jw_logdir__free(fx->logdir);
-	d = opendir(fx->dir);
-	while (d && (de = readdir(d))) {
-		char path[PATH_MAX];
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", fx->dir, de->d_name);
-		unlink(path);
-	}
-	if (d)
-		closedir(d);
-	rmdir(fx->dir);
+	tmpdir_remove(fx->dir);
 	free(fx);
 	return 0;
 }
 
 static size_t count_files(const struct fixture *fx, const char *suffix)
 {
-	struct dirent *de;
-	DIR *d = opendir(fx->dir);
-	size_t n = 0;
-
-	assert_non_null(d);
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name), sl = strlen(suffix);
-
-		n += len > sl && !strcmp(de->d_name + len - sl, suffix);
-	}
-	closedir(d);
-	return n;
+	return tmpdir_count(fx->dir, "", suffix);
 }
 
 static char *read_file(const struct fixture *fx, const char *suffix)
 {
-	struct dirent *de;
-	DIR *d = opendir(fx->dir);
-	char path[PATH_MAX], *text = calloc(1, 1 << 16);
-	size_t n;
-	FILE *f;
+	char *text = tmpdir_read(fx->dir, "", suffix);
 
-	assert_non_null(d);
 	assert_non_null(text);
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name), sl = strlen(suffix);
-
-		if (len > sl && !strcmp(de->d_name + len - sl, suffix))
-			break;
-	}
-	assert_non_null(de);
-	snprintf(path, sizeof(path), "%s/%s", fx->dir, de->d_name);
-	closedir(d);
-	f = fopen(path, "re");
-	assert_non_null(f);
-	n = fread(text, 1, (1 << 16) - 1, f);
-	text[n] = '\0';
-	fclose(f);
 	return text;
 }
 

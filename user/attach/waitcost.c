@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
+#include "base/clocks.h"
 #include "base/log.h"
 #include "attach/waitcost.h"
 
@@ -16,36 +18,10 @@
 #define EMULATED_PER_BATCH 1000
 #define STEPPED_PER_BATCH 200
 
-#if defined(__x86_64__)
-/*
- * Two functions to put the uprobe pair on, each beginning with the kind of instruction whose
- * cost is wanted: a push, which the kernel emulates at a probe, and a register move, which it
- * single-steps out of line. In assembly, so that no compiler changes their first instruction.
- */
-__asm__(".pushsection .text\n"
-	".type jw_cost_emulated, @function\n"
-	"jw_cost_emulated:\n"
-	"	push %rbp\n"
-	"	pop %rbp\n"
-	"	ret\n"
-	".size jw_cost_emulated, .-jw_cost_emulated\n"
-	".type jw_cost_stepped, @function\n"
-	"jw_cost_stepped:\n"
-	"	mov %rdi, %rax\n"
-	"	ret\n"
-	".size jw_cost_stepped, .-jw_cost_stepped\n"
-	".popsection\n");
-
-void jw_cost_emulated(void);
-void jw_cost_stepped(void);
-#endif
 
 static double now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
+	return (double)jw_clock_ns(CLOCK_MONOTONIC);
 }
 
 static void call_getppid(unsigned int n)
@@ -54,19 +30,17 @@ static void call_getppid(unsigned int n)
 		syscall(SYS_getppid);
 }
 
-#if defined(__x86_64__)
 static void call_emulated(unsigned int n)
 {
 	while (n--)
-		jw_cost_emulated();
+		jw_arch_cost_emulated();
 }
 
 static void call_stepped(unsigned int n)
 {
 	while (n--)
-		jw_cost_stepped();
+		jw_arch_cost_stepped();
 }
-#endif
 
 /* The median ns per call of @fn(@n) over BATCHES batches. */
 static double ns_per_call(void (*fn)(unsigned int), unsigned int n)
@@ -97,7 +71,6 @@ static double tracepoints_ns(struct jw_attach *a)
 	return with > without ? with - without : 0;
 }
 
-#if defined(__x86_64__)
 /* The file and file offset of this process's code at @addr. 0 or -errno. */
 static int own_code_at(const void *addr, char *path, size_t len, uint64_t *offset)
 {
@@ -121,12 +94,10 @@ static int own_code_at(const void *addr, char *path, size_t len, uint64_t *offse
 	fclose(f);
 	return ret;
 }
-#endif
 
 /* What a uprobe pair adds to a call, on an emulated or a single-stepped first instruction. */
 static double uprobes_ns(struct jw_attach *a, bool emulated)
 {
-#if defined(__x86_64__)
 	void (*calls)(unsigned int) = emulated ? call_emulated : call_stepped;
 	unsigned int n = emulated ? EMULATED_PER_BATCH : STEPPED_PER_BATCH;
 	double without, with;
@@ -134,8 +105,8 @@ static double uprobes_ns(struct jw_attach *a, bool emulated)
 	uint64_t offset = 0;
 	int err;
 
-	err = own_code_at((const void *)(emulated ? jw_cost_emulated : jw_cost_stepped), path,
-			  sizeof(path), &offset);
+	err = own_code_at((const void *)(emulated ? jw_arch_cost_emulated : jw_arch_cost_stepped),
+			  path, sizeof(path), &offset);
 	if (err) {
 		jw_log(JW_LOG_WARN, "cannot find jankwatch's own code to measure a uprobe on: %s",
 		       strerror(-err));
@@ -149,11 +120,6 @@ static double uprobes_ns(struct jw_attach *a, bool emulated)
 	jw_log(JW_LOG_DEBUG, "wait_tracepoints=2: a call %.0f ns, %.0f ns with a uprobe pair on "
 	       "its %s first instruction", without, with, emulated ? "emulated" : "single-stepped");
 	return with > without ? with - without : 0;
-#else
-	(void)a;
-	(void)emulated;
-	return -1;
-#endif
 }
 
 /* Counts the rates for JW_WAIT_RATE_MS into @out; an empty window when they cannot be. */

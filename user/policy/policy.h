@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config/options.h"
+#include "config/params.h"
 
 enum jw_verdict {
 	JW_VERDICT_NONE = 0,	/* not a jank, or inside the startup window: nothing */

@@ -326,3 +326,26 @@ unsigned int jw_edit_distance(const char *a, const char *b, unsigned int cap)
 	}
 	return row[lb] > cap ? cap + 1 : row[lb];
 }
+
+int jw_file_read_at(const char *path, uint64_t off, uint8_t *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, len, off);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+bool jw_elf_has_functions(const char *path, const char *const *names)
+{
+	uint64_t off, size;
+	char err[512];
+
+	for (; *names; names++)
+		if (jw_elf_func_offset(path, *names, &off, &size, err, sizeof(err)))
+			return false;
+	return true;
+}

@@ -33,4 +33,10 @@ void jw_hex(const uint8_t *id, size_t n, char *hex, size_t len);
  */
 unsigned int jw_edit_distance(const char *a, const char *b, unsigned int cap);
 
+/* Whether @path has a function of every name in @names (NULL-terminated). */
+bool jw_elf_has_functions(const char *path, const char *const *names);
+
+/* Reads @len bytes of @path at file offset @off into @buf. 0, or -errno (-EIO when short). */
+int jw_file_read_at(const char *path, uint64_t off, uint8_t *buf, size_t len);
+
 #endif

@@ -7,7 +7,8 @@
  * alone (endbr64, nops, moves into scratch registers, compares) followed by an emulated one, the
  * probe goes on that one: [rsp] still holds the return address, so a return probe placed there
  * works, and the arguments are still where the entry had them. Anything the small decoder does
- * not know stops it, and the probe stays on the entry. x86-64 only; elsewhere: the entry.
+ * not know stops it, and the probe stays on the entry. The decoder is the architecture's
+ * (arch.h).
  */
 #ifndef JW_PLACEMENT_H
 #define JW_PLACEMENT_H

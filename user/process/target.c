@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "process/target.h"
 
 /* Reads a small /proc file whole into @buf. Returns its length or -errno. */
@@ -305,15 +306,6 @@ int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len)
 	return ret;
 }
 
-/* The wait system calls, by this architecture's numbers. */
-static const long wait_syscalls[] = {
-#if defined(__x86_64__)
-	7, 23, 232, 270, 271, 281, 441,	/* poll select epoll_wait pselect6 ppoll epoll_pwait(2) */
-#elif defined(__aarch64__)
-	22, 72, 73, 441,		/* epoll_pwait pselect6 ppoll epoll_pwait2 */
-#endif
-};
-
 bool jw_syscall_is_wait(const char *content)
 {
 	char *end;
@@ -325,8 +317,8 @@ bool jw_syscall_is_wait(const char *content)
 	nr = strtol(content, &end, 10);
 	if (*end != ' ' && *end != '\n' && *end)
 		return false;
-	for (i = 0; i < sizeof(wait_syscalls) / sizeof(wait_syscalls[0]); i++)
-		if (nr == wait_syscalls[i])
+	for (i = 0; i < jw_arch_n_wait_syscalls; i++)
+		if (nr == jw_arch_wait_syscalls[i])
 			return true;
 	return false;
 }

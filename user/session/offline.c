@@ -126,6 +126,7 @@ static struct jw_ksyms *recorded_ksyms(const struct jw_raw_report *r)
 /* The process as the capture describes it. */
 static void recorded_proc(const struct jw_raw_report *r, struct jw_proc *p)
 {
+	struct jw_preset preset;
 	size_t i;
 
 	memset(p, 0, sizeof(*p));
@@ -137,8 +138,11 @@ static void recorded_proc(const struct jw_raw_report *r, struct jw_proc *p)
 	snprintf(p->target.exe, sizeof(p->target.exe), "%s", r->exe ? r->exe : "");
 	p->start_boot_ns = r->start_boot_ns;
 	p->loop = r->loop;
-	p->handler_rule = jw_preset_stack_rule(r->loop);
-	p->handler_addr_is_data = jw_preset_handler_addr_is_data(r->loop);
+	/* A preset's name: its stack rule and flags (no process to look at: nothing else). */
+	if (r->loop && !jw_preset_by_name(r->loop, &preset)) {
+		p->handler_rule = preset.handler_rule;	/* the table's, static */
+		p->handler_addr_is_data = preset.handler_addr_is_data;
+	}
 	for (i = 0; i < r->n_handlers && i < JW_MAX_PROBES; i++)
 		p->handlers[i] = r->handlers[i];
 }

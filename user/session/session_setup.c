@@ -152,7 +152,8 @@ static int add_target(struct session *s, pid_t pid, bool expand)
 	jw_log(JW_LOG_INFO, "pid %d is %s's master process, which runs no event loop: watching "
 	       "its workers %s, and those it starts later", pid, preset->name, list);
 	session_drop_proc(s, i);
-	s->n_slots--;
+	if ((size_t)i + 1 == s->n_slots)
+		s->n_slots--;	/* the master's slot, the last, is the first worker's */
 	s->masters[s->n_masters++] = pid;
 	ret = 0;
 	for (k = 0; k < (size_t)n; k++)
@@ -347,7 +348,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	s->how.by_exe = cfg->n_exes > 0;
 	/* With no --probe, auto has only the syscall envelope to offer so far. */
 	s->how.syscall_mode = cfg->n_probes == 0 ||
-			      (cfg->loop_given && cfg->loop == JW_LOOP_SYSCALL);
+			      (cfg->loop_given && jw_loop_is_syscall(cfg->loop));
 	ret = session_resolve_exes(s);
 	if (ret)
 		return ret;

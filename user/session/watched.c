@@ -147,9 +147,9 @@ static int resolve_preset(struct jw_watched *w, const struct jw_watch_how *how)
 		jw_log(JW_LOG_ERROR, "%s", why);
 		return ret;
 	}
-	if (early && !strcmp(w->preset.name, "syscall") && cfg->loop != JW_LOOP_SYSCALL)
+	if (early && jw_loop_is_syscall(w->preset.name) && !jw_loop_is_syscall(cfg->loop))
 		snprintf(why, sizeof(why), "%s: no libraries mapped yet; looked at again once it "
-			 "runs", jw_loop_name(cfg->loop));
+			 "runs", cfg->loop);
 	set_loop(p, &w->preset);
 	for (k = 0; k < w->preset.n_probes; k++) {
 		struct jw_preset_probe *pp = &w->preset.probes[k];
@@ -319,8 +319,8 @@ int jw_watched__attach(struct jw_watched *w, const struct jw_watch_how *how)
 	/* To unlink the thread from its slot when it is forgotten; a nicety, not a need. */
 	w->pidfd = open_thread_pidfd(p->target.pid, p->target.tid);
 	/* Its libraries were not mapped when it was resolved: the presets that need none yet. */
-	w->redetect = how->syscall_mode && how->holding && !strcmp(p->loop, "syscall") &&
-		      how->cfg->loop != JW_LOOP_SYSCALL;
+	w->redetect = how->syscall_mode && how->holding && jw_loop_is_syscall(p->loop) &&
+		      !jw_loop_is_syscall(how->cfg->loop);
 	ret = jw_samplebuf_init(&w->samples, JW_SAMPLES_HELD);
 	if (ret)
 		return ret;

@@ -21,6 +21,7 @@
 #include "stacks/samplebuf.h"
 #include "process/launch.h"
 #include "process/presets.h"
+#include "process/waits.h"
 
 /* How the session hooks its processes; it owns this and keeps it current. */
 struct jw_watch_how {

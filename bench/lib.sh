@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# scripts/bench.sh's helpers: messages, processes (start, wait for a line, stop, reap), the
+# statistics of a series (median, spread) and the ratios and verdicts. Sourced, not run.
+
+log() { printf 'bench: %s\n' "$*" >&2; }
+die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
+
+now_ms()
+{
+	local t=${EPOCHREALTIME//[.,]/}
+
+	echo $((t / 1000))
+}
+
+# True while @1 runs; a zombie (exited, not yet waited for) counts as gone.
+alive()
+{
+	local stat
+
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	stat=${stat##*) }
+	[[ ${stat%% *} != Z ]]
+}
+
+# Kills @1 (TERM, then KILL after 5 s) and reaps it; for the cleanup path, never fails.
+reap()
+{
+	local pid=$1 deadline
+
+	[[ -n $pid ]] || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	deadline=$(($(now_ms) + 5000))
+	while alive "$pid" && (($(now_ms) < deadline)); do
+		sleep 0.05
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+# Waits until file @1 has a line matching @2 while process @3 (@4 names it) lives.
+wait_for_line()
+{
+	local file=$1 re=$2 pid=$3 what=$4 deadline limit=$((READY_TIMEOUT_MS / 1000))
+
+	deadline=$(($(now_ms) + READY_TIMEOUT_MS))
+	until grep -qE "$re" "$file" 2>/dev/null; do
+		if ! alive "$pid"; then
+			sed 's/^/  | /' "$file" >&2
+			die "$what exited before saying '$re'"
+		fi
+		(($(now_ms) < deadline)) || die "$what did not say '$re' within $limit s"
+		sleep 0.05
+	done
+}
+
+# Stops the running tool with SIGINT and checks that it exits 0 in time; @1 names it, @2 is
+# where its output went. One more SIGINT when the first goes unanswered: bpftrace 0.17, once in
+# some sixty stops here, did not exit on the first within 15 s, without a word as to why.
+stop_tool()
+{
+	local what=$1 out=$2 deadline rc=0 tries limit=$((STOP_TIMEOUT_MS / 1000))
+
+	for tries in 1 2; do
+		kill -INT "$TOOL_PID"
+		deadline=$(($(now_ms) + STOP_TIMEOUT_MS))
+		while alive "$TOOL_PID" && (($(now_ms) < deadline)); do
+			sleep 0.05
+		done
+		alive "$TOOL_PID" || break
+		log "$what did not exit within $limit s of SIGINT $tries (in" \
+			"$(cat "/proc/$TOOL_PID/wchan" 2>/dev/null || echo '?'))"
+	done
+	if alive "$TOOL_PID"; then
+		sed 's/^/  | /' "$out" >&2
+		die "$what did not exit after two SIGINTs"
+	fi
+	wait "$TOOL_PID" || rc=$?
+	TOOL_PID=
+	if ((rc != 0)); then
+		sed 's/^/  | /' "$out" >&2
+		die "$what exited with status $rc after SIGINT"
+	fi
+}
+
+# Installs Debian package @1 when command @2 is missing: the bench's tools, not jankwatch's.
+need()
+{
+	local pkg=$1 cmd=$2
+
+	command -v "$cmd" >/dev/null && return 0
+	log "installing $pkg"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null || die "apt-get update failed"
+	apt-get install -y -qq "$pkg" >/dev/null || die "apt-get install $pkg failed"
+	command -v "$cmd" >/dev/null || die "$pkg installed no $cmd"
+}
+
+# Prints the median of the numbers on stdin, one a line, with printf format @1.
+median()
+{
+	sort -g | awk -v fmt="$1\n" '{ v[NR] = $1 }
+		END { printf fmt, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# Prints the range of the numbers on stdin but the highest and the lowest (when there are 4
+# or more: one odd value does not move a median either), in percent of @1.
+spread_pct()
+{
+	sort -g | awk -v m="$1" '{ v[NR] = $1 } END { t = NR >= 4
+		printf "%.1f\n", (m > 0 ? 100 * (v[NR - t] - v[1 + t]) / m : 0) }'
+}
+
+# Prints the configurations @2... rotated left by @1: each repetition starts elsewhere, so no
+# configuration always follows the same one.
+rotated()
+{
+	local k=$1 n i
+
+	shift
+	n=$#
+	for ((i = 0; i < n; i++)); do
+		printf '%s\n' "${@:$(((i + k) % n + 1)):1}"
+	done
+}
+
+# Prints the sum of utime and stime of process @1, in clock ticks.
+cpu_ticks()
+{
+	local stat
+
+	stat=$(cat "/proc/$1/stat")
+	stat=${stat##*) }
+	awk '{ print $12 + $13 }' <<<"$stat"
+}
+
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+anon_kb() { awk '/^RssAnon:/ { print $2 }' "/proc/$1/status"; }
+
+# Prints @1 / @2 with two decimals, or "n/a" when @2 is not above 0.
+ratio()
+{
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'
+}
+
+# Prints "met" when @1 @2 @3 holds for the floats @1 and @3 (@2: < or <=), else "NOT met".
+verdict()
+{
+	awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN {
+		ok = a != "n/a" && (op == "<" ? a < b : a <= b)
+		print ok ? "met" : "NOT met" }'
+}
+
+# Prints the ns build @1's configuration @2 adds over "none".
+added()
+{
+	awk -v a="${NS[$1,$2]}" -v b="${NS[$1,none]}" 'BEGIN { printf "%.1f", a - b }'
+}
+
+# Prints the median over the repetitions of build @1 of what configuration @2 added over what
+# configuration @3 added in the same repetition (each against that repetition's none), then the
+# spread of those ratios in percent: a pairing by repetition, where no twin function can carry
+# a floor side by side (the tracepoints are the whole machine's).
+paired()
+{
+	local rep ratios='' m
+
+	for ((rep = 0; rep < REPS; rep++)); do
+		ratios+=$(awk -v a="${NS_REP[$1,$2,$rep]}" -v f="${NS_REP[$1,$3,$rep]}" \
+			-v n="${NS_REP[$1,none,$rep]}" \
+			'BEGIN { printf "%.4f", (f > n ? (a - n) / (f - n) : 0) }')$'\n'
+	done
+	m=$(median %.2f <<<"${ratios%$'\n'}")
+	printf '%s %s\n' "$m" "$(spread_pct "$m" <<<"${ratios%$'\n'}")"
+}

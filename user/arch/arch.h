@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What user space knows of the CPU, behind one interface: one file per architecture
+ * (user/arch/<arch>.c, picked by the build), with its kernel side in bpf/arch/<arch>.h. A second
+ * architecture is those two files.
+ */
+#ifndef JW_ARCH_H
+#define JW_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jankwatch/abi.h"
+
+/* The numbers of the wait system calls an event loop blocks in (/proc/PID/task/TID/syscall). */
+extern const long jw_arch_wait_syscalls[];
+extern const size_t jw_arch_n_wait_syscalls;
+
+/*
+ * Derives how redis's call(client *c) reaches the command's function, from its code (@code, the
+ * start of the function): on x86-64 "mov %rdi,%REG ... mov D1(%REG),%rax ... call *D2(%rax)"
+ * gives c->cmd at D1, cmd->proc at D2. Returns 0, or -ENOENT when the pattern is not there.
+ */
+int jw_arch_derive_call_chain(const uint8_t *code, size_t len, struct jw_arg_chain *chain);
+
+/*
+ * An instruction at a function's entry, as probe placement (placement.h) needs to know it: what
+ * the kernel does with a uprobe on it, and whether it may be passed.
+ */
+enum jw_arch_insn_kind {
+	JW_INSN_UNKNOWN = 0,	/* not decoded: single-stepped, and nothing past it is known */
+	JW_INSN_SKIPPABLE,	/* leaves the stack pointer, memory and the argument registers alone */
+	JW_INSN_EMULATED,	/* the kernel emulates it at a probe */
+};
+
+struct jw_arch_insn {
+	enum jw_arch_insn_kind kind;
+	size_t len;
+	char text[32];		/* for -v: "push %rbp", or its first bytes */
+	bool jumps;		/* a jump: @rel is its displacement from its end */
+	int32_t rel;
+};
+
+/* Decodes the one instruction at @p (@len bytes there, 0: none): only what placement needs. */
+void jw_arch_decode_entry(const uint8_t *p, size_t len, struct jw_arch_insn *in);
+
+/*
+ * Two functions whose first instruction is known, for waitcost.h to time a uprobe pair on: one
+ * the kernel emulates at a probe (a push on x86-64), one it single-steps out of line.
+ */
+void jw_arch_cost_emulated(void);
+void jw_arch_cost_stepped(void);
+
+#endif

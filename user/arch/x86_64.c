@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* x86-64 (see arch.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arch/arch.h"
+
+/* poll select epoll_wait pselect6 ppoll epoll_pwait epoll_pwait2 (bpf/arch/x86.h has them too) */
+const long jw_arch_wait_syscalls[] = { 7, 23, 232, 270, 271, 281, 441 };
+const size_t jw_arch_n_wait_syscalls =
+	sizeof(jw_arch_wait_syscalls) / sizeof(jw_arch_wait_syscalls[0]);
+
+/* The callee-saved register a function keeps its first argument in, as a ModRM reg number. */
+static int saved_reg_of_rdi(const uint8_t *c)
+{
+	/* mov %rdi,%REG: 48/49 89 (11 111 rrr) */
+	if ((c[0] == 0x48 || c[0] == 0x49) && c[1] == 0x89 && (c[2] & 0xf8) == 0xf8)
+		return (c[2] & 7) | (c[0] == 0x49 ? 8 : 0);
+	return -1;
+}
+
+int jw_arch_derive_call_chain(const uint8_t *code, size_t len, struct jw_arg_chain *chain)
+{
+	size_t i, j;
+	int reg = -1;
+
+	for (i = 0; i + 3 <= len && i < 96 && reg < 0; i++)
+		reg = saved_reg_of_rdi(code + i);
+	if (reg < 0 || (reg & 7) == 4)	/* rsp/r12 need a SIB byte: not this pattern */
+		return -ENOENT;
+	for (j = i; j + 4 <= len; j++) {
+		const uint8_t *c = code + j;
+		size_t k;
+
+		/* mov D1(%REG),%rax: 48/49 8b (01 000 rrr) D1 */
+		if (c[0] != (reg & 8 ? 0x49 : 0x48) || c[1] != 0x8b || c[2] != (0x40 | (reg & 7)))
+			continue;
+		/* then, within a few instructions, call *D2(%rax): ff 50 D2 */
+		for (k = j + 4; k + 3 <= len && k < j + 4 + 32; k++) {
+			if (code[k] == 0xff && code[k + 1] == 0x50) {
+				memset(chain, 0, sizeof(*chain));
+				chain->arg = 0;
+				chain->n_offsets = 2;
+				chain->offsets[0] = c[3];
+				chain->offsets[1] = code[k + 2];
+				chain->kind = JW_HANDLER_CODE;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+/* ---- Probe placement: the instructions at a function's entry ---- */
+
+static const char *const regs64[16] = {
+	"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+};
+
+/*
+ * A write may be passed when it goes to a scratch register nobody reads at the entry: not rsp
+ * or rbp (the stack and its frame chain), not an argument register (rdi, rsi, rdx, rcx, r8,
+ * r9), whose value the probe may read.
+ */
+static bool scratch_dest(unsigned int reg)
+{
+	return reg == 0 || reg == 3 || reg >= 10;
+}
+
+/*
+ * The length of the ModRM operand at @p (the ModRM byte, a SIB byte, a displacement), of which
+ * @len bytes are there; 0 when they are not all there.
+ */
+static size_t modrm_len(const uint8_t *p, size_t len)
+{
+	unsigned int mod, rm;
+	size_t n = 1;
+
+	if (len < 1)
+		return 0;
+	mod = p[0] >> 6;
+	rm = p[0] & 7;
+	if (mod == 3)
+		return 1;
+	if (rm == 4) {
+		/* A SIB byte; its base 101 under mod 00 means a disp32 and no base. */
+		n = 2;
+		if (len >= 2 && mod == 0 && (p[1] & 7) == 5)
+			n += 4;
+	} else if (mod == 0 && rm == 5) {
+		n += 4;		/* RIP-relative */
+	}
+	n += mod == 1 ? 1 : mod == 2 ? 4 : 0;
+	return n <= len ? n : 0;
+}
+
+enum writes {
+	WRITES_FLAGS,	/* cmp, test: only the flags */
+	WRITES_REG,	/* the ModRM reg field's register */
+	WRITES_RM,	/* the ModRM r/m operand, when it is a register (never memory) */
+};
+
+/* The instructions that read and write only the flags or one register, by opcode. */
+static const struct {
+	unsigned int op;	/* 0x0f xx as 0x1xx */
+	const char *name;
+	enum writes writes;
+	int digit;		/* the ModRM reg field it needs (an opcode extension), or -1 */
+	int imm;		/* immediate bytes; 4 means 2 under the operand-size prefix */
+	bool reg_only;		/* its r/m must be a register */
+} alu_ops[] = {
+	{ 0x8b, "mov", WRITES_REG, -1, 0, false },
+	{ 0x89, "mov", WRITES_RM, -1, 0, true },
+	{ 0x8d, "lea", WRITES_REG, -1, 0, false },
+	{ 0x1b6, "movzb", WRITES_REG, -1, 0, false },
+	{ 0x1b7, "movzw", WRITES_REG, -1, 0, false },
+	{ 0x1be, "movsb", WRITES_REG, -1, 0, false },
+	{ 0x1bf, "movsw", WRITES_REG, -1, 0, false },
+	{ 0x63, "movslq", WRITES_REG, -1, 0, false },
+	{ 0x31, "xor", WRITES_RM, -1, 0, true },
+	{ 0x33, "xor", WRITES_REG, -1, 0, true },
+	{ 0x38, "cmp", WRITES_FLAGS, -1, 0, false },
+	{ 0x39, "cmp", WRITES_FLAGS, -1, 0, false },
+	{ 0x3a, "cmp", WRITES_FLAGS, -1, 0, false },
+	{ 0x3b, "cmp", WRITES_FLAGS, -1, 0, false },
+	{ 0x84, "test", WRITES_FLAGS, -1, 0, false },
+	{ 0x85, "test", WRITES_FLAGS, -1, 0, false },
+	{ 0x80, "cmp", WRITES_FLAGS, 7, 1, false },
+	{ 0x83, "cmp", WRITES_FLAGS, 7, 1, false },
+	{ 0x81, "cmp", WRITES_FLAGS, 7, 4, false },
+	{ 0xf6, "test", WRITES_FLAGS, 0, 1, false },
+	{ 0xf7, "test", WRITES_FLAGS, 0, 4, false },
+};
+
+/* Writes "%reg" or "mem" for ModRM operand @modrm (with @rex) to @buf. */
+static const char *rm_text(unsigned int modrm, unsigned int rex, char *buf, size_t size)
+{
+	if (modrm >> 6 != 3)
+		return "mem";
+	snprintf(buf, size, "%%%s", regs64[(modrm & 7) | (rex & 1) << 3]);
+	return buf;
+}
+
+/*
+ * Instructions that read registers or memory and write nothing but the flags or a scratch
+ * register: mov, movzx/movsx, lea; cmp and test with a register or an immediate; xor of
+ * registers; mov of an immediate. An optional operand-size prefix, then an optional REX one.
+ * False when @p is none of them; a known one that writes an argument register, rbp or rsp is
+ * decoded as JW_INSN_UNKNOWN, so that -v can say what stopped the placement.
+ */
+static bool decode_scratch(const uint8_t *p, size_t len, struct jw_arch_insn *in)
+{
+	unsigned int rex = 0, op, modrm, reg, dst = 0;
+	bool opsize = false;
+	size_t i = 0, m, imm, k;
+	char rmbuf[8];
+
+	if (i < len && p[i] == 0x66) {
+		opsize = true;
+		i++;
+	}
+	if (i < len && (p[i] & 0xf0) == 0x40)
+		rex = p[i++];
+	if (i >= len)
+		return false;
+	op = p[i++];
+	if (op >= 0xb8 && op <= 0xbf) {
+		imm = rex & 8 ? 8 : opsize ? 2 : 4;
+		if (len < i + imm)
+			return false;
+		dst = (op - 0xb8) | (rex & 1) << 3;
+		in->len = i + imm;
+		snprintf(in->text, sizeof(in->text), "mov $imm,%%%s", regs64[dst]);
+		in->kind = scratch_dest(dst) ? JW_INSN_SKIPPABLE : JW_INSN_UNKNOWN;
+		return true;
+	}
+	if (op == 0x0f) {
+		if (i >= len)
+			return false;
+		op = 0x100 | p[i++];
+	}
+	for (k = 0; k < sizeof(alu_ops) / sizeof(alu_ops[0]); k++)
+		if (alu_ops[k].op == op)
+			break;
+	if (k == sizeof(alu_ops) / sizeof(alu_ops[0]))
+		return false;
+	m = modrm_len(p + i, len - i);
+	if (!m)
+		return false;
+	modrm = p[i];
+	reg = (modrm >> 3 & 7) | (rex & 4) << 1;
+	if (alu_ops[k].digit >= 0 && (modrm >> 3 & 7) != (unsigned int)alu_ops[k].digit)
+		return false;
+	if ((alu_ops[k].reg_only || alu_ops[k].writes == WRITES_RM) && modrm >> 6 != 3)
+		return false;
+	imm = alu_ops[k].imm == 4 && opsize ? 2 : (size_t)alu_ops[k].imm;
+	if (len < i + m + imm)
+		return false;
+	in->len = i + m + imm;
+	if (alu_ops[k].digit >= 0)
+		snprintf(in->text, sizeof(in->text), "%s $imm,%s", alu_ops[k].name,
+			 rm_text(modrm, rex, rmbuf, sizeof(rmbuf)));
+	else if (alu_ops[k].writes == WRITES_RM)
+		snprintf(in->text, sizeof(in->text), "%s %%%s,%s", alu_ops[k].name, regs64[reg],
+			 rm_text(modrm, rex, rmbuf, sizeof(rmbuf)));
+	else
+		snprintf(in->text, sizeof(in->text), "%s %s,%%%s", alu_ops[k].name,
+			 rm_text(modrm, rex, rmbuf, sizeof(rmbuf)), regs64[reg]);
+	switch (alu_ops[k].writes) {
+	case WRITES_FLAGS:
+		in->kind = JW_INSN_SKIPPABLE;
+		return true;
+	case WRITES_REG:
+		dst = reg;
+		break;
+	case WRITES_RM:
+		dst = (modrm & 7) | (rex & 1) << 3;
+		break;
+	}
+	in->kind = scratch_dest(dst) ? JW_INSN_SKIPPABLE : JW_INSN_UNKNOWN;
+	return true;
+}
+
+void jw_arch_decode_entry(const uint8_t *p, size_t len, struct jw_arch_insn *in)
+{
+	static const struct {
+		uint8_t bytes[6];
+		size_t len;
+		const char *text;
+	} nops[] = {
+		{ { 0xf3, 0x0f, 0x1e, 0xfa }, 4, "endbr64" },
+		{ { 0x90 }, 1, "nop" },
+		{ { 0x66, 0x90 }, 2, "xchg %ax,%ax" },
+		{ { 0x0f, 0x1f, 0x00 }, 3, "nopl (%rax)" },
+		{ { 0x0f, 0x1f, 0x40, 0x00 }, 4, "nopl 0x0(%rax)" },
+		{ { 0x0f, 0x1f, 0x44, 0x00, 0x00 }, 5, "nopl 0x0(%rax,%rax,1)" },
+		{ { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 }, 6, "nopw 0x0(%rax,%rax,1)" },
+	};
+	size_t i, o;
+
+	memset(in, 0, sizeof(*in));
+	/* What the decoder does not know is shown as its first bytes. */
+	snprintf(in->text, sizeof(in->text), "nothing");
+	for (i = 0, o = 0; i < len && i < 4; i++)
+		o += snprintf(in->text + o, sizeof(in->text) - o, "%s%02x", i ? " " : "", p[i]);
+	if (len > 4)
+		snprintf(in->text + o, sizeof(in->text) - o, " ...");
+	for (i = 0; i < sizeof(nops) / sizeof(nops[0]); i++) {
+		if (len >= nops[i].len && !memcmp(p, nops[i].bytes, nops[i].len)) {
+			in->kind = JW_INSN_SKIPPABLE;
+			in->len = nops[i].len;
+			snprintf(in->text, sizeof(in->text), "%s", nops[i].text);
+			return;
+		}
+	}
+	if (len >= 1 && p[0] >= 0x50 && p[0] <= 0x57) {
+		in->kind = JW_INSN_EMULATED;
+		in->len = 1;
+		snprintf(in->text, sizeof(in->text), "push %%%s", regs64[p[0] - 0x50]);
+	} else if (len >= 2 && p[0] == 0x41 && p[1] >= 0x50 && p[1] <= 0x57) {
+		in->kind = JW_INSN_EMULATED;
+		in->len = 2;
+		snprintf(in->text, sizeof(in->text), "push %%%s", regs64[8 + p[1] - 0x50]);
+	} else if (len >= 5 && (p[0] == 0xe8 || p[0] == 0xe9)) {
+		in->kind = JW_INSN_EMULATED;
+		in->len = 5;
+		in->jumps = p[0] == 0xe9;
+		in->rel = (int32_t)((uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 |
+				    (uint32_t)p[4] << 24);
+		snprintf(in->text, sizeof(in->text), "%s", p[0] == 0xe8 ? "call" : "jmp");
+	} else if (len >= 2 && (p[0] == 0xeb || (p[0] >= 0x70 && p[0] <= 0x7f))) {
+		in->kind = JW_INSN_EMULATED;
+		in->len = 2;
+		in->jumps = true;
+		in->rel = (int8_t)p[1];
+		snprintf(in->text, sizeof(in->text), "%s", p[0] == 0xeb ? "jmp" : "jcc");
+	} else if (len >= 6 && p[0] == 0x0f && p[1] >= 0x80 && p[1] <= 0x8f) {
+		in->kind = JW_INSN_EMULATED;
+		in->len = 6;
+		in->jumps = true;
+		in->rel = (int32_t)((uint32_t)p[2] | (uint32_t)p[3] << 8 | (uint32_t)p[4] << 16 |
+				    (uint32_t)p[5] << 24);
+		snprintf(in->text, sizeof(in->text), "jcc");
+	} else {
+		decode_scratch(p, len, in);
+	}
+}
+
+/* ---- The wait-cost measurement's functions (waitcost.h) ---- */
+
+/*
+ * Two functions to put the uprobe pair on, each beginning with the kind of instruction whose
+ * cost is wanted: a push, which the kernel emulates at a probe, and a register move, which it
+ * single-steps out of line. In assembly, so that no compiler changes their first instruction.
+ */
+__asm__(".pushsection .text\n"
+	".globl jw_arch_cost_emulated\n"
+	".globl jw_arch_cost_stepped\n"
+	".type jw_arch_cost_emulated, @function\n"
+	"jw_arch_cost_emulated:\n"
+	"	push %rbp\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size jw_arch_cost_emulated, .-jw_arch_cost_emulated\n"
+	".type jw_arch_cost_stepped, @function\n"
+	"jw_arch_cost_stepped:\n"
+	"	mov %rdi, %rax\n"
+	"	ret\n"
+	".size jw_arch_cost_stepped, .-jw_arch_cost_stepped\n"
+	".popsection\n");

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What a loop preset gives: the probes it hooks inside the wait-to-wait envelope, how it names a
+ * task's handler, and the process it was recognized in. The table of presets is presets.c; each
+ * preset with code of its own has its file (preset_redis.c, preset_python.c, preset_nginx.c).
+ */
+#ifndef JW_PRESET_H
+#define JW_PRESET_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "jankwatch/abi.h"
+
+/* --loop's names that are no preset: pick one (the default), or none. */
+#define JW_LOOP_AUTO "auto"
+#define JW_LOOP_SYSCALL "syscall"	/* also the preset of a program no preset recognized */
+
+#define JW_MAX_PRESET_PROBES 2
+
+/* A dispatch function a preset hooks inside the wait-to-wait envelope, to name the handler. */
+struct jw_preset_probe {
+	char path[PATH_MAX];
+	const char *entry;
+	uint64_t offset;
+	bool name_arg;			/* its first argument leads to the handler: */
+	struct jw_arg_chain chain;
+};
+
+/*
+ * How a preset reads a task's handler from its stacks: the first named function below the loop's
+ * dispatch function, in another module than the dispatch's (GLib: the source's callback), or,
+ * for a loop whose handlers live in its own executable, any module; either way past the loop's
+ * own plumbing, the functions whose names begin with one of @skip.
+ */
+struct jw_stack_rule {
+	const char *dispatch;
+	bool same_module;
+	const char *const *skip;	/* NULL-terminated prefixes, or NULL */
+};
+
+struct jw_preset {
+	const char *name;		/* "redis"; JW_LOOP_SYSCALL when none matched */
+	const struct jw_stack_rule *handler_rule;	/* names handlers from the stacks; or NULL */
+	char where[PATH_MAX];		/* the file that made it recognizable */
+	struct jw_preset_probe probes[JW_MAX_PRESET_PROBES];
+	size_t n_probes;
+	int version;			/* python: 311 for 3.11; -1 unknown */
+	bool handler_addr_is_data;	/* its probes' handler address is no code (python) */
+	/*
+	 * A master process that runs no loop: its workers, which do (at most @max into @out; how
+	 * many, 0 when @pid is no master, or -errno). NULL for most.
+	 */
+	int (*workers)(pid_t pid, pid_t *out, size_t max);
+};
+
+#endif
