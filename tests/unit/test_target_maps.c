@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests of target.c: what a process maps, and whether its thread sits in a wait. */
+#include "target_fixture.h"
+
+#define MAPPED_TEXT "jankwatch mapped file\n"
+
+/* /proc/PID/syscall's content: a wait call's number first, or not. */
+static void test_syscall_is_wait(void **state)
+{
+	(void)state;
+#if defined(__x86_64__)
+	assert_true(jw_syscall_is_wait("232 0x4 0x7ffd 0x400 0x64 0x0 0x0 0x7ffd0 0x7f12\n"));
+	assert_true(jw_syscall_is_wait("7 0x1 0x1 0xffffffffffffffff 0x0 0x0 0x0 0x7ff 0x7f\n"));
+	assert_true(jw_syscall_is_wait("281 0x4"));
+	assert_false(jw_syscall_is_wait("0 0x3 0x7ffd 0x1000 0x0 0x0 0x0 0x7ffd0 0x7f12\n"));
+	assert_false(jw_syscall_is_wait("61 0xffffffffffffffff 0x7ffd 0x0 0x0 0x0 0x0 0x7f 0x7f\n"));
+	assert_false(jw_syscall_is_wait("2320 0x4\n"));
+#elif defined(__aarch64__)
+	assert_true(jw_syscall_is_wait("22 0x4 0xffff 0x400 0x64 0x0 0x0 0xffff0 0xffff1\n"));
+	assert_false(jw_syscall_is_wait("63 0x3 0xffff 0x1000 0x0 0x0 0x0 0xffff0 0xffff1\n"));
+#endif
+	assert_false(jw_syscall_is_wait("running\n"));
+	assert_false(jw_syscall_is_wait("-1 0x7ffd0 0x7f12\n"));
+	assert_false(jw_syscall_is_wait(""));
+	assert_false(jw_syscall_is_wait("232x"));
+}
+
+/* Forks a child that blocks in poll() (@wait) or in read(), once it has said it is there. */
+static pid_t blocked_child(bool wait, int *release)
+{
+	int go[2], ready[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe2(go, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pollfd pfd = { .fd = go[0], .events = POLLIN };
+
+		close(go[1]);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		if (wait)
+			poll(&pfd, 1, -1);
+		else if (read(go[0], &c, 1) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	close(go[0]);
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	*release = go[1];
+	return pid;
+}
+
+/* A process blocked in poll() runs a loop; one blocked in read() does not; a missing one: error. */
+static void test_in_wait(void **state)
+{
+	struct fixture *fx = *state;
+	int release, ret = 0, tries;
+	bool wait;
+
+	for (wait = false; ; wait = true) {
+		fx->child = blocked_child(wait, &release);
+		/* Until it sleeps in its call: then the answer must be what it waits in. */
+		for (tries = 0; tries < 200; tries++) {
+			ret = jw_target_in_wait(fx->child, NULL);
+			if (ret == (int)wait)
+				break;
+			usleep(10000);
+		}
+		assert_int_equal(ret, wait);
+		/* Still so, a moment later: nothing else made it true. */
+		usleep(50000);
+		assert_int_equal(jw_target_in_wait(fx->child, NULL), wait);
+		assert_true(jw_target_start_boot_ns(fx->child) > 0);
+		close(release);
+		assert_int_equal(waitpid(fx->child, NULL, 0), fx->child);
+		fx->child = 0;
+		if (wait)
+			break;
+	}
+	assert_int_equal(jw_target_in_wait(missing_pid(), NULL), -ENOENT);
+	assert_int_equal(jw_target_start_boot_ns(missing_pid()), 0);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static void test_find_mapping_libc(void **state)
+{
+	char path[PATH_MAX], again[PATH_MAX];
+
+	(void)state;
+	assert_int_equal(jw_target_find_mapping(getpid(), "libc.so.6", path, sizeof(path)), 0);
+	assert_true(path[0] == '/');
+	assert_true(ends_with(path, "/libc.so.6"));
+	assert_int_equal(access(path, R_OK), 0);
+
+	/* A prefix followed by '.' designates the same file. */
+	assert_int_equal(jw_target_find_mapping(getpid(), "libc", again, sizeof(again)), 0);
+	assert_string_equal(again, path);
+	assert_int_equal(jw_target_find_mapping(getpid(), "libc.so", again, sizeof(again)), 0);
+	assert_string_equal(again, path);
+	/* A trailing '*' asks for any name that begins so. */
+	assert_int_equal(jw_target_find_mapping(getpid(), "libc.s*", again, sizeof(again)), 0);
+	assert_string_equal(again, path);
+	assert_int_equal(jw_target_find_mapping(getpid(), "libcx*", again, sizeof(again)),
+			 -ENOENT);
+}
+
+static void test_find_mapping_exe(void **state)
+{
+	char exe[PATH_MAX], path[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	(void)state;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	base = strrchr(exe, '/') + 1;
+	assert_int_equal(jw_target_find_mapping(getpid(), base, path, sizeof(path)), 0);
+	assert_string_equal(path, exe);
+}
+
+static void test_find_mapping_absolute(void **state)
+{
+	char path[PATH_MAX];
+
+	(void)state;
+	assert_int_equal(jw_target_find_mapping(getpid(), "/opt/not/mapped/libx.so.1", path,
+						sizeof(path)), 0);
+	assert_string_equal(path, "/opt/not/mapped/libx.so.1");
+}
+
+static void test_find_mapping_missing(void **state)
+{
+	char path[PATH_MAX];
+
+	(void)state;
+	strcpy(path, "untouched");
+	assert_int_equal(jw_target_find_mapping(getpid(), "libjw-not-mapped.so", path,
+						sizeof(path)), -ENOENT);
+	/* Neither a middle part nor a prefix without a '.' after it matches. */
+	assert_int_equal(jw_target_find_mapping(getpid(), "ibc.so.6", path, sizeof(path)),
+			 -ENOENT);
+	assert_int_equal(jw_target_find_mapping(getpid(), "libc.so.6.1", path, sizeof(path)),
+			 -ENOENT);
+	assert_int_equal(jw_target_find_mapping(getpid(), "lib", path, sizeof(path)), -ENOENT);
+	assert_string_equal(path, "untouched");
+	assert_int_equal(jw_target_find_mapping(missing_pid(), "libc.so.6", path, sizeof(path)),
+			 -ENOENT);
+}
+
+/*
+ * Creates /tmp/libjwmap-XXXXXX.so.1 and maps it into this process; returns its base name.
+ * The file is the fixture's to remove, the mapping its to undo.
+ */
+static const char *map_temp_lib(struct fixture *fx)
+{
+	int fd;
+
+	snprintf(fx->mapped, sizeof(fx->mapped), "/tmp/libjwmap-XXXXXX.so.1");
+	fd = mkstemps(fx->mapped, strlen(".so.1"));
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, MAPPED_TEXT, strlen(MAPPED_TEXT)), strlen(MAPPED_TEXT));
+	fx->map = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	assert_true(fx->map != MAP_FAILED);
+	return strrchr(fx->mapped, '/') + 1;
+}
+
+/* Any mapped file is found, by its base name or the part before ".so". */
+static void test_find_mapping_mapped_file(void **state)
+{
+	struct fixture *fx = *state;
+	char path[PATH_MAX], prefix[64];
+	const char *base;
+
+	base = map_temp_lib(fx);
+	assert_int_equal(jw_target_find_mapping(getpid(), base, path, sizeof(path)), 0);
+	assert_string_equal(path, fx->mapped);
+	snprintf(prefix, sizeof(prefix), "%.*s", (int)(strlen(base) - strlen(".so.1")), base);
+	assert_int_equal(jw_target_find_mapping(getpid(), prefix, path, sizeof(path)), 0);
+	assert_string_equal(path, fx->mapped);
+}
+
+/* Reads the first bytes of @path, which must hold MAPPED_TEXT. */
+static void assert_mapped_text(const char *path)
+{
+	char buf[64];
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		fail_msg("cannot open %s", path);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	assert_string_equal(buf, MAPPED_TEXT);
+}
+
+/*
+ * A mapped file deleted (or replaced, as a package upgrade does) since it was mapped: maps
+ * shows "<path> (deleted)". Both ways of naming it must agree, and the path given must be one
+ * that opens the mapped file (SPEC F6: through /proc/PID/map_files), never "<path> (deleted)".
+ */
+static void test_find_mapping_deleted_file(void **state)
+{
+	struct fixture *fx = *state;
+	char path[PATH_MAX], prefix[64];
+	const char *base;
+
+	base = map_temp_lib(fx);
+	assert_int_equal(unlink(fx->mapped), 0);
+	fx->mapped[0] = '\0';
+	assert_int_equal(jw_target_find_mapping(getpid(), base, path, sizeof(path)), 0);
+	assert_null(strstr(path, " (deleted)"));
+	assert_mapped_text(path);
+	snprintf(prefix, sizeof(prefix), "%.*s", (int)(strlen(base) - strlen(".so.1")), base);
+	assert_int_equal(jw_target_find_mapping(getpid(), prefix, path, sizeof(path)), 0);
+	assert_null(strstr(path, " (deleted)"));
+	assert_mapped_text(path);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_find_mapping_libc),
+		T(test_find_mapping_exe),
+		T(test_find_mapping_absolute),
+		T(test_find_mapping_missing),
+		T(test_find_mapping_mapped_file),
+		T(test_find_mapping_deleted_file),
+		T(test_syscall_is_wait),
+		T(test_in_wait),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
