@@ -6,7 +6,8 @@
  *   is_wait_syscall(nr)              the wait system calls an event loop blocks in
  *   syscall_nr(regs)                 the number of the system call a sys_exit event ends
  *   arch_entry_sp_after_return(sp)   a function's entry stack pointer, seen at its return
- * A second architecture is one new file here, bpf/arch/<arch>.h, and one in user/arch/.
+ * A second architecture is one new file here, bpf/arch/<arch>.h, one in user/arch/, and its
+ * register layout in include/jankwatch/abi.h.
  */
 #ifndef JW_BPF_ARCH_H
 #define JW_BPF_ARCH_H

@@ -15,9 +15,22 @@
 #define JW_TID_BUCKETS 4096	/* tid_index: a watched thread's slot, by tid modulo this */
 #define JW_MAX_USER_FRAMES 127
 #define JW_MAX_KERNEL_FRAMES 64
-#define JW_UREG_COUNT 17	/* DWARF registers a user stack copy carries (x86-64: 0..16) */
 #define JW_MAX_STACK_BYTES 65536	/* the largest user stack copy */
-#define JW_RED_ZONE 128	/* x86-64: the bytes below sp a function may use, copied too */
+/*
+ * The architecture's part of the records: the user registers a sample carries, in DWARF
+ * numbering (bpf/arch/<arch>.h's copy_user_regs() fills them), where the stack and instruction
+ * pointers are among them, and the red zone below the stack pointer a function may use. A
+ * second architecture adds its block here, beside user/arch/<arch>.c and bpf/arch/<arch>.h.
+ */
+#if defined(__x86_64__) || defined(__TARGET_ARCH_x86)
+#define JW_UREG_COUNT 17	/* rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip: 0..16 */
+#define JW_UREG_SP 7
+#define JW_UREG_IP 16
+#define JW_RED_ZONE 128
+#else
+#error "jankwatch: no register layout in include/jankwatch/abi.h for this architecture yet"
+#endif
+
 #define JW_MAX_WAKER_FRAMES 16	/* kernel frames of the context that woke a thread */
 #define JW_COMM_LEN 16
 #define JW_HANDLER_NAME_LEN 128
@@ -213,12 +226,6 @@ struct jw_slice_rec {
 	__u32 cpu;		/* where it ended */
 	__u32 pad;
 };
-
-/* DWARF register numbers of the stack pointer and the instruction pointer. */
-#if defined(__x86_64__) || defined(__TARGET_ARCH_x86)
-#define JW_UREG_SP 7
-#define JW_UREG_IP 16
-#endif
 
 #define JW_HIST_SLOTS 32	/* log2 latency histogram: slot i counts [2^i, 2^(i+1)) us */
 

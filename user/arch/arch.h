@@ -2,7 +2,7 @@
 /*
  * What user space knows of the CPU, behind one interface: one file per architecture
  * (user/arch/<arch>.c, picked by the build), with its kernel side in bpf/arch/<arch>.h. A second
- * architecture is those two files.
+ * architecture is those two files and its register layout in include/jankwatch/abi.h.
  */
 #ifndef JW_ARCH_H
 #define JW_ARCH_H

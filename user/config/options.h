@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The watch command line (and its --config file) -> struct jw_config. */
+/* The watch command line -> struct jw_config; the policy parameters in it are params.h's. */
 #ifndef JW_OPTIONS_H
 #define JW_OPTIONS_H
 
