@@ -85,20 +85,63 @@ static __u32 copy_user_stack(struct task_struct *task, struct jw_sample_rec *rec
 
 /*
  * The return addresses that pending return probes (ours or anyone's) replaced with the uprobes
- * trampoline, from the kernel's own list, for the unwinder to put back.
+ * trampoline, from the kernel's own list, innermost first, and the trampoline's address.
  */
 static void copy_pending_returns(struct task_struct *task, struct jw_sample_rec *rec)
 {
 	struct return_instance *ri = BPF_CORE_READ(task, utask, return_instances);
 	__u32 n = 0;
 
+	rec->tramp = 0;
+	if (!ri)
+		goto out;
+	rec->tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
 	for (int i = 0; i < JW_MAX_NEST && ri; i++) {
 		rec->ret_sp[i] = BPF_CORE_READ(ri, stack);
 		rec->ret_addr[i] = BPF_CORE_READ(ri, orig_ret_vaddr);
 		ri = BPF_CORE_READ(ri, next);
 		n++;
 	}
+out:
 	rec->n_rets = n;
+}
+
+struct fp_returns {
+	struct jw_sample_rec *rec;
+	__u32 k;	/* the pending returns put back so far */
+};
+
+static long put_back_fp_return(__u32 i, struct fp_returns *c)
+{
+	struct jw_sample_rec *rec = c->rec;
+	__u64 j = i, k = c->k;
+
+	/* Opaque, so that the compiler indexes with the values checked here. */
+	barrier_var(j);
+	barrier_var(k);
+	if (j >= JW_MAX_USER_FRAMES || k >= JW_MAX_NEST)
+		return 1;
+	if (j >= rec->n_user || k >= rec->n_rets)
+		return 1;
+	if (rec->user_ips[j] == rec->tramp) {
+		rec->user_ips[j] = rec->ret_addr[k];
+		c->k = k + 1;
+	}
+	return 0;
+}
+
+/*
+ * Puts the real return addresses back into the frame-pointer ips, where the trampoline's stands
+ * for them: kernels before 6.11 leave it there. Frames and pending returns are both innermost
+ * first, so the k-th trampoline is the k-th pending return. A bpf_loop, so that the verifier
+ * looks at one frame, not at every way the frames and returns can pair up.
+ */
+static void put_back_fp_returns(struct jw_sample_rec *rec)
+{
+	struct fp_returns c = { .rec = rec };
+
+	if (rec->n_rets && rec->tramp && rec->n_user)
+		bpf_loop(JW_MAX_USER_FRAMES, put_back_fp_return, &c, 0);
 }
 
 /*
@@ -129,12 +172,12 @@ static __always_inline void fill_sample(void *ctx, struct task_struct *task, str
 		rec->n_user = n > 0 ? n / sizeof(__u64) : 0;
 	}
 	rec->stack_size = 0;
-	rec->n_rets = 0;
+	copy_pending_returns(task, rec);
+	put_back_fp_returns(rec);
 	if (unwind_mode != JW_UNWIND_FP) {
 		/* The user registers, also when the thread is inside a system call. */
 		copy_user_regs((const struct pt_regs *)bpf_task_pt_regs(task), rec->regs);
 		rec->stack_size = copy_user_stack(task, rec);
-		copy_pending_returns(task, rec);
 	}
 	rec->hdr.size = sizeof(*rec) + rec->stack_size;
 }

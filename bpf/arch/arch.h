@@ -14,6 +14,8 @@
 
 #if defined(__TARGET_ARCH_x86)
 #include "x86.h"
+#elif defined(__TARGET_ARCH_arm64)
+#include "arm64.h"
 #else
 #error "jankwatch: no bpf/arch/<arch>.h for this architecture yet (x86.h is the model)"
 #endif

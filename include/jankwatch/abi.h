@@ -18,18 +18,57 @@
 #define JW_MAX_STACK_BYTES 65536	/* the largest user stack copy */
 /*
  * The architecture's part of the records: the user registers a sample carries, in DWARF
- * numbering (bpf/arch/<arch>.h's copy_user_regs() fills them), where the stack and instruction
- * pointers are among them, and the red zone below the stack pointer a function may use. A
- * second architecture adds its block here, beside user/arch/<arch>.c and bpf/arch/<arch>.h.
+ * numbering (bpf/arch/<arch>.h's copy_user_regs() fills them), how many of them the unwinder
+ * takes by number, where the stack pointer, instruction pointer and link register are among
+ * them, the red zone below the stack pointer a function may use, and the ELF machine. Every
+ * architecture's block is here, so that a capture taken on one is unwound on another
+ * (jankwatch symbolize); the build's own is JW_UREG_*. The register array is as long as the
+ * largest set, so that a record has one layout everywhere. A second architecture adds its
+ * block here, beside user/arch/<arch>.c and bpf/arch/<arch>.h.
  */
+#define JW_UREG_MAX 33
+
+/* x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, then rip, the return address column (16). */
+#define JW_X86_64_MACHINE 62	/* EM_X86_64 */
+#define JW_X86_64_UREG_COUNT 17
+#define JW_X86_64_UREG_SP 7
+#define JW_X86_64_UREG_IP 16
+#define JW_X86_64_UREG_LR (-1)	/* none: a call pushes the return address */
+#define JW_X86_64_RED_ZONE 128
+
+/* arm64: x0-x30 (x29 the frame pointer, x30 the link register), sp (31); pc kept at 32. */
+#define JW_ARM64_MACHINE 183	/* EM_AARCH64 */
+#define JW_ARM64_UREG_COUNT 32
+#define JW_ARM64_UREG_SP 31
+#define JW_ARM64_UREG_IP 32
+#define JW_ARM64_UREG_LR 30
+#define JW_ARM64_RED_ZONE 0
+
 #if defined(__x86_64__) || defined(__TARGET_ARCH_x86)
-#define JW_UREG_COUNT 17	/* rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip: 0..16 */
-#define JW_UREG_SP 7
-#define JW_UREG_IP 16
-#define JW_RED_ZONE 128
+#define JW_MACHINE JW_X86_64_MACHINE
+#define JW_UREG_COUNT JW_X86_64_UREG_COUNT
+#define JW_UREG_SP JW_X86_64_UREG_SP
+#define JW_UREG_IP JW_X86_64_UREG_IP
+#define JW_UREG_LR JW_X86_64_UREG_LR
+#define JW_RED_ZONE JW_X86_64_RED_ZONE
+#elif defined(__aarch64__) || defined(__TARGET_ARCH_arm64)
+#define JW_MACHINE JW_ARM64_MACHINE
+#define JW_UREG_COUNT JW_ARM64_UREG_COUNT
+#define JW_UREG_SP JW_ARM64_UREG_SP
+#define JW_UREG_IP JW_ARM64_UREG_IP
+#define JW_UREG_LR JW_ARM64_UREG_LR
+#define JW_RED_ZONE JW_ARM64_RED_ZONE
 #else
 #error "jankwatch: no register layout in include/jankwatch/abi.h for this architecture yet"
 #endif
+#define JW_MAX_RED_ZONE 128	/* the largest of them */
+
+/* Every block above, as initializers of struct jw_ureg_layout (user/stacks/regs.h). */
+#define JW_UREG_LAYOUTS                                                                        \
+	{ JW_X86_64_MACHINE, JW_X86_64_UREG_COUNT, JW_X86_64_UREG_SP, JW_X86_64_UREG_IP,        \
+	  JW_X86_64_UREG_LR, JW_X86_64_RED_ZONE },                                              \
+	{ JW_ARM64_MACHINE, JW_ARM64_UREG_COUNT, JW_ARM64_UREG_SP, JW_ARM64_UREG_IP,            \
+	  JW_ARM64_UREG_LR, JW_ARM64_RED_ZONE }
 
 #define JW_MAX_WAKER_FRAMES 16	/* kernel frames of the context that woke a thread */
 #define JW_COMM_LEN 16
@@ -179,11 +218,15 @@ struct jw_sample_rec {
 	__u32 n_rets;		/* pending return probes below */
 	__u32 stack_below;	/* of stack_size, the bytes below regs[JW_UREG_SP]: its red zone */
 	__u64 block_ns;		/* BLOCKED and IO samples: how long the thread slept */
-	__u64 regs[JW_UREG_COUNT];	/* user registers, DWARF numbering */
+	__u64 regs[JW_UREG_MAX];	/* user registers, DWARF numbering (JW_UREG_*) */
 	/*
-	 * Return probes replace a hooked function's return address with the uprobes trampoline.
-	 * ret_sp[i] is where the real one, ret_addr[i], belongs.
+	 * Return probes replace a hooked function's return address with the uprobes trampoline,
+	 * at address tramp. ret_sp[i] is the stack pointer at the entry of the function whose real
+	 * return address is ret_addr[i]: on x86-64 the slot it was in, on arm64 the top of the frame
+	 * where the function saves its link register. Innermost first. Frame-pointer ips come with
+	 * them put back already.
 	 */
+	__u64 tramp;
 	__u64 ret_sp[JW_MAX_NEST];
 	__u64 ret_addr[JW_MAX_NEST];
 	__u64 kernel_ips[JW_MAX_KERNEL_FRAMES];

@@ -11,7 +11,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct jw_symbolizer *sym;
-	uint64_t regs[JW_UREG_COUNT] = { 0 }, pcs[JW_MAX_USER_FRAMES];
+	uint64_t regs[JW_UREG_MAX] = { 0 }, pcs[JW_MAX_USER_FRAMES];
 	bool activation[JW_MAX_USER_FRAMES];
 	struct jw_unwind_input in = { .regs = regs, .n_regs = JW_UREG_COUNT };
 	struct jw_frame fr;
@@ -28,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size && (data[0] & 1))
 		regs[JW_UREG_IP] = (uint64_t)(uintptr_t)&LLVMFuzzerTestOneInput + (data[0] >> 1);
 	in.tid = getpid();
+	in.pc = regs[JW_UREG_IP];
 	in.base = regs[JW_UREG_SP];
 	in.stack = data + n;
 	in.stack_size = size - n;

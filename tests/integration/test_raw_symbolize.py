@@ -46,7 +46,8 @@ for a, b in zip(events, replayed):
 # Damage: a cut in the middle of the second report keeps the first, then says where it broke.
 data = open(raw, "rb").read()
 cut = os.path.join(work, "cut.raw")
-first_chunk_end = 16 + 28 + 8 + int.from_bytes(data[48:52], "little")
+fields = int.from_bytes(data[12:16], "little")
+first_chunk_end = 16 + fields + 8 + int.from_bytes(data[16 + fields + 4:16 + fields + 8], "little")
 open(cut, "wb").write(data[:first_chunk_end + 100])
 p = subprocess.run([JW_BIN, "symbolize", cut, "--debug-dir", debug_dir, "--log-dir",
                     os.path.join(work, "cut")], capture_output=True, text=True, timeout=120)

@@ -15,9 +15,10 @@
 
 #include <cmocka.h>
 
+#include "jankwatch/abi.h"
 #include "output/rawfile.h"
 
-#define HEADER_SIZE 44 /* magic 8, version 4, header_size 4, fields 28 */
+#define HEADER_SIZE 48 /* magic 8, version 4, header_size 4, fields 32 */
 #define CHUNK_HDR   8
 #define FLIP_ROUNDS 500
 #define MAX_REPORTS 8

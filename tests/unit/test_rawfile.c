@@ -21,6 +21,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(fx->h.sample_period_ms, header.sample_period_ms);
 	assert_true(fx->h.realtime_off_ns == header.realtime_off_ns);
 	assert_true(fx->h.boottime_off_ns == header.boottime_off_ns);
+	assert_int_equal(fx->h.machine, JW_MACHINE);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		assert_int_equal(next(fx), 1);
 		assert_same_report(want[i], &fx->r);
@@ -106,6 +107,44 @@ static void test_unknown_chunks_skipped(void **state)
 	assert_int_equal(next(fx), 0);
 }
 
+/*
+ * A version 1 capture (x86-64's, before the header named the machine: 28 bytes of fields)
+ * still reads, as x86-64's; a capture of another machine says which.
+ */
+static void test_version_1_and_machine(void **state)
+{
+	struct jw_raw_header arm64 = header;
+	struct fixture *fx = *state;
+	unsigned char *old;
+
+	assert_int_equal(jw_raw_write_header(fx->f, &header), 0);
+	assert_int_equal(jw_raw_write_report(fx->f, &report_small), 0);
+	slurp(fx);
+	old = malloc(fx->size);
+	assert_non_null(old);
+	memcpy(old, fx->bytes, HEADER_SIZE - 4);
+	memcpy(old + HEADER_SIZE - 4, fx->bytes + HEADER_SIZE, fx->size - HEADER_SIZE);
+	put_u32(old + 8, 1);
+	put_u32(old + 12, HEADER_SIZE - 16 - 4);
+	write_copy(fx, old, fx->size - 4);
+	free(old);
+	reopen(fx, fx->copy);
+	assert_non_null(fx->rd);
+	assert_int_equal(fx->h.version, 1);
+	assert_int_equal(fx->h.machine, JW_X86_64_MACHINE);
+	assert_int_equal(next(fx), 1);
+	assert_same_report(&report_small, &fx->r);
+	assert_int_equal(next(fx), 0);
+
+	arm64.machine = JW_ARM64_MACHINE;
+	rewind(fx->f);
+	assert_int_equal(ftruncate(fileno(fx->f), 0), 0);
+	assert_int_equal(jw_raw_write_header(fx->f, &arm64), 0);
+	reopen(fx, fx->path);
+	assert_non_null(fx->rd);
+	assert_int_equal(fx->h.machine, JW_ARM64_MACHINE);
+}
+
 /* A newer minor header appends fields: this reader skips them and reads on. */
 static void test_longer_header_skipped(void **state)
 {
@@ -182,6 +221,7 @@ int main(void)
 		T(test_header_bytes),
 		T(test_loop_field_and_older_chunks),
 		T(test_unknown_chunks_skipped),
+		T(test_version_1_and_machine),
 		T(test_longer_header_skipped),
 		T(test_write_limits),
 		T(test_write_enospc),

@@ -150,6 +150,7 @@ static void test_unwind_reads_the_red_zone(void **state)
 	memcpy(c->stack + JW_RED_ZONE, &pc, sizeof(pc));
 	memcpy(c->stack + JW_RED_ZONE + 64, &fp, sizeof(fp));
 	memcpy(c->stack + JW_RED_ZONE + 72, &pc, sizeof(pc));
+	in.pc = c->regs[JW_UREG_IP];
 	for (below = 0; below <= JW_RED_ZONE; below += JW_RED_ZONE) {
 		in.base = sp - below;
 		in.stack = c->stack + JW_RED_ZONE - below;

@@ -33,7 +33,7 @@ enum { UREG_RBX = 3, UREG_RBP = 6, UREG_R12 = 12, UREG_R13, UREG_R14, UREG_R15 }
 
 /* One stack sample of this thread, as the kernel side would copy it. */
 struct capture {
-	uint64_t regs[JW_UREG_COUNT];
+	uint64_t regs[JW_UREG_MAX];
 	uint64_t stack_size;	/* bytes of stack copied from regs[JW_UREG_SP] */
 	uint64_t stack_end;	/* where the [stack] mapping ends: the copy stops there */
 	uint8_t stack[STACK_COPY_BYTES];
@@ -210,6 +210,7 @@ static inline void unwind(struct fixture *fx, const struct capture *c, size_t si
 		.tid = gettid(),
 		.regs = c->regs,
 		.n_regs = JW_UREG_COUNT,
+		.pc = c->regs[JW_UREG_IP],
 		.base = c->regs[JW_UREG_SP],
 		.stack = c->stack,
 		.stack_size = size,

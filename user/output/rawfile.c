@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "jankwatch/abi.h"
 #include "output/rawfile.h"
 #include "output/rawformat.h"
 
@@ -173,6 +174,7 @@ int jw_raw_write_header(FILE *f, const struct jw_raw_header *h)
 	wb_u32(&b, h->sample_period_ms);
 	wb_u64(&b, (uint64_t)h->realtime_off_ns);
 	wb_u64(&b, (uint64_t)h->boottime_off_ns);
+	wb_u32(&b, h->machine ? h->machine : JW_MACHINE);
 	err = b.err ?: write_all(f, b.p, b.len);
 	free(b.p);
 	return err;

@@ -13,7 +13,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define JW_RAW_VERSION 1
+/*
+ * 2: the header names the machine; samples carry JW_UREG_MAX registers and the trampoline's
+ * address. 1: x86-64 only, samples with its 17 registers (jankwatch symbolize reads both).
+ */
+#define JW_RAW_VERSION 2
 
 /* Settings of the recording session that shape the logs. */
 struct jw_raw_header {
@@ -23,6 +27,7 @@ struct jw_raw_header {
 	uint32_t sample_period_ms;
 	int64_t realtime_off_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC when recorded */
 	int64_t boottime_off_ns;	/* CLOCK_BOOTTIME - CLOCK_MONOTONIC */
+	uint32_t machine;		/* ELF e_machine of the recording jankwatch (0: this one's) */
 };
 
 /* A mapped ELF module of the process, as the live symbolizer saw it. */

@@ -6,10 +6,12 @@
  *   header   u8  magic[8]       "\x89JWRAW\r\n": the high byte catches 7-bit transfers, the
  *                               CR LF catches text-mode newline conversion
  *            u32 version        JW_RAW_VERSION
- *            u32 header_size    bytes of header fields that follow (28 in version 1); a later
+ *            u32 header_size    bytes of header fields that follow (28 in version 1, 32 in
+ *                               version 2); a later
  *                               minor revision may append fields, which older readers skip
  *            u32 sample_count, u32 format, u32 sample_period_ms,
- *            s64 realtime_off_ns, s64 boottime_off_ns
+ *            s64 realtime_off_ns, s64 boottime_off_ns,
+ *            u32 machine (version 2: ELF e_machine; version 1 was x86-64's only)
  *   chunks   u32 type, u32 size, u8 payload[size]    size <= 64 MiB; unknown types are skipped
  *
  * A report chunk (type 1) is a sequence of fields:
@@ -37,7 +39,8 @@
 #define CHUNK_REPORT_LOOP  2		/* a report with the loop field */
 #define CHUNK_HDR_SIZE	   8
 #define PREAMBLE_SIZE	   16	       /* magic, version, header_size */
-#define HEADER_FIELDS_SIZE 28	       /* the version 1 fields after header_size */
+#define HEADER_FIELDS_SIZE_V1 28       /* the version 1 fields after header_size */
+#define HEADER_FIELDS_SIZE 32	       /* the version 2 fields */
 #define MAX_HEADER_FIELDS  4096	       /* room to grow; anything larger is damage */
 #define MAX_PAYLOAD	   (64u << 20) /* a report is KiBs; one near this is damage */
 #define MAX_COUNT	   1000000u    /* entries of each array in a report */

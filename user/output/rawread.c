@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "jankwatch/abi.h"
 #include "output/rawfile.h"
 #include "output/rawformat.h"
 
@@ -447,7 +448,8 @@ static int read_header(struct jw_raw_reader *rd, struct jw_raw_header *h, char *
 			rd->path, version, JW_RAW_VERSION);
 		return -EPROTONOSUPPORT;
 	}
-	if (!version || fields < HEADER_FIELDS_SIZE || fields > MAX_HEADER_FIELDS) {
+	if (!version || fields < (version == 1 ? HEADER_FIELDS_SIZE_V1 : HEADER_FIELDS_SIZE) ||
+	    fields > MAX_HEADER_FIELDS) {
 		jw_set_err(err, errlen,
 			"%s: corrupt raw capture header (version %" PRIu32 ", %" PRIu32 " bytes)",
 			rd->path, version, fields);
@@ -463,6 +465,7 @@ static int read_header(struct jw_raw_reader *rd, struct jw_raw_header *h, char *
 	h->sample_period_ms = get_u32(&c);
 	h->realtime_off_ns = (int64_t)get_u64(&c);
 	h->boottime_off_ns = (int64_t)get_u64(&c);
+	h->machine = version == 1 ? JW_X86_64_MACHINE : get_u32(&c);
 	return 0;
 }
 

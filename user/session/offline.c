@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ struct replay {
 	struct jw_logdir *logdir;
 	uint64_t reports;
 	uint64_t bad_records;	/* records a damaged or foreign capture made unusable */
+	uint32_t version;	/* the capture's format version */
 };
 
 static void usage(FILE *f)
@@ -81,6 +83,34 @@ static int parse_args(struct replay *rp, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Registers a version 1 capture's samples carried: x86-64's 17, and no trampoline address after
+ * them. Such a sample is copied into today's layout; NULL with errno set when it cannot be.
+ */
+#define V1_UREGS 17
+#define V1_GROWTH ((JW_UREG_MAX - V1_UREGS) * sizeof(uint64_t) + sizeof(uint64_t))
+
+static void *upgrade_v1_sample(const void *data, size_t size, size_t *new_size)
+{
+	size_t cut = offsetof(struct jw_sample_rec, regs) + V1_UREGS * sizeof(uint64_t);
+	struct jw_sample_rec *s;
+	uint8_t *p;
+
+	if (size < sizeof(struct jw_sample_rec) - V1_GROWTH) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = calloc(1, size + V1_GROWTH);
+	if (!p)
+		return NULL;
+	memcpy(p, data, cut);
+	memcpy(p + cut + V1_GROWTH, (const uint8_t *)data + cut, size - cut);
+	s = (struct jw_sample_rec *)p;
+	s->hdr.size += V1_GROWTH;
+	*new_size = size + V1_GROWTH;
+	return p;
+}
+
 /* Whether a recorded sample can be used as it is: its counts within the arrays it carries. */
 static bool sample_ok(const void *data, size_t size)
 {
@@ -89,7 +119,7 @@ static bool sample_ok(const void *data, size_t size)
 	return size >= sizeof(*s) && s->hdr.type == JW_REC_SAMPLE && s->hdr.size <= size &&
 	       s->n_kernel <= JW_MAX_KERNEL_FRAMES && s->n_user <= JW_MAX_USER_FRAMES &&
 	       s->n_rets <= JW_MAX_NEST && s->mode <= JW_UNWIND_DWARF &&
-	       s->stack_size <= JW_MAX_STACK_BYTES && s->stack_below <= JW_RED_ZONE &&
+	       s->stack_size <= JW_MAX_STACK_BYTES && s->stack_below <= JW_MAX_RED_ZONE &&
 	       (!s->stack_below || s->stack_below < s->stack_size) &&
 	       s->hdr.size >= sizeof(*s) + s->stack_size;
 }
@@ -151,12 +181,14 @@ static void recorded_proc(const struct jw_raw_report *r, struct jw_proc *p)
 static int replay_one(struct replay *rp, struct jw_reporter *rep, const struct jw_raw_report *r)
 {
 	void **samples = calloc(r->n_samples + 1, sizeof(*samples));
+	void **upgraded = calloc(r->n_samples + 1, sizeof(*upgraded));
 	struct jw_ksyms *ks = recorded_ksyms(r);
 	struct jw_proc proc;
-	size_t i, n = 0;
+	size_t i, n = 0, size;
 	int ret = -ENOMEM;
+	const void *data;
 
-	if (!samples || !ks)
+	if (!samples || !upgraded || !ks)
 		goto out;
 	if (!task_ok(r->task, r->task_size) || r->verdict > JW_VERDICT_TRACE) {
 		rp->bad_records++;
@@ -164,8 +196,15 @@ static int replay_one(struct replay *rp, struct jw_reporter *rep, const struct j
 		goto out;
 	}
 	for (i = 0; i < r->n_samples; i++) {
-		if (sample_ok(r->samples[i], r->sample_sizes[i]))
-			samples[n++] = (void *)r->samples[i];
+		data = r->samples[i];
+		size = r->sample_sizes[i];
+		if (rp->version == 1) {
+			data = upgraded[i] = upgrade_v1_sample(data, size, &size);
+			if (!data && errno == ENOMEM)
+				goto out;
+		}
+		if (data && sample_ok(data, size))
+			samples[n++] = (void *)data;
 		else
 			rp->bad_records++;
 	}
@@ -181,6 +220,9 @@ static int replay_one(struct replay *rp, struct jw_reporter *rep, const struct j
 	rp->reports++;
 out:
 	jw_ksyms__free(ks);
+	for (i = 0; upgraded && i < r->n_samples; i++)
+		free(upgraded[i]);
+	free(upgraded);
 	free(samples);
 	return ret;
 }
@@ -203,6 +245,14 @@ static int replay_all(struct replay *rp, struct jw_raw_reader *rd, const struct 
 
 	if (!stacks)
 		return -ENOMEM;
+	ret = jw_stacks__set_machine(stacks, h->machine);
+	if (ret) {
+		jw_log(JW_LOG_ERROR, "%s: recorded on ELF machine %u, whose registers jankwatch does "
+		       "not know", rp->raw_path, h->machine);
+		jw_stacks__free(stacks);
+		return ret;
+	}
+	rp->version = h->version;
 	ropts.stacks = stacks;
 	rep = jw_reporter__new(&ropts);
 	if (!rep) {

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stacks/regs.h"
+#include "stacks/returns.h"
 #include "stacks/stacks.h"
 #include "stacks/unwind.h"
 
@@ -15,6 +17,8 @@ struct user_stack {
 
 struct jw_stacks {
 	const struct jw_ksyms *ksyms;	/* may be NULL */
+	const struct jw_ureg_layout *regs;	/* the samples' architecture */
+	uint64_t uregs[JW_UREG_MAX];	/* scratch: a sample's registers, patched */
 	uint8_t *stack;			/* scratch: a sample's stack copy, patched */
 	struct user_stack fp;		/* scratch: the frame-pointer stack of a sample */
 	struct user_stack dw;		/* scratch: the DWARF stack of a sample */
@@ -33,7 +37,18 @@ struct jw_stacks *jw_stacks__new(const struct jw_ksyms *ks)
 		return NULL;
 	}
 	st->ksyms = ks;
+	st->regs = jw_ureg_layout(JW_MACHINE);
 	return st;
+}
+
+int jw_stacks__set_machine(struct jw_stacks *st, unsigned int machine)
+{
+	const struct jw_ureg_layout *l = jw_ureg_layout(machine);
+
+	if (!l)
+		return -ENOTSUP;
+	st->regs = l;
+	return 0;
 }
 
 void jw_stacks__free(struct jw_stacks *st)
@@ -67,28 +82,25 @@ static void fp_stack(const struct jw_sample_rec *s, struct user_stack *out)
 static void dwarf_stack(struct jw_stacks *st, struct jw_symbolizer *sym,
 			const struct jw_sample_rec *s, struct user_stack *out)
 {
-	uint64_t base = s->regs[JW_UREG_SP] - s->stack_below;
+	const struct jw_ureg_layout *l = st->regs;
+	uint64_t base = s->regs[l->sp] - s->stack_below;
 	struct jw_unwind_input in = {
 		.tid = s->hdr.tid,
-		.regs = (const uint64_t *)s->regs,
-		.n_regs = JW_UREG_COUNT,
+		.regs = st->uregs,
+		.n_regs = l->count,
 		.base = base,
 		.stack = st->stack,
 		.stack_size = s->stack_size,
 	};
-	size_t i;
 
 	out->n = 0;
-	if (!s->stack_size || s->stack_size > JW_MAX_STACK_BYTES || s->stack_below > JW_RED_ZONE ||
+	if (!s->stack_size || s->stack_size > JW_MAX_STACK_BYTES || s->stack_below > l->red_zone ||
 	    s->stack_below >= s->stack_size || s->hdr.size < sizeof(*s) + s->stack_size)
 		return;
 	memcpy(st->stack, s->stack, s->stack_size);
-	for (i = 0; i < s->n_rets && i < JW_MAX_NEST; i++) {
-		uint64_t at = s->ret_sp[i] - base;
-
-		if (s->ret_sp[i] >= base && at + sizeof(uint64_t) <= s->stack_size)
-			memcpy(st->stack + at, &s->ret_addr[i], sizeof(uint64_t));
-	}
+	memcpy(st->uregs, s->regs, sizeof(st->uregs));
+	jw_put_back_returns(l, s, base, st->stack, st->uregs);
+	in.pc = st->uregs[l->ip];
 	out->n = jw_symbolizer__unwind(sym, &in, out->pcs, out->activation,
 				       JW_MAX_USER_FRAMES);
 }

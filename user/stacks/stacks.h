@@ -24,6 +24,12 @@ struct jw_stacks;
 struct jw_stacks *jw_stacks__new(const struct jw_ksyms *ks);
 void jw_stacks__free(struct jw_stacks *st);	/* NULL-safe */
 
+/*
+ * Reads samples as taken on ELF machine @machine (a capture from another architecture) from
+ * now on; this build's own until then. 0, or -ENOTSUP for a machine jankwatch does not know.
+ */
+int jw_stacks__set_machine(struct jw_stacks *st, unsigned int machine);
+
 /* Names kernel frames with @ks from now on (NULL: by address). */
 void jw_stacks__set_ksyms(struct jw_stacks *st, const struct jw_ksyms *ks);
 

@@ -486,8 +486,7 @@ size_t jw_symbolizer__unwind(struct jw_symbolizer *s, const struct jw_unwind_inp
 	n = jw_unwind(&s->unwinder, s->dwfl, in, pcs, activation, max);
 
 	/* A leaf in a module mapped since the last refresh (not in JIT code): look again once. */
-	if (n <= 1 && in->n_regs > JW_UREG_IP && !dwfl_addrmodule(s->dwfl, in->regs[JW_UREG_IP]) &&
-	    !jit_entry(s, in->regs[JW_UREG_IP], false)) {
+	if (n <= 1 && !dwfl_addrmodule(s->dwfl, in->pc) && !jit_entry(s, in->pc, false)) {
 		refresh(s);
 		n = jw_unwind(&s->unwinder, s->dwfl, in, pcs, activation, max);
 	}

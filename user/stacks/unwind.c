@@ -46,7 +46,11 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	const struct jw_unwind_input *in = ((struct jw_unwinder *)arg)->in;
 
-	return in && dwfl_thread_state_registers(thread, 0, in->n_regs, in->regs);
+	if (!in || !dwfl_thread_state_registers(thread, 0, in->n_regs, in->regs))
+		return false;
+	/* Given apart: on arm64 it has no DWARF number the registers above could carry. */
+	dwfl_thread_state_register_pc(thread, in->pc);
+	return true;
 }
 
 static const Dwfl_Thread_Callbacks callbacks = {

@@ -13,13 +13,14 @@
 #include <sys/types.h>
 
 /*
- * One sample to unwind: registers in DWARF numbering and the stack copied from @base, at or
- * below regs[sp] (its red zone).
+ * One sample to unwind: registers 0..@n_regs-1 in DWARF numbering, the pc, and the stack copied
+ * from @base, at or below the stack pointer (its red zone).
  */
 struct jw_unwind_input {
 	pid_t tid;
 	const uint64_t *regs;
 	size_t n_regs;
+	uint64_t pc;
 	uint64_t base;		/* the address of stack[0] */
 	const uint8_t *stack;
 	size_t stack_size;

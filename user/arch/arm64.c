@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* arm64 (see arch.h). Instructions are 4 bytes, little-endian. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arch/arch.h"
+
+/* epoll_pwait pselect6 ppoll epoll_pwait2 (bpf/arch/arm64.h has them too) */
+const long jw_arch_wait_syscalls[] = { 22, 72, 73, 441 };
+const size_t jw_arch_n_wait_syscalls =
+	sizeof(jw_arch_wait_syscalls) / sizeof(jw_arch_wait_syscalls[0]);
+
+static uint32_t insn_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* mov Xd, Xm (orr Xd, xzr, Xm): @d, or -1 when @w is not one with Xm == @m. */
+static int mov_from(uint32_t w, unsigned int m)
+{
+	return (w & 0xffe0ffe0) == 0xaa0003e0 && (w >> 16 & 31) == m ? (int)(w & 31) : -1;
+}
+
+/* ldr Xt, [Xn, #imm] (64-bit, unsigned offset): true with its fields. */
+static bool ldr_imm(uint32_t w, unsigned int *t, unsigned int *n, uint32_t *off)
+{
+	if ((w & 0xffc00000) != 0xf9400000)
+		return false;
+	*t = w & 31;
+	*n = w >> 5 & 31;
+	*off = (w >> 10 & 0xfff) * 8;
+	return true;
+}
+
+/*
+ * redis's call(client *c): "mov xR, x0 ... ldr xA, [xR, #D1] ... ldr xB, [xA, #D2] ... blr xB"
+ * gives c->cmd at D1 and cmd->proc at D2.
+ */
+int jw_arch_derive_call_chain(const uint8_t *code, size_t len, struct jw_arg_chain *chain)
+{
+	size_t n = len / 4, i, j, k;
+	int reg = -1;
+
+	for (i = 0; i < n && i < 24 && reg < 0; i++) {
+		reg = mov_from(insn_at(code + 4 * i), 0);
+		if (reg < 19 || reg > 28)	/* only a callee-saved register keeps c */
+			reg = -1;
+	}
+	if (reg < 0)
+		return -ENOENT;
+	for (j = i; j < n; j++) {
+		unsigned int a, an, b, bn;
+		uint32_t d1, d2;
+
+		if (!ldr_imm(insn_at(code + 4 * j), &a, &an, &d1) || an != (unsigned int)reg)
+			continue;
+		for (k = j + 1; k < n && k <= j + 8; k++) {
+			uint32_t w = insn_at(code + 4 * k);
+
+			if (!ldr_imm(w, &b, &bn, &d2) || bn != a)
+				continue;
+			for (k++; k < n && k <= j + 16; k++) {
+				if (insn_at(code + 4 * k) != (0xd63f0000 | b << 5))
+					continue;
+				memset(chain, 0, sizeof(*chain));
+				chain->arg = 0;
+				chain->n_offsets = 2;
+				chain->offsets[0] = d1;
+				chain->offsets[1] = d2;
+				chain->kind = JW_HANDLER_CODE;
+				return 0;
+			}
+			break;
+		}
+	}
+	return -ENOENT;
+}
+
+/* ---- Probe placement: the instructions at a function's entry ---- */
+
+/*
+ * What the arm64 kernel does at a uprobe (arch/arm64/kernel/probes/decode-insn.c): it simulates
+ * branches (b, bl, b.cond, cbz/cbnz, tbz/tbnz, br, blr, ret) and adr/adrp, and single-steps
+ * everything else out of line, the prologue's stp and sub included; nop only from 6.13. A
+ * return probe replaces the link register at the probe, so the probe may pass only what leaves
+ * x30 and sp alone, and the argument registers a probe may read: nop and bti. Never paciasp: the
+ * function would then authenticate the trampoline's address, signed with its own.
+ */
+static int32_t sign_extend(uint32_t v, unsigned int bits)
+{
+	return (int32_t)(v << (32 - bits)) >> (32 - bits);
+}
+
+void jw_arch_decode_entry(const uint8_t *p, size_t len, struct jw_arch_insn *in)
+{
+	uint32_t w;
+
+	memset(in, 0, sizeof(*in));
+	if (len < 4) {
+		snprintf(in->text, sizeof(in->text), "nothing");
+		return;
+	}
+	w = insn_at(p);
+	in->len = 4;
+	snprintf(in->text, sizeof(in->text), "%08x", w);
+	if (w == 0xd503201f) {
+		in->kind = JW_INSN_SKIPPABLE;
+		snprintf(in->text, sizeof(in->text), "nop");
+	} else if ((w & 0xffffff3f) == 0xd503241f) {
+		in->kind = JW_INSN_SKIPPABLE;
+		snprintf(in->text, sizeof(in->text), "bti");
+	} else if ((w & 0x7c000000) == 0x14000000) {
+		/* b / bl imm26 */
+		in->kind = JW_INSN_EMULATED;
+		in->jumps = !(w >> 31);
+		in->rel = sign_extend(w & 0x3ffffff, 26) * 4 - 4;
+		snprintf(in->text, sizeof(in->text), "%s", w >> 31 ? "bl" : "b");
+	} else if ((w & 0xff000010) == 0x54000000) {
+		/* b.cond imm19 */
+		in->kind = JW_INSN_EMULATED;
+		in->jumps = true;
+		in->rel = sign_extend(w >> 5 & 0x7ffff, 19) * 4 - 4;
+		snprintf(in->text, sizeof(in->text), "b.cond");
+	} else if ((w & 0x7e000000) == 0x34000000) {
+		/* cbz / cbnz imm19 */
+		in->kind = JW_INSN_EMULATED;
+		in->jumps = true;
+		in->rel = sign_extend(w >> 5 & 0x7ffff, 19) * 4 - 4;
+		snprintf(in->text, sizeof(in->text), "%s", w >> 24 & 1 ? "cbnz" : "cbz");
+	} else if ((w & 0x7e000000) == 0x36000000) {
+		/* tbz / tbnz imm14 */
+		in->kind = JW_INSN_EMULATED;
+		in->jumps = true;
+		in->rel = sign_extend(w >> 5 & 0x3fff, 14) * 4 - 4;
+		snprintf(in->text, sizeof(in->text), "%s", w >> 24 & 1 ? "tbnz" : "tbz");
+	} else if ((w & 0x1f000000) == 0x10000000) {
+		in->kind = JW_INSN_EMULATED;
+		snprintf(in->text, sizeof(in->text), "%s", w >> 31 ? "adrp" : "adr");
+	} else if (w == 0xd503233f) {
+		snprintf(in->text, sizeof(in->text), "paciasp");
+	} else if ((w & 0xffc003e0) == 0xa98003e0) {
+		snprintf(in->text, sizeof(in->text), "stp ..., [sp, #-N]!");
+	} else if ((w & 0xff0003ff) == 0xd10003ff) {
+		snprintf(in->text, sizeof(in->text), "sub sp, sp, #N");
+	}
+}
+
+/* ---- The wait-cost measurement's functions (waitcost.h) ---- */
+
+/*
+ * Two functions to put the uprobe pair on, each beginning with the kind of instruction whose
+ * cost is wanted: a branch, which the kernel simulates at a probe, and a register move, which
+ * it single-steps out of line. In assembly, so that no compiler changes their first instruction.
+ */
+__asm__(".pushsection .text\n"
+	".globl jw_arch_cost_emulated\n"
+	".globl jw_arch_cost_stepped\n"
+	".type jw_arch_cost_emulated, %function\n"
+	"jw_arch_cost_emulated:\n"
+	"	b 1f\n"
+	"1:	ret\n"
+	".size jw_arch_cost_emulated, .-jw_arch_cost_emulated\n"
+	".type jw_arch_cost_stepped, %function\n"
+	"jw_arch_cost_stepped:\n"
+	"	mov x1, x0\n"
+	"	ret\n"
+	".size jw_arch_cost_stepped, .-jw_arch_cost_stepped\n"
+	".popsection\n");
