@@ -8,6 +8,8 @@ set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
 set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
+# ctest runs the unit tests under qemu's user-mode emulation (package qemu-user).
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -L /usr/aarch64-linux-gnu)
 
 # Libraries and headers of the target; programs (clang, bpftool, python3) of the host.
 set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu)

@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Installs every build and test dependency of jankwatch from Debian's archive.
 # Quiet and quick when everything is present; runs `apt-get update` once when not.
+#   --arch arm64   also what the arm64 cross build needs (the :arm64 libraries, the cross
+#                  compiler, qemu's user-mode emulation for its unit tests)
+#   --vm           also what scripts/vmtest.sh needs (qemu, busybox, cpio)
 set -euo pipefail
 
 packages=(
@@ -16,11 +19,48 @@ packages=(
 	nginx libnginx-mod-http-perl gunicorn
 	libglib2.0-dev libuv1-dev libevent-dev
 )
+arm64=(
+	crossbuild-essential-arm64
+	libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libcmocka-dev:arm64
+	qemu-user
+)
+vm=(qemu-system-x86 qemu-system-arm busybox-static cpio xz-utils zstd)
+
+while (($#)); do
+	case $1 in
+	--arch)
+		[[ ${2:-} == arm64 || ${2:-} == x86_64 ]] || {
+			echo "setup: --arch takes arm64 or x86_64" >&2
+			exit 2
+		}
+		[[ $2 == arm64 ]] && packages+=("${arm64[@]}")
+		shift 2
+		;;
+	--vm)
+		packages+=("${vm[@]}")
+		shift
+		;;
+	*)
+		echo "setup: unknown option '$1' (--arch arm64, --vm)" >&2
+		exit 2
+		;;
+	esac
+done
+
+# Whether package $1 is installed: of the machine's architecture unless it names one (with arm64
+# added, a library is installed once per architecture), or of none (arch: all).
+installed() {
+	local native status
+	native=$(dpkg --print-architecture)
+	[[ $1 == *:* ]] || status=$(dpkg-query -W -f='${db:Status-Status}' "$1:$native" 2>/dev/null)
+	[[ ${status:-} == installed ]] && return 0
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)
+	[[ $status == installed ]]
+}
 
 missing=()
 for p in "${packages[@]}"; do
-	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
-	[[ $status == installed ]] || missing+=("$p")
+	installed "$p" || missing+=("$p")
 done
 ((${#missing[@]} == 0)) && exit 0
 
@@ -30,5 +70,11 @@ if ((EUID != 0)); then
 fi
 echo "setup: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+# Packages of another architecture need it added to dpkg's first.
+for p in "${missing[@]}"; do
+	if [[ $p == *:* ]] && ! dpkg --print-foreign-architectures | grep -qx "${p#*:}"; then
+		dpkg --add-architecture "${p#*:}"
+	fi
+done
 apt-get update -qq >/dev/null
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

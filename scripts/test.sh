@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Installs what is missing, builds, and runs every test under ctest: the unit tests plain and
 # with AddressSanitizer + UndefinedBehaviorSanitizer, then the integration tests (root, real BPF,
-# real processes), part of them again against a jankwatch built with ASan + UBSan, then the fuzz
-# harnesses over their corpora. Under CI=true a skipped test is a
+# real processes), part of them again against a jankwatch built with ASan + UBSan, the arm64
+# build's unit tests under emulation, then the fuzz harnesses over their corpora. Under CI=true a skipped test is a
 # failure. Leaves the binary at build/jankwatch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/setup.sh
+scripts/setup.sh --arch arm64 --vm
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)"
 
@@ -35,6 +35,12 @@ echo "== integration tests against jankwatch built with ASan + UBSan"
 (cd build-asan && ctest --output-on-failure -L integration \
 	-R 'integration_(bad_input|busy_task|exec_chain|faults|hostile_elf|hostile_names|nginx_workers|prefork|raw_symbolize|stats|storm|trace)$') \
 	2>&1 | tee -a "$log" || status=1
+# The arm64 build (cross-compiled), its unit tests under qemu's user-mode emulation.
+cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
+	-DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-arm64 -j"$(nproc)" >/dev/null
+echo "== arm64 unit tests (qemu-aarch64)"
+(cd build-arm64 && ctest --output-on-failure -L unit) 2>&1 | tee -a "$log" || status=1
 # The fuzz harnesses, built with clang, replay their committed corpora once (scripts/fuzz.sh
 # runs them for real).
 CC=clang cmake -S . -B build-fuzz -DJW_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -85,9 +85,123 @@ int main(void)
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
-#else
+#elif defined(__aarch64__)
+/* call() of Debian's redis 7.0 for arm64 (build-id 69f3d9da...), up to its blr. */
+static const uint32_t debian_call[] = {
+	0xd10243ff, 0xa9037bfd, 0x9100c3fd, 0xa90873fb, 0xaa0003fc, 0x90000d00, /* mov x28, x0 */
+	0xf947ac00, 0xa90453f3, 0xb0000fd3, 0x91244262, 0xa9055bf5, 0x2a0103f4,
+	0xf9400795, 0xa90663f7, 0xa9076bf9, 0xb940e859, 0xf9400003, 0xf90017e3,
+	0xd2800003, 0x92980000, 0xf2bffce0, 0x8a0002a0, 0xf9000780, 0x121c0020,
+	0xf9404397, 0x2a190000, 0x35000060, 0x52800020, 0xb900e840, 0x9124427a,
+	0xb0000fd8, 0x911ac302, 0x910063fb, 0xd2800001, 0xaa1b03e0, 0xf9434b43,
+	0xf9005843, 0xf945b342, 0xf90007e2, 0x97ffc41d, 0xa94187f6, 0xd2884802,
+	0xf9418740, 0xf2a001e2, 0x91000403, 0xf9018743, 0x9b0206d6, 0xb40023a0,
+	0x94034e95, 0xf90003ff, 0x7100041f, 0x540000c1, 0x90000d00, 0xf9474800,
+	0xf9400000, 0xd63f0000, 0xf90003e0,
+	0xf9403b82,	/* ldr x2, [x28, #112] */
+	0x9124427a, 0xaa1c03e0,
+	0xf9402843,	/* ldr x3, [x2, #80] */
+	0xb9431342, 0x11000442, 0xb9031342,
+	0xd63f0060,	/* blr x3 */
+};
+
+static void test_debian_build(void **state)
+{
+	struct jw_arg_chain c = { 0 };
+
+	(void)state;
+	assert_int_equal(jw_arch_derive_call_chain((const uint8_t *)debian_call, sizeof(debian_call),
+						   &c), 0);
+	assert_int_equal(c.arg, 0);
+	assert_int_equal(c.n_offsets, 2);
+	assert_int_equal(c.offsets[0], 0x70);
+	assert_int_equal(c.offsets[1], 0x50);
+	assert_int_equal(c.kind, JW_HANDLER_CODE);
+}
+
+/* Code that does not follow the pattern is not guessed at. */
+static void test_not_understood(void **state)
+{
+	/* x0 kept in a scratch register (x9), then the same loads: not callee-saved, not c. */
+	static const uint32_t scratch[] = { 0xaa0003e9, 0xf9403922, 0xf9402843, 0xd63f0060 };
+	/* The loads, but the call is through another register. */
+	static const uint32_t other[] = { 0xaa0003fc, 0xf9403b82, 0xf9402843, 0xd63f0040 };
+	struct jw_arg_chain c = { 0 };
+
+	(void)state;
+	assert_int_equal(jw_arch_derive_call_chain((const uint8_t *)scratch, sizeof(scratch), &c),
+			 -ENOENT);
+	assert_int_equal(jw_arch_derive_call_chain((const uint8_t *)other, sizeof(other), &c),
+			 -ENOENT);
+	assert_int_equal(jw_arch_derive_call_chain((const uint8_t *)debian_call, 3, &c), -ENOENT);
+}
+
+static void decode(uint32_t w, struct jw_arch_insn *in)
+{
+	jw_arch_decode_entry((const uint8_t *)&w, sizeof(w), in);
+}
+
+/*
+ * What a uprobe costs on each (arch/arm64/kernel/probes/decode-insn.c, 6.1 and 6.12): branches
+ * and adr/adrp simulated; nop and bti passed; paciasp, the prologue's stp and sub stop.
+ */
+static void test_decode(void **state)
+{
+	struct jw_arch_insn in;
+
+	(void)state;
+	decode(0xd503201f, &in);
+	assert_int_equal(in.kind, JW_INSN_SKIPPABLE);
+	assert_string_equal(in.text, "nop");
+	decode(0xd503245f, &in);	/* bti c */
+	assert_int_equal(in.kind, JW_INSN_SKIPPABLE);
+	decode(0x14000002, &in);	/* b .+8 */
+	assert_int_equal(in.kind, JW_INSN_EMULATED);
+	assert_true(in.jumps);
+	assert_int_equal(in.rel, 4);
+	decode(0x97ffc41d, &in);	/* bl, backwards */
+	assert_int_equal(in.kind, JW_INSN_EMULATED);
+	assert_false(in.jumps);
+	decode(0x17ffffff, &in);	/* b .-4 */
+	assert_int_equal(in.rel, -8);
+	decode(0x540000c1, &in);	/* b.ne .+24 */
+	assert_int_equal(in.kind, JW_INSN_EMULATED);
+	assert_int_equal(in.rel, 20);
+	decode(0xb40023a0, &in);	/* cbz x0 */
+	assert_int_equal(in.kind, JW_INSN_EMULATED);
+	decode(0x90000d00, &in);	/* adrp x0 */
+	assert_int_equal(in.kind, JW_INSN_EMULATED);
+	assert_false(in.jumps);
+	decode(0xd503233f, &in);
+	assert_int_equal(in.kind, JW_INSN_UNKNOWN);
+	assert_string_equal(in.text, "paciasp");
+	decode(0xa9bf7bfd, &in);	/* stp x29, x30, [sp, #-16]! */
+	assert_int_equal(in.kind, JW_INSN_UNKNOWN);
+	decode(0xd10243ff, &in);	/* sub sp, sp, #0x90 */
+	assert_int_equal(in.kind, JW_INSN_UNKNOWN);
+	jw_arch_decode_entry((const uint8_t *)debian_call, 3, &in);
+	assert_int_equal(in.kind, JW_INSN_UNKNOWN);
+}
+
+/* The wait system calls of arm64: none of x86-64's poll, select or epoll_wait. */
+static void test_wait_syscalls(void **state)
+{
+	(void)state;
+	assert_int_equal(jw_arch_n_wait_syscalls, 4);
+	assert_int_equal(jw_arch_wait_syscalls[0], 22);	/* epoll_pwait */
+}
+
 int main(void)
 {
-	return 77;	/* skipped: no cases for this architecture yet */
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_debian_build),
+		cmocka_unit_test(test_not_understood),
+		cmocka_unit_test(test_decode),
+		cmocka_unit_test(test_wait_syscalls),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }
+#else
+#error "tests/unit/test_arch.c: no cases for this architecture yet"
 #endif

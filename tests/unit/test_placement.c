@@ -17,6 +17,7 @@ static uint32_t skip_of(const uint8_t *code, size_t len, struct jw_placement *p)
 	return p->skip;
 }
 
+#if defined(__x86_64__)
 /* -fcf-protection: endbr64, then the frame pointer's push; or a callee-saved push. */
 static void test_past_endbr64(void **state)
 {
@@ -209,6 +210,56 @@ static void test_loads_that_stop(void **state)
 	assert_int_equal(skip_of(cut_sib, sizeof(cut_sib), &p), 0);
 }
 
+#elif defined(__aarch64__)
+static uint32_t skip_of_words(const uint32_t *words, size_t n, struct jw_placement *p)
+{
+	return skip_of((const uint8_t *)words, n * sizeof(*words), p);
+}
+
+/* A branch at the entry is simulated: the probe stays. */
+static void test_emulated_entry(void **state)
+{
+	static const uint32_t b[] = { 0x14000002, 0xd65f03c0 };
+	struct jw_placement p;
+
+	(void)state;
+	assert_int_equal(skip_of_words(b, 2, &p), 0);
+	assert_true(p.emulated);
+}
+
+/* bti and nop are passed to a simulated instruction after them, never past a loop back. */
+static void test_past_bti(void **state)
+{
+	static const uint32_t to_adrp[] = { 0xd503245f, 0xd503201f, 0x90000d00, 0xd65f03c0 };
+	static const uint32_t loop[] = { 0xd503245f, 0x17ffffff };
+	struct jw_placement p;
+
+	(void)state;
+	assert_int_equal(skip_of_words(to_adrp, 4, &p), 8);
+	assert_true(p.emulated);
+	assert_int_equal(skip_of_words(loop, 2, &p), 0);
+	assert_non_null(strstr(p.why, "jumps back"));
+}
+
+/*
+ * Debian's prologues (stp x29, x30 or sub sp) are single-stepped, and paciasp is never passed:
+ * the function would authenticate the trampoline's address in the link register.
+ */
+static void test_stops(void **state)
+{
+	static const uint32_t stp[] = { 0xa9bf7bfd, 0x910003fd };
+	static const uint32_t pac[] = { 0xd503233f, 0x14000002 };
+	struct jw_placement p;
+
+	(void)state;
+	assert_int_equal(skip_of_words(stp, 2, &p), 0);
+	assert_false(p.emulated);
+	assert_int_equal(skip_of_words(pac, 2, &p), 0);
+	assert_false(p.emulated);
+	assert_non_null(strstr(p.why, "paciasp"));
+}
+#endif
+
 static void test_file(void **state)
 {
 	struct jw_placement p;
@@ -221,6 +272,7 @@ static void test_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+#if defined(__x86_64__)
 		cmocka_unit_test(test_past_endbr64),
 		cmocka_unit_test(test_emulated_entry),
 		cmocka_unit_test(test_moves),
@@ -229,6 +281,11 @@ int main(void)
 		cmocka_unit_test(test_syscall_wrappers),
 		cmocka_unit_test(test_loads_and_compares),
 		cmocka_unit_test(test_loads_that_stop),
+#elif defined(__aarch64__)
+		cmocka_unit_test(test_emulated_entry),
+		cmocka_unit_test(test_past_bti),
+		cmocka_unit_test(test_stops),
+#endif
 		cmocka_unit_test(test_file),
 	};
 
