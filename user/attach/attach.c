@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "attach/attach.h"
+#include "attach/kernel.h"
 #include "attach/object.h"
 #include "jankwatch.skel.h"
 #include "base/log.h"
@@ -135,39 +135,21 @@ void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
 	reset_state(a, 0, 0, slot, false);
 }
 
-/*
- * Whether the probes can read their cookie from the run context the kernel sets up for them
- * (probe_cookie() in the BPF object): the kernel's BTF has the kfunc bpf_rdonly_cast (6.2) and
- * a bpf_trace_run_ctx with a bpf_cookie. Otherwise they call bpf_get_attach_cookie().
- */
-static bool kernel_has_run_ctx_cookie(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_member *m;
-	const struct btf_type *t;
-	bool found = false;
-	int id;
-
-	if (!btf)
-		return false;
-	id = btf__find_by_name_kind(btf, "bpf_trace_run_ctx", BTF_KIND_STRUCT);
-	if (id > 0 && btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0) {
-		t = btf__type_by_id(btf, id);
-		m = btf_members(t);
-		for (int i = 0; i < btf_vlen(t) && !found; i++, m++)
-			found = !strcmp(btf__name_by_offset(btf, m->name_off), "bpf_cookie");
-	}
-	btf__free(btf);
-	return found;
-}
-
 struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 {
 	uint32_t threads = opts->max_threads ? opts->max_threads : 1;
 	struct jw_attach *a;
 	int err;
 
+	char why[256];
+
 	libbpf_set_print(libbpf_print);
+	err = jw_kernel_check(why, sizeof(why));
+	if (err) {
+		jw_log(JW_LOG_ERROR, "%s", why);
+		errno = -err;
+		return NULL;
+	}
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
@@ -210,7 +192,7 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	a->skel->rodata->wait_probe_id = opts->wait_probe_id;
 	a->skel->rodata->unwind_mode = opts->unwind_mode;
 	a->skel->rodata->stack_bytes = opts->unwind_mode == JW_UNWIND_FP ? 0 : opts->stack_bytes;
-	a->skel->rodata->cookie_in_run_ctx = kernel_has_run_ctx_cookie();
+	a->skel->rodata->cookie_in_run_ctx = jw_kernel_has_run_ctx_cookie();
 	jw_log(JW_LOG_DEBUG, "probes read their cookie %s",
 	       a->skel->rodata->cookie_in_run_ctx ? "from the kernel's run context" :
 						    "with bpf_get_attach_cookie()");
