@@ -174,11 +174,13 @@ static __always_inline void fill_sample(void *ctx, struct task_struct *task, str
 	rec->stack_size = 0;
 	copy_pending_returns(task, rec);
 	put_back_fp_returns(rec);
-	if (unwind_mode != JW_UNWIND_FP) {
-		/* The user registers, also when the thread is inside a system call. */
-		copy_user_regs((const struct pt_regs *)bpf_task_pt_regs(task), rec->regs);
+	/*
+	 * The user registers, also when the thread is inside a system call: for DWARF, and for a
+	 * frame-pointer walk the link register (arm64), which holds a leaf's caller.
+	 */
+	copy_user_regs((const struct pt_regs *)bpf_task_pt_regs(task), rec->regs);
+	if (unwind_mode != JW_UNWIND_FP)
 		rec->stack_size = copy_user_stack(task, rec);
-	}
 	rec->hdr.size = sizeof(*rec) + rec->stack_size;
 }
 

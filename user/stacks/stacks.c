@@ -64,14 +64,48 @@ void jw_stacks__set_ksyms(struct jw_stacks *st, const struct jw_ksyms *ks)
 	st->ksyms = ks;
 }
 
-static void fp_stack(const struct jw_sample_rec *s, struct user_stack *out)
+/*
+ * The caller of a sample's leaf that a frame-pointer walk misses, or 0. Where calls leave the
+ * return address in a link register (arm64), the kernel's walk starts with the pc and then
+ * follows the frame records from the frame pointer: a leaf function that saves no record, or a
+ * function still in its prologue or already past its epilogue, leaves its caller only in the
+ * link register. That register is the missing caller unless the walk has it next already, or it
+ * points into the leaf's own function (the leaf called something that returned).
+ */
+static uint64_t missed_leaf_caller(const struct jw_stacks *st, struct jw_symbolizer *sym,
+				   const struct jw_sample_rec *s)
 {
-	size_t i;
+	struct jw_frame leaf, caller;
+	uint64_t lr;
 
-	out->n = s->n_user < JW_MAX_USER_FRAMES ? s->n_user : JW_MAX_USER_FRAMES;
-	for (i = 0; i < out->n; i++) {
-		out->pcs[i] = s->user_ips[i];
-		out->activation[i] = i == 0;
+	if (st->regs->lr < 0 || !s->n_user || !sym)
+		return 0;
+	lr = s->regs[st->regs->lr];
+	if (!lr || (s->n_user > 1 && s->user_ips[1] == lr))
+		return 0;
+	jw_symbolizer__frame(sym, s->user_ips[0], false, &leaf);
+	jw_symbolizer__frame(sym, lr, true, &caller);
+	if (!leaf.symbol || !caller.symbol || !caller.module)
+		return 0;
+	if (!strcmp(leaf.symbol, caller.symbol) && leaf.module == caller.module)
+		return 0;
+	return lr;
+}
+
+static void fp_stack(const struct jw_stacks *st, struct jw_symbolizer *sym,
+		     const struct jw_sample_rec *s, struct user_stack *out)
+{
+	uint64_t caller = missed_leaf_caller(st, sym, s);
+	size_t i, n = s->n_user < JW_MAX_USER_FRAMES ? s->n_user : JW_MAX_USER_FRAMES;
+
+	out->n = 0;
+	for (i = 0; i < n && out->n < JW_MAX_USER_FRAMES; i++) {
+		out->pcs[out->n] = s->user_ips[i];
+		out->activation[out->n++] = i == 0;
+		if (i == 0 && caller && out->n < JW_MAX_USER_FRAMES) {
+			out->pcs[out->n] = caller;
+			out->activation[out->n++] = false;
+		}
 	}
 }
 
@@ -165,7 +199,7 @@ size_t jw_stacks__frames(struct jw_stacks *st, struct jw_symbolizer *sym,
 	size_t n = 0;
 	int i;
 
-	fp_stack(s, &st->fp);
+	fp_stack(st, sym, s, &st->fp);
 	st->dw.n = 0;
 	if (s->mode != JW_UNWIND_FP)
 		dwarf_stack(st, sym, s, &st->dw);
