@@ -97,39 +97,47 @@ finally:
     py.kill()
 
 # redis-server: DEBUG SLEEP 0.3 happens between two epoll_waits.
-redis = Redis()
-try:
-    jw, logs = watch(redis, 0)
-    marks = []
-    for cmd in (["DEBUG", "SLEEP", "0.3"],
-                ["EVAL", "local i=0 while i<40000000 do i=i+1 end return i", "0"]):
+def check_redis():
+    redis = Redis()
+    try:
+        jw, logs = watch(redis, 0)
+        marks = []
+        for cmd in (["DEBUG", "SLEEP", "0.3"],
+                    ["EVAL", "local i=0 while i<40000000 do i=i+1 end return i", "0"]):
+            before = time.time() * 1000
+            redis.cli(*cmd)
+            marks.append((before, time.time() * 1000))
+        # Three commands in one write: one iteration runs them all; the longest names the task.
         before = time.time() * 1000
-        redis.cli(*cmd)
+        with socket.create_connection(("127.0.0.1", redis.port)) as sock:
+            sock.sendall(b"PING\r\nDEBUG SLEEP 0.3\r\nPING\r\n")
+            got = b""
+            while got.count(b"\r\n") < 3:
+                got += sock.recv(1024)
         marks.append((before, time.time() * 1000))
-    # Three commands in one write: one iteration runs them all; the longest names the task.
-    before = time.time() * 1000
-    with socket.create_connection(("127.0.0.1", redis.port)) as sock:
-        sock.sendall(b"PING\r\nDEBUG SLEEP 0.3\r\nPING\r\n")
-        got = b""
-        while got.count(b"\r\n") < 3:
-            got += sock.recv(1024)
-    marks.append((before, time.time() * 1000))
-    events = finish(jw, 0.5)
-    # A command's task begins after the client sent it and ends before the reply came back.
-    mine = [[e for e in events if b - 5 <= e["begin_time"] and e["end_time"] <= a + 5]
-            for b, a in marks]
-    check([len(m) for m in mine] == [1, 1, 1], f"redis: one event per command ({mine})")
-    sleep, lua, piped = mine[0][0], mine[1][0], mine[2][0]
-    check(piped["handler"] == "debugCommand" and piped["wall_ms"] >= 300,
-          f"redis: PING, DEBUG SLEEP, PING in one iteration: handler debugCommand, the longest "
-          f"({piped['handler']}, {piped['wall_ms']} ms)")
-    check(sleep["loop"] == "redis" and sleep["handler"] == "debugCommand",
-          f"redis: DEBUG SLEEP handled by debugCommand ({sleep['loop']}, {sleep['handler']})")
-    check(300 <= sleep["wall_ms"] <= marks[0][1] - marks[0][0],
-          f"redis: wall_ms {sleep['wall_ms']} covers the sleep, within what the client waited")
-    check(sleep["blocked_ms"] >= 280 and sleep["cause"] == "blocked", "redis: blocked")
-    check(lua["handler"] == "evalCommand" and lua["cause"] in ("cpu", "runqueue"),
-          f"redis: the Lua loop handled by evalCommand ({lua['handler']}, {lua['cause']})")
-finally:
-    redis.kill()
+        events = finish(jw, 0.5)
+        # A command's task begins after the client sent it and ends before the reply came back.
+        mine = [[e for e in events if b - 5 <= e["begin_time"] and e["end_time"] <= a + 5]
+                for b, a in marks]
+        check([len(m) for m in mine] == [1, 1, 1], f"redis: one event per command ({mine})")
+        sleep, lua, piped = mine[0][0], mine[1][0], mine[2][0]
+        check(piped["handler"] == "debugCommand" and piped["wall_ms"] >= 300,
+              f"redis: PING, DEBUG SLEEP, PING in one iteration: handler debugCommand, the longest "
+              f"({piped['handler']}, {piped['wall_ms']} ms)")
+        check(sleep["loop"] == "redis" and sleep["handler"] == "debugCommand",
+              f"redis: DEBUG SLEEP handled by debugCommand ({sleep['loop']}, {sleep['handler']})")
+        check(300 <= sleep["wall_ms"] <= marks[0][1] - marks[0][0],
+              f"redis: wall_ms {sleep['wall_ms']} covers the sleep, within what the client waited")
+        check(sleep["blocked_ms"] >= 280 and sleep["cause"] == "blocked", "redis: blocked")
+        check(lua["handler"] == "evalCommand" and lua["cause"] in ("cpu", "runqueue"),
+              f"redis: the Lua loop handled by evalCommand ({lua['handler']}, {lua['cause']})")
+    finally:
+        redis.kill()
+
+
+# The VMs (scripts/vmtest.sh) carry no redis-server: there this part is said to be left out.
+if os.path.exists("/usr/bin/redis-server") or not os.environ.get("JW_VM"):
+    check_redis()
+else:
+    print("ok: no redis-server in this VM: its part left out")
 print("PASS")

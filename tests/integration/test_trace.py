@@ -94,10 +94,15 @@ def read_samples(path):
 
 def trace_event(jw, tasks, after_ms):
     """The first event with trace files of a task begun after @after_ms (epoch) that the program
-    reported, and its task."""
+    reported, and its task. A jank inside a window an earlier one opened lists that window's
+    files again: it is not one whose window began with it."""
+    seen = set()
     for ev in json_lines(jw):
-        if ev["external_log"] and ev["external_log"][0].endswith(".ftrace") and \
-                ev["begin_time"] >= after_ms:
+        files = tuple(ev["external_log"])
+        earlier = files in seen
+        seen.add(files)
+        if files and files[0].endswith(".ftrace") and ev["begin_time"] >= after_ms and \
+                not earlier:
             mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
             if mine:
                 return ev, mine[0]
