@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Runs jankwatch in a VM on Debian 12's own kernel of a given version and architecture: fetches
+# the kernel package (and busybox and python3.11 of that architecture) with apt into a cache,
+# builds a busybox initramfs holding the architecture's build, its libraries and the test
+# targets, boots it under qemu, and either runs a command inside or runs the VM suite
+# (tests/vm/) followed by one test on the host (the VM's raw capture named by build/jankwatch).
+set -euo pipefail
+
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VM_CACHE=${JW_VM_CACHE:-$HOME/.cache/jankwatch/vm}
+# shellcheck source=scripts/vm/apt.sh
+. "$SRC/scripts/vm/apt.sh"
+# shellcheck source=scripts/vm/kernel.sh
+. "$SRC/scripts/vm/kernel.sh"
+# shellcheck source=scripts/vm/image.sh
+. "$SRC/scripts/vm/image.sh"
+# shellcheck source=scripts/vm/qemu.sh
+. "$SRC/scripts/vm/qemu.sh"
+# shellcheck source=scripts/vm/hosttest.sh
+. "$SRC/scripts/vm/hosttest.sh"
+
+usage()
+{
+	cat <<'EOF'
+usage: scripts/vmtest.sh --arch x86_64|arm64 --kernel 6.1|6.12 [OPTIONS] [-- CMD ...]
+
+Boots Debian 12's kernel of that version and architecture under qemu with jankwatch's build
+(build/ for x86_64, build-arm64/ for arm64), its libraries, the test targets and python3.11.
+With -- CMD: runs CMD inside as root (one argument: a shell command line; several: the argv),
+prints its output and exits with its status. Without: runs the VM suite (tests/vm/tests.list)
+and one host test; the last line is "N passed, M failed".
+
+  --share DIR      share host directory DIR read-write at the same path (cwd of CMD)
+  --timeout SEC    kill the VM after SEC seconds (default 600 with CMD, 3600 for the suite)
+  --no-build       boot without jankwatch's build (with -- CMD only)
+  -v, --verbose    show the boot and the kernel log
+  -h, --help       this text
+
+Environment: JW_VM_CACHE (the cache of packages and console logs, ~/.cache/jankwatch/vm),
+JW_VM_TCG_THREAD=single (one host thread for every vCPU under TCG; default multi).
+EOF
+}
+
+die()
+{
+	echo "vmtest: $*" >&2
+	exit 1
+}
+
+bad_usage()
+{
+	echo "vmtest: $* (see --help)" >&2
+	exit 2
+}
+
+# parse_args ARGS...: sets ARCH, SERIES, SHARE, TIMEOUT, VERBOSE, NO_BUILD, CMD.
+parse_args()
+{
+	ARCH='' SERIES='' SHARE='' TIMEOUT='' VERBOSE=0 NO_BUILD=0 CMD=() HAVE_CMD=0
+	while (($#)); do
+		case $1 in
+		--arch | --kernel | --share | --timeout)
+			(($# >= 2)) || bad_usage "$1 needs a value"
+			set_option "$1" "$2"
+			shift 2
+			;;
+		--arch=* | --kernel=* | --share=* | --timeout=*)
+			set_option "${1%%=*}" "${1#*=}"
+			shift
+			;;
+		--no-build) NO_BUILD=1; shift ;;
+		-v | --verbose) VERBOSE=1; shift ;;
+		-h | --help) usage; exit 0 ;;
+		--) shift; CMD=("$@"); HAVE_CMD=1; break ;;
+		*) bad_usage "unknown argument '$1'" ;;
+		esac
+	done
+	[[ -n $ARCH ]] || bad_usage "--arch x86_64|arm64 is required"
+	[[ -n $SERIES ]] || bad_usage "--kernel 6.1|6.12 is required"
+	((!HAVE_CMD || ${#CMD[@]})) || bad_usage "-- needs a command"
+	((HAVE_CMD || !NO_BUILD)) || bad_usage "--no-build runs a command only (-- CMD)"
+	if [[ -z $TIMEOUT ]]; then
+		TIMEOUT=$((HAVE_CMD ? 600 : 3600))
+	fi
+}
+
+# set_option NAME VALUE: one option with a value, checked.
+set_option()
+{
+	case $1 in
+	--arch)
+		[[ $2 == x86_64 || $2 == arm64 ]] || bad_usage "--arch must be x86_64 or arm64, not '$2'"
+		ARCH=$2
+		;;
+	--kernel)
+		[[ $2 == 6.1 || $2 == 6.12 ]] || bad_usage "--kernel must be 6.1 or 6.12, not '$2'"
+		SERIES=$2
+		;;
+	--share)
+		[[ -d $2 ]] || bad_usage "--share: '$2' is not a directory"
+		SHARE=$(cd "$2" && pwd -P)
+		[[ $SHARE != *[[:space:]\']* ]] || bad_usage "--share: '$SHARE' holds a space or a quote"
+		;;
+	--timeout)
+		[[ $2 =~ ^[1-9][0-9]*$ ]] || bad_usage "--timeout must be a number of seconds, not '$2'"
+		TIMEOUT=$2
+		;;
+	esac
+}
+
+# arch_setup: what differs between the architectures (ARCH_*), and BUILD_DIR.
+arch_setup()
+{
+	case $ARCH in
+	x86_64)
+		ARCH_DEB=amd64 ARCH_UNAME=x86_64 ARCH_TRIPLET=x86_64-linux-gnu
+		ARCH_QEMU=qemu-system-x86_64 ARCH_MACHINE=q35 ARCH_CONSOLE=ttyS0
+		# Under TCG the clocksource watchdog may drop the TSC for the HPET, which would take
+		# clock_gettime() out of the vDSO: the targets' own timing would change.
+		ARCH_KERNEL_ARGS="tsc=reliable"
+		BUILD_DIR=$SRC/build
+		;;
+	arm64)
+		ARCH_DEB=arm64 ARCH_UNAME=aarch64 ARCH_TRIPLET=aarch64-linux-gnu
+		ARCH_QEMU=qemu-system-aarch64 ARCH_MACHINE=virt ARCH_CONSOLE=ttyAMA0
+		ARCH_KERNEL_ARGS=
+		BUILD_DIR=$SRC/build-arm64
+		;;
+	esac
+	command -v "$ARCH_QEMU" >/dev/null || die "$ARCH_QEMU is not installed"
+}
+
+# build_complete DIR: whether build directory DIR holds jankwatch and the targets the image takes.
+build_complete()
+{
+	local t
+	[[ -x $1/jankwatch ]] || return 1
+	for t in "${IMAGE_TARGETS[@]}"; do
+		[[ -x $1/tests/targets/$t ]] || return 1
+	done
+}
+
+# ensure_build DIR [TOOLCHAIN]: configures and builds DIR (with cmake toolchain file TOOLCHAIN)
+# when it lacks what the image takes; fails with one line when it cannot.
+ensure_build()
+{
+	local dir=$1 name=${1#"$SRC"/}/ log
+	local -a configure=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+	build_complete "$dir" && return 0
+	if [[ -n ${2:-} ]]; then
+		[[ -f $SRC/$2 ]] || die "cannot build $name: $2 does not exist (no arm64 port yet)"
+		configure+=(-DCMAKE_TOOLCHAIN_FILE="$2")
+	fi
+	mkdir -p "$VM_CACHE/logs"
+	log=$VM_CACHE/logs/build-${name%/}.log
+	echo "vmtest: building $name (log: $log)" >&2
+	(cd "$SRC" && cmake -S . -B "$dir" "${configure[@]}" && cmake --build "$dir" -j2) \
+		>"$log" 2>&1 || die "cannot build $name: $(build_error "$log")"
+	build_complete "$dir" || die "$name was built but lacks jankwatch or a test target"
+}
+
+# ensure_builds: the build of the VM's architecture, and the host's for the host test.
+ensure_builds()
+{
+	((NO_BUILD)) && return 0
+	if [[ $ARCH == arm64 ]]; then
+		ensure_build "$SRC/build-arm64" cmake/aarch64-linux-gnu.cmake
+	fi
+	if [[ $ARCH == x86_64 || $HAVE_CMD == 0 ]]; then
+		ensure_build "$SRC/build"
+	fi
+}
+
+# build_error LOG: the first error line of a build log.
+build_error()
+{
+	grep -m 1 -E 'error|Error|ERROR' "$1" || tail -n 1 "$1"
+}
+
+# write_config ROOT: what the VM runs (/etc/jw/config and /etc/jw/cmd).
+write_config()
+{
+	local root=$1 arg line=
+	{
+		echo "JW_MODE=$( ((HAVE_CMD)) && echo cmd || echo suite)"
+		echo "JW_SHARE='$SHARE'"
+		echo "JW_VERBOSE=$VERBOSE"
+	} >"$root/etc/jw/config"
+	if ((${#CMD[@]} == 1)); then
+		line=${CMD[0]}
+	else
+		for arg in "${CMD[@]}"; do
+			line+="'${arg//\'/\'\\\'\'}' "
+		done
+	fi
+	printf '%s\n' "$line" >"$root/etc/jw/cmd"
+}
+
+# make_image: the initramfs at RUN_DIR/initrd.
+make_image()
+{
+	local build=$BUILD_DIR
+	((NO_BUILD)) && build=
+	image_assemble "$RUN_DIR/root" "$build" "$RUN_DIR/initrd" write_config
+}
+
+# vm_status LOG: the exit status the VM reported (its status file, else the console), or empty.
+vm_status()
+{
+	if [[ -s $RUN_DIR/out/status ]]; then
+		head -n 1 "$RUN_DIR/out/status"
+	else
+		grep -o '@@jw-status [0-9]*@@' "$1" | tail -n 1 | tr -dc '0-9' || true
+	fi
+}
+
+# kernel_error LOG: the first line of the console where the VM's kernel broke, empty if none.
+kernel_error()
+{
+	grep -m 1 -E 'Kernel panic|BUG:|Oops' "$1" | sed 's/^\[ *[0-9.]*\] //' || true
+}
+
+# console_tail LOG: the end of the console when the VM never came up (nothing was shown).
+console_tail()
+{
+	((VERBOSE)) && return 0
+	grep -q '@@jw-begin@@' "$1" && return 0
+	tail -n 30 "$1" >&2
+}
+
+# boot LOG: runs the VM; fails on a timeout or when the VM reported no status, with the kernel's
+# error line if it has one.
+boot()
+{
+	local start=$SECONDS status oops
+	qemu_run "$RUN_DIR/initrd" "$1" || {
+		oops=$(kernel_error "$1")
+		console_tail "$1"
+		die "the VM did not finish within $TIMEOUT s: killed${oops:+ ($oops)} (console: $1)"
+	}
+	status=$(vm_status "$1")
+	if [[ -z $status ]]; then
+		oops=$(kernel_error "$1")
+		console_tail "$1"
+		die "the VM stopped without reporting a status${oops:+: $oops} (console: $1)"
+	fi
+	((VERBOSE)) && echo "vmtest: the VM ran $((SECONDS - start)) s" >&2
+	VM_STATUS=$status
+}
+
+# suite_result LOG: the final line, counting the VM's tests and the host's; exits non-zero on
+# any failure.
+suite_result()
+{
+	local counts passed failed
+	counts=$(grep -o '@@jw-suite [0-9]* [0-9]*@@' "$1" | tail -n 1 | tr -d '@' || true)
+	[[ -n $counts ]] || die "the VM suite did not finish (console: $1)"
+	read -r _ passed failed <<<"$counts"
+	if host_test "$RUN_DIR/out"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+	echo "$passed passed, $failed failed"
+	((failed == 0))
+}
+
+main()
+{
+	local log
+	parse_args "$@"
+	arch_setup
+	ensure_builds
+	kernel_fetch "$ARCH_DEB" "$SERIES"
+	mkdir -p "$VM_CACHE/logs"
+	RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/jw-vm.XXXXXX")
+	trap 'rm -rf "$RUN_DIR"' EXIT
+	mkdir "$RUN_DIR/out"
+	make_image
+	log=$VM_CACHE/logs/console-$ARCH-$SERIES.log
+	boot "$log"
+	if ((HAVE_CMD)); then
+		((VM_STATUS == 0)) || echo "vmtest: the command exits $VM_STATUS (kernel log: $log)" >&2
+		exit "$VM_STATUS"
+	fi
+	suite_result "$log"
+}
+
+main "$@"
