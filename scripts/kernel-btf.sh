@@ -7,22 +7,30 @@
 # image (its header says where it ends), so no debug package is needed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=kernel/kernel.sh
-. "$here/kernel/kernel.sh"
+VM_CACHE=${JW_VM_CACHE:-$HOME/.cache/jankwatch/vm}
+# shellcheck source=vm/apt.sh
+. "$here/vm/apt.sh"
+# shellcheck source=vm/kernel.sh
+. "$here/vm/kernel.sh"
 
-usage() {
+die() {
+	echo "kernel-btf: $*" >&2
+	exit 1
+}
+
+(($# >= 1 && $# <= 2)) && [[ $1 == x86_64 || $1 == arm64 ]] && [[ ${2:-6.1} == 6.1 || ${2:-6.1} == 6.12 ]] || {
 	echo "usage: scripts/kernel-btf.sh x86_64|arm64 [6.1|6.12]" >&2
 	exit 2
 }
-(($# >= 1 && $# <= 2)) || usage
-arch=$1
-version=${2:-6.1}
-jw_kernel_check "$arch" "$version" || usage
-
-dir=$(jw_kernel_fetch "$arch" "$version")
-out=$dir/vmlinux.btf
+deb=$1
+[[ $deb == x86_64 ]] && deb=amd64
+if ! grep -qx "$deb" <(dpkg --print-architecture; dpkg --print-foreign-architectures); then
+	die "$deb is not a dpkg architecture here: run scripts/setup.sh --arch $1"
+fi
+kernel_fetch "$deb" "${2:-6.1}"
+out=$KERNEL_ROOT/vmlinux.btf
 if [[ ! -s $out ]]; then
-	python3 "$here/kernel/image_btf.py" "$dir"/boot/vmlinuz-* "$out.tmp"
+	python3 "$here/vm/image_btf.py" "$KERNEL_IMAGE" "$out.tmp"
 	mv "$out.tmp" "$out"
 fi
 echo "$out"
