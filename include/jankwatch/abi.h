@@ -49,14 +49,12 @@
 #define JW_UREG_COUNT JW_X86_64_UREG_COUNT
 #define JW_UREG_SP JW_X86_64_UREG_SP
 #define JW_UREG_IP JW_X86_64_UREG_IP
-#define JW_UREG_LR JW_X86_64_UREG_LR
 #define JW_RED_ZONE JW_X86_64_RED_ZONE
 #elif defined(__aarch64__) || defined(__TARGET_ARCH_arm64)
 #define JW_MACHINE JW_ARM64_MACHINE
 #define JW_UREG_COUNT JW_ARM64_UREG_COUNT
 #define JW_UREG_SP JW_ARM64_UREG_SP
 #define JW_UREG_IP JW_ARM64_UREG_IP
-#define JW_UREG_LR JW_ARM64_UREG_LR
 #define JW_RED_ZONE JW_ARM64_RED_ZONE
 #else
 #error "jankwatch: no register layout in include/jankwatch/abi.h for this architecture yet"
