@@ -17,15 +17,16 @@ else()
 endif()
 
 # vmlinux.h: from the running kernel's BTF, or in a cross build from the BTF of Debian's kernel
-# package for the target (6.1, the oldest kernel tested: CO-RE relocates it on newer ones).
-if(CMAKE_CROSSCOMPILING AND NOT JW_VMLINUX_BTF)
+# package for the target (6.1, the oldest kernel tested: CO-RE relocates it on newer ones). A
+# cached path that is gone (the cache was moved or cleaned) is looked up again.
+if(CMAKE_CROSSCOMPILING AND (NOT JW_VMLINUX_BTF OR NOT EXISTS "${JW_VMLINUX_BTF}"))
 	execute_process(COMMAND ${CMAKE_SOURCE_DIR}/scripts/kernel-btf.sh ${JW_USER_ARCH} 6.1
 			OUTPUT_VARIABLE jw_btf OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE jw_rc)
 	if(NOT jw_rc EQUAL 0)
 		message(FATAL_ERROR "jankwatch: no BTF of an ${JW_USER_ARCH} kernel for vmlinux.h "
 			"(scripts/setup.sh --arch ${JW_USER_ARCH}, or -DJW_VMLINUX_BTF=FILE)")
 	endif()
-	set(JW_VMLINUX_BTF ${jw_btf} CACHE FILEPATH "kernel BTF that vmlinux.h is made from")
+	set(JW_VMLINUX_BTF ${jw_btf} CACHE FILEPATH "kernel BTF that vmlinux.h is made from" FORCE)
 endif()
 set(JW_VMLINUX_BTF /sys/kernel/btf/vmlinux CACHE FILEPATH "kernel BTF that vmlinux.h is made from")
 set(JW_BPF_GEN ${CMAKE_BINARY_DIR}/bpf)

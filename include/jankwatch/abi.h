@@ -33,6 +33,7 @@
 #define JW_X86_64_UREG_COUNT 17
 #define JW_X86_64_UREG_SP 7
 #define JW_X86_64_UREG_IP 16
+#define JW_X86_64_UREG_FP 6	/* rbp */
 #define JW_X86_64_UREG_LR (-1)	/* none: a call pushes the return address */
 #define JW_X86_64_RED_ZONE 128
 
@@ -41,6 +42,7 @@
 #define JW_ARM64_UREG_COUNT 32
 #define JW_ARM64_UREG_SP 31
 #define JW_ARM64_UREG_IP 32
+#define JW_ARM64_UREG_FP 29
 #define JW_ARM64_UREG_LR 30
 #define JW_ARM64_RED_ZONE 0
 
@@ -64,9 +66,9 @@
 /* Every block above, as initializers of struct jw_ureg_layout (user/stacks/regs.h). */
 #define JW_UREG_LAYOUTS                                                                        \
 	{ JW_X86_64_MACHINE, JW_X86_64_UREG_COUNT, JW_X86_64_UREG_SP, JW_X86_64_UREG_IP,        \
-	  JW_X86_64_UREG_LR, JW_X86_64_RED_ZONE },                                              \
+	  JW_X86_64_UREG_FP, JW_X86_64_UREG_LR, JW_X86_64_RED_ZONE },                           \
 	{ JW_ARM64_MACHINE, JW_ARM64_UREG_COUNT, JW_ARM64_UREG_SP, JW_ARM64_UREG_IP,            \
-	  JW_ARM64_UREG_LR, JW_ARM64_RED_ZONE }
+	  JW_ARM64_UREG_FP, JW_ARM64_UREG_LR, JW_ARM64_RED_ZONE }
 
 #define JW_MAX_WAKER_FRAMES 16	/* kernel frames of the context that woke a thread */
 #define JW_COMM_LEN 16

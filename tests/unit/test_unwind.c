@@ -152,6 +152,67 @@ static void test_unwind_max_frames(void **state)
 	assert_int_equal(t.n, 0);
 }
 
+/* A function without CFI: the compiler gives top-level asm none. */
+asm(".text\n"
+    ".globl jw_test_no_cfi\n"
+    ".type jw_test_no_cfi, @function\n"
+    "jw_test_no_cfi:\n"
+    "\tnop\n\tnop\n\tnop\n\tret\n"
+    ".size jw_test_no_cfi, .-jw_test_no_cfi\n");
+void jw_test_no_cfi(void);
+
+/* x86-64's registers as if r12 were a link register: what arm64 unwinds like, on this machine. */
+static const struct jw_ureg_layout with_lr = {
+	.machine = JW_X86_64_MACHINE, .count = JW_X86_64_UREG_COUNT, .sp = JW_X86_64_UREG_SP,
+	.ip = JW_X86_64_UREG_IP, .fp = JW_X86_64_UREG_FP, .lr = UREG_R12,
+	.red_zone = JW_X86_64_RED_ZONE,
+};
+
+/*
+ * A leaf without CFI (arm64's vdso) whose caller is in the link register: the leaf, then the
+ * whole stack from the caller on, as if the leaf had been called there and saved nothing. Not
+ * so when no link register is known, nor when the link register points into the leaf's own
+ * function (it called something that returned): libdwfl's own fallback (the frame record at
+ * rbp) never gives the caller that only the link register holds.
+ */
+static void test_unwind_frameless_leaf_without_cfi(void **state)
+{
+	struct fixture *fx = *state;
+	uint64_t leaf = (uint64_t)(uintptr_t)jw_test_no_cfi + 1;
+	struct capture *c = &fx->full;
+	struct jw_frame fr;
+	struct trace t;
+	size_t i;
+
+	CAPTURE_FULL(fx);
+	c->regs[UREG_R12] = c->regs[JW_UREG_IP];
+	c->regs[JW_UREG_IP] = leaf;
+	unwind_as(fx, c, c->stack_size, MAX_FRAMES, &with_lr, &t);
+	assert_int_equal(t.n, fx->ref.n + 1);
+	assert_true(t.pcs[0] == leaf && t.activation[0]);
+	frame_at(fx, &t, 0, &fr);
+	assert_non_null(fr.symbol);
+	assert_string_equal(fr.symbol, "jw_test_no_cfi");
+	assert_false(t.activation[1]);
+	for (i = 0; i < fx->ref.n; i++)
+		assert_true(t.pcs[i + 1] == fx->ref.pcs[i]);
+	assert_frame(fx, &t, 1, "chain5");
+
+	unwind(fx, c, c->stack_size, MAX_FRAMES, &t);
+	assert_true(t.n >= 1 && t.pcs[0] == leaf);
+	assert_true(t.n < 2 || t.pcs[1] != fx->ref.pcs[0]);
+
+	c->regs[UREG_R12] = leaf + 2;
+	unwind_as(fx, c, c->stack_size, MAX_FRAMES, &with_lr, &t);
+	assert_true(t.n >= 1 && t.pcs[0] == leaf);
+	assert_true(t.n < 2 || (t.pcs[1] != leaf + 2 && t.pcs[1] != fx->ref.pcs[0]));
+
+	/* A bound of one frame is kept. */
+	c->regs[UREG_R12] = fx->ref.pcs[0];
+	unwind_as(fx, c, c->stack_size, 1, &with_lr, &t);
+	assert_int_equal(t.n, 1);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -162,6 +223,7 @@ int main(void)
 		T(test_unwind_cut_at_each_return_address),
 		T(test_unwind_short_copies),
 		T(test_unwind_max_frames),
+		T(test_unwind_frameless_leaf_without_cfi),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

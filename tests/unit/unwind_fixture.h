@@ -202,15 +202,19 @@ static inline void check_capture(const struct capture *c)
 	assert_true(c->regs[JW_UREG_IP] != 0);
 }
 
-/* Unwinds the first @size bytes of @c's copy into @t, at most @max frames. */
-static inline void unwind(struct fixture *fx, const struct capture *c, size_t size, size_t max,
-		   struct trace *t)
+/*
+ * Unwinds the first @size bytes of @c's copy into @t, at most @max frames, its registers laid
+ * out as @layout says (NULL: not said).
+ */
+static inline void unwind_as(struct fixture *fx, const struct capture *c, size_t size,
+			     size_t max, const struct jw_ureg_layout *layout, struct trace *t)
 {
 	struct jw_unwind_input in = {
 		.tid = gettid(),
 		.regs = c->regs,
 		.n_regs = JW_UREG_COUNT,
 		.pc = c->regs[JW_UREG_IP],
+		.layout = layout,
 		.base = c->regs[JW_UREG_SP],
 		.stack = c->stack,
 		.stack_size = size,
@@ -226,6 +230,13 @@ static inline void unwind(struct fixture *fx, const struct capture *c, size_t si
 	assert_true(t->n <= max);
 	for (i = t->n; i < MAX_FRAMES + GUARD_FRAMES; i++)
 		assert_true(t->pcs[i] == POISON_PC);
+}
+
+/* Unwinds the first @size bytes of @c's copy into @t, at most @max frames. */
+static inline void unwind(struct fixture *fx, const struct capture *c, size_t size, size_t max,
+			  struct trace *t)
+{
+	unwind_as(fx, c, size, max, NULL, t);
 }
 
 /* Names frame @i of @t as the symbolizer names it for a report. */

@@ -17,6 +17,7 @@ struct jw_ureg_layout {
 	uint8_t count;		/* registers 0..count-1 go to the unwinder by DWARF number */
 	uint8_t sp;
 	uint8_t ip;
+	uint8_t fp;		/* the frame pointer */
 	int8_t lr;		/* the link register, or -1 */
 	uint16_t red_zone;	/* bytes below sp a function may use */
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -92,16 +93,95 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	return ++f->n < f->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-size_t jw_unwind(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unwind_input *in,
-		 uint64_t *pcs, bool *activation, size_t max)
+static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_CFI *cfis[2];
+	Dwarf_Frame *frame;
+	Dwarf_Addr bias[2];
+	size_t i;
+
+	if (!mod)
+		return false;
+	cfis[0] = dwfl_module_eh_cfi(mod, &bias[0]);
+	cfis[1] = dwfl_module_dwarf_cfi(mod, &bias[1]);
+	for (i = 0; i < 2; i++) {
+		if (cfis[i] && dwarf_cfi_addrframe(cfis[i], pc - bias[i], &frame) == 0) {
+			free(frame);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether @a and @b are in one function, as far as the symbol tables tell. */
+static bool same_function(Dwfl *dwfl, Dwarf_Addr a, Dwarf_Addr b)
+{
+	Dwfl_Module *ma = dwfl_addrmodule(dwfl, a), *mb = dwfl_addrmodule(dwfl, b);
+	GElf_Sym sa, sb;
+	GElf_Off oa, ob;
+	const char *na, *nb;
+
+	if (!ma || ma != mb)
+		return false;
+	na = dwfl_module_addrinfo(ma, a, &oa, &sa, NULL, NULL, NULL);
+	nb = dwfl_module_addrinfo(mb, b, &ob, &sb, NULL, NULL, NULL);
+	return na && nb && a - oa == b - ob;
+}
+
+/* The link register when the leaf is a function without CFI that saved nothing; else 0. */
+static uint64_t frameless_leaf_caller(Dwfl *dwfl, const struct jw_unwind_input *in)
+{
+	const struct jw_ureg_layout *l = in->layout;
+	uint64_t lr, fp, saved;
+
+	if (!l || l->lr < 0 || (size_t)l->lr >= in->n_regs || l->fp >= in->n_regs ||
+	    l->sp >= in->n_regs)
+		return 0;
+	lr = in->regs[l->lr];
+	fp = in->regs[l->fp];
+	if (!lr || has_cfi(dwfl, in->pc) || !has_cfi(dwfl, lr) || same_function(dwfl, in->pc, lr))
+		return 0;
+	/* Its frame record saved at the frame pointer: it is not frameless. */
+	if (fp >= in->regs[l->sp] && fp >= in->base && fp - in->base < in->stack_size &&
+	    in->stack_size - (fp - in->base) >= 2 * sizeof(saved)) {
+		memcpy(&saved, in->stack + (fp - in->base) + sizeof(saved), sizeof(saved));
+		if (saved == lr)
+			return 0;
+	}
+	return lr;
+}
+
+static size_t unwind_from(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unwind_input *in,
+			  uint64_t *pcs, bool *activation, size_t max)
 {
 	struct frames f = { .pcs = pcs, .activation = activation, .max = max };
 
-	if (!u->attached || !max)
-		return 0;
 	u->in = in;
 	/* Ends with an error where the copy or the CFI runs out; the frames so far stand. */
 	dwfl_getthread_frames(dwfl, in->tid, on_frame, &f);
 	u->in = NULL;
 	return f.n;
+}
+
+size_t jw_unwind(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unwind_input *in,
+		 uint64_t *pcs, bool *activation, size_t max)
+{
+	struct jw_unwind_input from_caller;
+	uint64_t caller;
+	size_t n;
+
+	if (!u->attached || !max)
+		return 0;
+	caller = max > 1 ? frameless_leaf_caller(dwfl, in) : 0;
+	if (!caller)
+		return unwind_from(u, dwfl, in, pcs, activation, max);
+	pcs[0] = in->pc;
+	activation[0] = true;
+	from_caller = *in;
+	from_caller.pc = caller;
+	n = unwind_from(u, dwfl, &from_caller, pcs + 1, activation + 1, max - 1);
+	if (n)
+		activation[1] = false;	/* a return address, though libdwfl began there */
+	return n + 1;
 }

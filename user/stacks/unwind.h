@@ -12,15 +12,20 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "stacks/regs.h"
+
 /*
  * One sample to unwind: registers 0..@n_regs-1 in DWARF numbering, the pc, and the stack copied
- * from @base, at or below the stack pointer (its red zone).
+ * from @base, at or below the stack pointer (its red zone). @layout says which of the registers
+ * are the stack and frame pointers and the link register (NULL: not known, the leaf is taken
+ * as libdwfl finds it).
  */
 struct jw_unwind_input {
 	pid_t tid;
 	const uint64_t *regs;
 	size_t n_regs;
 	uint64_t pc;
+	const struct jw_ureg_layout *layout;
 	uint64_t base;		/* the address of stack[0] */
 	const uint8_t *stack;
 	size_t stack_size;
@@ -41,6 +46,12 @@ int jw_unwind_attach(struct jw_unwinder *u, Dwfl *dwfl, pid_t pid);
 /*
  * Unwinds @in into @pcs, leaf first, at most @max frames; @activation[i] is true for a frame
  * whose pc is not a return address (the leaf, signal frames). Returns the frame count.
+ *
+ * A leaf with no CFI where a link register holds its caller (arm64's vdso is built without any)
+ * is taken for a function that has saved nothing on the stack, when it has not saved its frame
+ * record there (x29/x30 at the frame pointer): the caller is the link register, in the same
+ * registers. libdwfl's own fallback would take the frame record at the frame pointer for the
+ * leaf's, which is the caller's, and skip the caller's frame with a wrong stack pointer.
  */
 size_t jw_unwind(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unwind_input *in,
 		 uint64_t *pcs, bool *activation, size_t max);
