@@ -36,6 +36,7 @@
 #define JW_X86_64_UREG_FP 6	/* rbp */
 #define JW_X86_64_UREG_LR (-1)	/* none: a call pushes the return address */
 #define JW_X86_64_RED_ZONE 128
+#define JW_X86_64_RA_MASK (~0ULL)	/* a return address is all address */
 
 /* arm64: x0-x30 (x29 the frame pointer, x30 the link register), sp (31); pc kept at 32. */
 #define JW_ARM64_MACHINE 183	/* EM_AARCH64 */
@@ -45,6 +46,12 @@
 #define JW_ARM64_UREG_FP 29
 #define JW_ARM64_UREG_LR 30
 #define JW_ARM64_RED_ZONE 0
+/*
+ * A return address signed with pointer authentication (paciasp: the 6.1 kernel's vdso signs even
+ * its leaves, and code built with -mbranch-protection) carries its code above the user address
+ * space of 48 bits; the kernel strips it from the frame records it walks, not from x30.
+ */
+#define JW_ARM64_RA_MASK ((1ULL << 48) - 1)
 
 #if defined(__x86_64__) || defined(__TARGET_ARCH_x86)
 #define JW_MACHINE JW_X86_64_MACHINE
@@ -66,9 +73,9 @@
 /* Every block above, as initializers of struct jw_ureg_layout (user/stacks/regs.h). */
 #define JW_UREG_LAYOUTS                                                                        \
 	{ JW_X86_64_MACHINE, JW_X86_64_UREG_COUNT, JW_X86_64_UREG_SP, JW_X86_64_UREG_IP,        \
-	  JW_X86_64_UREG_FP, JW_X86_64_UREG_LR, JW_X86_64_RED_ZONE },                           \
+	  JW_X86_64_UREG_FP, JW_X86_64_UREG_LR, JW_X86_64_RED_ZONE, JW_X86_64_RA_MASK },        \
 	{ JW_ARM64_MACHINE, JW_ARM64_UREG_COUNT, JW_ARM64_UREG_SP, JW_ARM64_UREG_IP,            \
-	  JW_ARM64_UREG_FP, JW_ARM64_UREG_LR, JW_ARM64_RED_ZONE }
+	  JW_ARM64_UREG_FP, JW_ARM64_UREG_LR, JW_ARM64_RED_ZONE, JW_ARM64_RA_MASK }
 
 #define JW_MAX_WAKER_FRAMES 16	/* kernel frames of the context that woke a thread */
 #define JW_COMM_LEN 16

@@ -91,12 +91,13 @@ class Proc:
 
 class TargetTask:
     def __init__(self, line):
-        # "task N KIND BEGIN_NS DURATION_NS [WAITED_NS]": jw_target also says how long it
-        # waited for a CPU meanwhile.
+        # "task N KIND BEGIN_NS DURATION_NS [WAITED_NS CPU_NS]": jw_target also says how long it
+        # waited for a CPU meanwhile and how long it ran.
         f = line.split()
         self.n, self.kind = int(f[1]), f[2]
         self.begin_ns, self.dur_ns = int(f[3]), int(f[4])
         self.waited_ns = int(f[5]) if len(f) > 5 else 0
+        self.cpu_ns = int(f[6]) if len(f) > 6 else None
 
 
 def start_target(*args):

@@ -10,12 +10,17 @@ require_bpf()
 
 def check_hang(kind, task_ms, hang_ms, extra, frame):
     logs = LogDir()
-    # The first task starts at the wait that was under way at attach: not seen; the second is.
-    target = start_target(f"--{kind}", "--ms", str(task_ms), "--every", "1500", "--count", "2")
+    # One task, 500 ms after the target is let go: once jankwatch is ready and the target is past
+    # ignore_startup_time, however long that takes (a slow emulated VM).
+    target = start_target(f"--{kind}", "--ms", str(task_ms), "--every", "500", "--count", "1",
+                          "--hold")
     try:
+        wait_for(lambda: "hold" in target.out, 10, "the target to hold")
         jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3",
                               "--log-dir", logs.path, "--all", *extra])
-        rc = jw.wait(2 * task_ms / 1000 + 20)
+        wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+        os.kill(target.pid, signal.SIGUSR1)
+        rc = jw.wait(task_ms / 1000 + 20)
     finally:
         target.kill()
     check(rc == 0, f"{kind}: jankwatch exits 0 when the target is gone ({rc})")

@@ -4,13 +4,16 @@
  * through dispatch(). Every --every ms the task is slow (it spins in busy_work() or sleeps in
  * sleep_work() for --ms, or waits --ms for the jw-waker thread through a pipe); every --fast ms
  * a trivial task runs in between. For each slow task it
- * prints what it measured itself: "task <n> <kind> <begin_ns> <duration_ns> <waited_ns>"
- * (CLOCK_MONOTONIC), waited_ns being how long the thread waited for a CPU meanwhile (schedstat's
- * run_delay): it may have waited after the task ended, which no monitor counts in the task.
+ * prints what it measured itself: "task <n> <kind> <begin_ns> <duration_ns> <waited_ns>
+ * <cpu_ns>" (CLOCK_MONOTONIC), waited_ns being how long the thread waited for a CPU meanwhile
+ * (schedstat's run_delay: it may have waited after the task ended, which no monitor counts in
+ * the task) and cpu_ns how long it ran (CLOCK_THREAD_CPUTIME_ID).
  * after_dispatch() runs right after each dispatch (an exit symbol for --probe BIN:ENTRY:EXIT);
  * with --longjmp a slow task leaves dispatch() by longjmp, so its return never comes; with
  * --queue slow tasks go through run_queued(), which starts by checking its argument; with --spin
- * the loop never sleeps: every poll() returns at once (a loop that polls for work).
+ * the loop never sleeps: every poll() returns at once (a loop that polls for work); with --hold
+ * it says "hold" and waits in poll() for SIGUSR1 before it counts down to its first task (a
+ * test releases it once the monitor is ready, however slow the machine).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +22,7 @@
 #include <pthread.h>
 #include <unistd.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,11 +50,40 @@ static unsigned long long run_delay_ns(void)
 	return sscanf(buf, "%llu %llu", &on_cpu, &waited) == 2 ? waited : 0;
 }
 
+/* The CPU time this thread has used, in ns. */
+static unsigned long long thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* --pipe: the task waits on a pipe that the "jw-waker" thread writes --ms later. */
 static int go_pipe[2], done_pipe[2];
 
 static jmp_buf escape;
 static int use_longjmp;
+static volatile sig_atomic_t released;
+
+static void on_release(int sig)
+{
+	(void)sig;
+	released = 1;
+}
+
+/* --hold: waits in the loop's own wait until SIGUSR1 comes. */
+static void hold(void)
+{
+	struct sigaction sa = { .sa_handler = on_release };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL))
+		exit(1);
+	printf("hold\n");
+	while (!released)
+		poll(NULL, 0, -1);
+}
 
 __attribute__((noinline)) void sleep_work(unsigned int ms)
 {
@@ -153,7 +186,7 @@ __attribute__((noinline)) void run_queued(const struct queued *q)
 static void usage(void)
 {
 	fprintf(stderr, "usage: jw_target [--busy|--sleep|--pipe] [--ms MS] [--every MS] [--fast MS] "
-			"[--nest DEPTH] [--count N] [--longjmp] [--queue] [--spin]\n");
+			"[--nest DEPTH] [--count N] [--longjmp] [--queue] [--spin] [--hold]\n");
 	exit(2);
 }
 
@@ -162,7 +195,7 @@ int main(int argc, char **argv)
 	unsigned int ms = 300, every = 1000, fast = 0, count = 0, nest = 0, n = 0;
 	unsigned long long next_slow, next_fast;
 	enum kind kind = BUSY;
-	int i, queue = 0, spin = 0;
+	int i, queue = 0, spin = 0, held = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--busy"))
@@ -187,18 +220,22 @@ int main(int argc, char **argv)
 			queue = 1;
 		else if (!strcmp(argv[i], "--spin"))
 			spin = 1;
+		else if (!strcmp(argv[i], "--hold"))
+			held = 1;
 		else
 			usage();
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (kind == PIPE)
 		start_waker();
+	if (held)
+		hold();
 	next_slow = now_ns() + every * 1000000ULL;
 	next_fast = fast ? now_ns() + fast * 1000000ULL : ~0ULL;
 	for (;;) {
 		unsigned long long now = now_ns(), due = next_slow < next_fast ? next_slow : next_fast;
 		int timeout = due > now && !spin ? (int)((due - now + 999999) / 1000000) : 0;
-		unsigned long long begin, end, waited;
+		unsigned long long begin, end, waited, cpu;
 
 		poll(NULL, 0, timeout);
 		now = now_ns();
@@ -210,6 +247,7 @@ int main(int argc, char **argv)
 		if (now < next_slow)
 			continue;
 		waited = run_delay_ns();
+		cpu = thread_cpu_ns();
 		begin = now_ns();
 		if (queue) {
 			struct queued q = { .kind = kind, .ms = ms, .nest = nest };
@@ -220,8 +258,10 @@ int main(int argc, char **argv)
 		}
 		after_dispatch();
 		end = now_ns();
+		cpu = thread_cpu_ns() - cpu;
 		waited = run_delay_ns() - waited;
-		printf("task %u %s %llu %llu %llu\n", ++n, kind_names[kind], begin, end - begin, waited);
+		printf("task %u %s %llu %llu %llu %llu\n", ++n, kind_names[kind], begin, end - begin,
+		       waited, cpu);
 		next_slow = now_ns() + every * 1000000ULL;
 		if (count && n >= count) {
 			/* The last task ends at a wait too, not at the exit: printf's write and the

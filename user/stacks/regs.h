@@ -20,6 +20,7 @@ struct jw_ureg_layout {
 	uint8_t fp;		/* the frame pointer */
 	int8_t lr;		/* the link register, or -1 */
 	uint16_t red_zone;	/* bytes below sp a function may use */
+	uint64_t ra_mask;	/* the address bits of a return address in the link register */
 };
 
 /* The layout of ELF machine @machine (JW_MACHINE: this build's); NULL when none is known. */

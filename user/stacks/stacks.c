@@ -80,7 +80,7 @@ static uint64_t missed_leaf_caller(const struct jw_stacks *st, struct jw_symboli
 
 	if (st->regs->lr < 0 || !s->n_user || !sym)
 		return 0;
-	lr = s->regs[st->regs->lr];
+	lr = s->regs[st->regs->lr] & st->regs->ra_mask;
 	if (!lr || (s->n_user > 1 && s->user_ips[1] == lr))
 		return 0;
 	jw_symbolizer__frame(sym, s->user_ips[0], false, &leaf);
@@ -134,6 +134,8 @@ static void dwarf_stack(struct jw_stacks *st, struct jw_symbolizer *sym,
 		return;
 	memcpy(st->stack, s->stack, s->stack_size);
 	memcpy(st->uregs, s->regs, sizeof(st->uregs));
+	if (l->lr >= 0)
+		st->uregs[l->lr] &= l->ra_mask;
 	jw_put_back_returns(l, s, base, st->stack, st->uregs);
 	in.pc = st->uregs[l->ip];
 	out->n = jw_symbolizer__unwind(sym, &in, out->pcs, out->activation,
