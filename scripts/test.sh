@@ -3,13 +3,14 @@
 # Installs what is missing, builds, and runs every test under ctest: the unit tests plain and
 # with AddressSanitizer + UndefinedBehaviorSanitizer, then the integration tests (root, real BPF,
 # real processes), part of them again against a jankwatch built with ASan + UBSan, the arm64
-# build's unit tests under emulation, then the fuzz harnesses over their corpora. Under CI=true a skipped test is a
-# failure. Leaves the binary at build/jankwatch.
+# build's unit tests under emulation, the VM matrix (the VM suite on Debian 12's kernels 6.1 and
+# 6.12 for x86-64 and arm64 under qemu, scripts/vmtest.sh), then the fuzz harnesses over their
+# corpora. Under CI=true a skipped test is a failure. Leaves the binary at build/jankwatch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh --arch arm64 --vm
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJW_VM_TESTS=ON >/dev/null
 cmake --build build -j"$(nproc)"
 
 log=$(mktemp)
@@ -41,6 +42,8 @@ cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
 cmake --build build-arm64 -j"$(nproc)" >/dev/null
 echo "== arm64 unit tests (qemu-aarch64)"
 (cd build-arm64 && ctest --output-on-failure -L unit) 2>&1 | tee -a "$log" || status=1
+# Both builds in VMs of Debian's own kernels, one VM at a time.
+run "VM matrix (x86_64, arm64 x 6.1, 6.12)" -L vm
 # The fuzz harnesses, built with clang, replay their committed corpora once (scripts/fuzz.sh
 # runs them for real).
 CC=clang cmake -S . -B build-fuzz -DJW_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 # Sourced by scripts/vmtest.sh: the suite's one test on the host. The VM saved a raw capture of
-# jw_target's busy tasks (tests/vm/capture_raw.py); the host's build/jankwatch names it with
+# jw_target's busy tasks (tests/vm/capture_raw.py); the host's build (HOST_BUILD) names it with
 # `jankwatch symbolize`, the VM's binaries found by build-id, and its events and stack logs must
-# name busy_work and main. Needs: SRC, IMAGE_TARGETS.
+# name busy_work and main. Needs: SRC, HOST_BUILD, IMAGE_TARGETS.
 
 # host_debug_dir BUILD DIR: DIR/.build-id/xx/yyyy links to BUILD's test targets.
 host_debug_dir()
@@ -41,7 +41,7 @@ host_test()
 		return 1
 	fi
 	host_debug_dir "$BUILD_DIR" "$out/debug"
-	"$SRC/build/jankwatch" symbolize "$out/capture.raw" --debug-dir "$out/debug" \
+	"$HOST_BUILD/jankwatch" symbolize "$out/capture.raw" --debug-dir "$out/debug" \
 		--log-dir "$out/symbolized" >"$out/symbolize.out" 2>"$out/symbolize.err" || rc=$?
 	if ((rc)); then
 		why="jankwatch symbolize exits $rc"

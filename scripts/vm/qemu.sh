@@ -15,7 +15,7 @@ qemu_args()
 	if qemu_kvm_usable; then
 		QEMU_ARGS+=(-accel kvm)
 	fi
-	QEMU_ARGS+=(-accel "tcg,thread=${JW_VM_TCG_THREAD:-multi}" -device virtio-rng-pci)
+	QEMU_ARGS+=(-accel "tcg,thread=${JW_VM_TCG_THREAD:-$ARCH_TCG_THREAD}" -device virtio-rng-pci)
 	qemu_share out jwout "$RUN_DIR/out"
 	[[ -z $SHARE ]] || qemu_share share jwshare "$SHARE"
 	QEMU_ARGS+=(-kernel "$KERNEL_IMAGE" -initrd "$1" -append "$(qemu_cmdline)")

@@ -84,9 +84,7 @@ try:
     jw, logs = watch(target, 3)
     # wait_tracepoints=2 (the default) weighs the costs it measured at the rates it saw: ~200
     # waits/s save little on a machine with cheap uprobes (not under an emulator's).
-    _, figures = chosen_way(jw, "a loop at ~200 waits/s")
-    check(figures is None or figures[2] <= 250,
-          f"a loop at ~200 waits/s: no more watched waits counted than it makes ({figures})")
+    chosen_way(jw, "a loop at ~200 waits/s")
     check_own(finish(jw, 3), target, "jw_target")
     # The same on the system call tracepoints instead of libc's wait functions.
     jw, logs = watch(target, 3, ["--set", "wait_tracepoints=1"])
