@@ -8,8 +8,8 @@
 (c) A 600 ms task under log_type 0 is a trace decision: the first gets a trace log (one per uid
 a day), the next ones their events only; no stack log.
 (d) The seed's log_type 1 example (sample_interval=100, ignore_startup_time=11,
-    sample_count=21, report_times_per_app=3): a 120 ms task gets a stack log of at most 21
-    samples.
+    sample_count=21, report_times_per_app=3): a 120 ms task, sampled every 4 ms (~30 samples),
+    gets a stack log of 21 samples, the most sample_count allows.
 (e) A quota reached: log_over_limit turns true, and no report passes the quota.
 (f) burst=4/50/2: tasks of 60 ms, under the jank threshold, are reported once four of them
     came within 2 s, with "burst": 4."""
@@ -41,8 +41,8 @@ try:
                             "--duration", "10", "--log-dir", c_logs.path])
     d_jw = start_jankwatch(["-p", str(d_target.pid), "--set", "log_type=1", "--set",
                             "sample_interval=100", "--set", "ignore_startup_time=11", "--set",
-                            "sample_count=21", "--set", "report_times_per_app=3",
-                            "--duration", "16", "--log-dir", d_logs.path])
+                            "sample_count=21", "--set", "report_times_per_app=3", "--set",
+                            "sample_period_ms=4", "--duration", "16", "--log-dir", d_logs.path])
     for jw in (c_jw, d_jw, a_jw, dev_jw):
         check(jw.wait(90) == 0, "jankwatch exits 0 at the end of --duration")
     a_start = (time.time() - process_age_s(a_target.pid)) * 1000  # the process's start
@@ -104,9 +104,11 @@ try:
     with_logs = [e for e in events if e["external_log"]]
     check(events and all(110 <= e["wall_ms"] <= 200 for e in events),
           f"(d) 120 ms janks under log_type 1 ({[e['wall_ms'] for e in events]})")
-    check(len(with_logs) == 3 and all(e["samples"] <= 21 for e in with_logs),
-          f"(d) three stack logs of at most 21 samples "
-          f"({[e['samples'] for e in with_logs]})")
+    kept = [(e["samples"],
+             tree_samples(parse_tree(stack_tree(open(e["external_log"][0]).read()))))
+            for e in with_logs]
+    check(len(with_logs) == 3 and all(k == (21, 21) for k in kept),
+          f"(d) three stack logs of 21 samples each, of the ~30 taken ({kept})")
 finally:
     for p in (a_target, c_target, d_target):
         p.kill()

@@ -348,12 +348,20 @@ static void test_fibonacci_back_off(void **state)
 	assert_int_equal(decide_group(p, 44, "", NOW_S), JW_VERDICT_STACK);
 	assert_int_equal(decide_group(p, 44, NULL, NOW_S), JW_VERDICT_STACK);
 	assert_int_equal(decide_group(p, 44, NULL, NOW_S), JW_VERDICT_EVENT);
-	/* The 4th of a group is skipped without spending: the 5th still has the budget. */
-	p = make_policy(fx, false, false);
+	/*
+	 * A repeat the back-off skips spends no budget. The 1st to 3rd of a group spend the hour's
+	 * 3; in the next hour the 4th is skipped, and the 5th and two other groups still get their
+	 * files, the 3 of that hour: had the 4th spent one, the last of them would not.
+	 */
+	p = make_policy(fx, false, true);
 	for (i = 0; i < 3; i++)
 		assert_int_equal(decide_group(p, 45, "g", NOW_S), JW_VERDICT_STACK);
-	assert_int_equal(decide_group(p, 45, "g", NOW_S), JW_VERDICT_EVENT);
-	assert_int_equal(decide_group(p, 45, "g", NOW_S), JW_VERDICT_EVENT);
+	assert_int_equal(decide_group(p, 45, "h", NOW_S), JW_VERDICT_EVENT);
+	assert_int_equal(decide_group(p, 45, "g", NOW_S + 3600), JW_VERDICT_EVENT);
+	assert_int_equal(decide_group(p, 45, "g", NOW_S + 3600), JW_VERDICT_STACK);
+	assert_int_equal(decide_group(p, 45, "h", NOW_S + 3600), JW_VERDICT_STACK);
+	assert_int_equal(decide_group(p, 45, "i", NOW_S + 3600), JW_VERDICT_STACK);
+	assert_int_equal(decide_group(p, 45, "j", NOW_S + 3600), JW_VERDICT_EVENT);
 	/* --all: every jank gets its files. */
 	p = make_policy(fx, true, false);
 	for (i = 0; i < 6; i++)
