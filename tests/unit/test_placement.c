@@ -11,9 +11,17 @@
 
 #include "process/placement.h"
 
+/* Where the probe goes on @code when it reads the arguments (a preset naming the handler). */
 static uint32_t skip_of(const uint8_t *code, size_t len, struct jw_placement *p)
 {
-	jw_probe_place(code, len, p);
+	jw_probe_place(code, len, true, p);
+	return p->skip;
+}
+
+/* Where it goes when no probe on the function reads them (a plain --probe, a wait function). */
+static uint32_t skip_free(const uint8_t *code, size_t len, struct jw_placement *p)
+{
+	jw_probe_place(code, len, false, p);
 	return p->skip;
 }
 
@@ -50,7 +58,10 @@ static void test_emulated_entry(void **state)
 	assert_true(p.emulated);
 }
 
-/* Register moves into scratch registers are passed; into argument registers or rsp, never. */
+/*
+ * Register moves into scratch registers are passed; into argument registers only where no probe
+ * reads them; into rsp or rbp, or to memory, never.
+ */
 static void test_moves(void **state)
 {
 	const uint8_t to_rax[] = { 0x48, 0x89, 0xf8, 0x53 };		/* mov %rdi,%rax; push %rbx */
@@ -71,7 +82,50 @@ static void test_moves(void **state)
 	assert_int_equal(skip_of(to_rdi, sizeof(to_rdi), &p), 0);
 	assert_int_equal(skip_of(to_rbp, sizeof(to_rbp), &p), 0);
 	assert_int_equal(skip_of(to_r9d, sizeof(to_r9d), &p), 0);
+	assert_non_null(strstr(p.why, "mov %rax,%r9 is single-stepped; it writes an argument "
+				      "register the probe reads"));
 	assert_int_equal(skip_of(mem, sizeof(mem), &p), 0);
+
+	assert_int_equal(skip_free(to_rsi, sizeof(to_rsi), &p), 3);
+	assert_non_null(strstr(p.why, "past mov %rdi,%rsi to push %rbx"));
+	assert_int_equal(skip_free(to_rdi, sizeof(to_rdi), &p), 3);
+	assert_int_equal(skip_free(to_r9d, sizeof(to_r9d), &p), 3);
+	assert_int_equal(skip_free(to_rax, sizeof(to_rax), &p), 3);
+	assert_int_equal(skip_free(to_rbp, sizeof(to_rbp), &p), 0);
+	assert_int_equal(skip_free(mem, sizeof(mem), &p), 0);
+}
+
+/*
+ * A dispatcher without frame pointer that passes its argument on, narrowed:
+ * movslq %edi,%r8; mov %r8d,%edi; call handler. Where no probe reads the arguments the probe
+ * goes on the call, which the kernel emulates; where one does, it stays on the entry; and an
+ * argument write after something passable stops there too.
+ */
+static void test_argument_writes(void **state)
+{
+	const uint8_t narrow[] = { 0x4c, 0x63, 0xc7, 0x44, 0x89, 0xc7, 0xe8, 0x10, 0x00, 0x00, 0x00 };
+	/* endbr64; mov %rdi,%rsi; push %rbx */
+	const uint8_t cet[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x89, 0xfe, 0x53 };
+	/* xor %esi,%esi; xor %edi,%edi; mov $0,%edx; call */
+	const uint8_t zero[] = { 0x31, 0xf6, 0x31, 0xff, 0xba, 0x00, 0x00, 0x00, 0x00,
+				 0xe8, 0x00, 0x00, 0x00, 0x00 };
+	/* mov %rdi,%rsi; mov %rsp,%rbp: the frame chain stops it still */
+	const uint8_t rbp[] = { 0x48, 0x89, 0xfe, 0x48, 0x89, 0xe5, 0x53 };
+	struct jw_placement p;
+
+	(void)state;
+	assert_int_equal(skip_free(narrow, sizeof(narrow), &p), 6);
+	assert_true(p.emulated);
+	assert_non_null(strstr(p.why, "past movslq %rdi,%r8 and what follows to call"));
+	assert_int_equal(skip_of(narrow, sizeof(narrow), &p), 0);
+	assert_false(p.emulated);
+	assert_int_equal(skip_free(cet, sizeof(cet), &p), 7);
+	assert_int_equal(skip_of(cet, sizeof(cet), &p), 0);
+	assert_non_null(strstr(p.why, "endbr64 is single-stepped, and mov %rdi,%rsi after it "
+				      "writes an argument register the probe reads"));
+	assert_int_equal(skip_free(zero, sizeof(zero), &p), 9);
+	assert_int_equal(skip_of(zero, sizeof(zero), &p), 0);
+	assert_int_equal(skip_free(rbp, sizeof(rbp), &p), 0);
 }
 
 /* Never past a change of rsp, nor past anything unknown; nor onto something single-stepped. */
@@ -237,6 +291,8 @@ static void test_past_bti(void **state)
 	(void)state;
 	assert_int_equal(skip_of_words(to_adrp, 4, &p), 8);
 	assert_true(p.emulated);
+	/* Whether the arguments are read or not: nop and bti write no register. */
+	assert_int_equal(skip_free((const uint8_t *)to_adrp, sizeof(to_adrp), &p), 8);
 	assert_int_equal(skip_of_words(loop, 2, &p), 0);
 	assert_non_null(strstr(p.why, "jumps back"));
 }
@@ -265,7 +321,7 @@ static void test_file(void **state)
 	struct jw_placement p;
 
 	(void)state;
-	assert_int_equal(jw_probe_place_file("/nonexistent/jw", 0, &p), -ENOENT);
+	assert_int_equal(jw_probe_place_file("/nonexistent/jw", 0, false, &p), -ENOENT);
 	assert_int_equal(p.skip, 0);
 }
 
@@ -276,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_past_endbr64),
 		cmocka_unit_test(test_emulated_entry),
 		cmocka_unit_test(test_moves),
+		cmocka_unit_test(test_argument_writes),
 		cmocka_unit_test(test_stops),
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_syscall_wrappers),

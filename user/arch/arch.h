@@ -30,12 +30,13 @@ int jw_arch_derive_call_chain(const uint8_t *code, size_t len, struct jw_arg_cha
  */
 enum jw_arch_insn_kind {
 	JW_INSN_UNKNOWN = 0,	/* not decoded: single-stepped, and nothing past it is known */
-	JW_INSN_SKIPPABLE,	/* leaves the stack pointer, memory and the argument registers alone */
+	JW_INSN_SKIPPABLE,	/* leaves the stack pointer and memory alone (see writes_arg) */
 	JW_INSN_EMULATED,	/* the kernel emulates it at a probe */
 };
 
 struct jw_arch_insn {
 	enum jw_arch_insn_kind kind;
+	bool writes_arg;	/* skippable only where no probe reads the arguments */
 	size_t len;
 	char text[32];		/* for -v: "push %rbp", or its first bytes */
 	bool jumps;		/* a jump: @rel is its displacement from its end */

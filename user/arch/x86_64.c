@@ -61,13 +61,14 @@ static const char *const regs64[16] = {
 };
 
 /*
- * A write may be passed when it goes to a scratch register nobody reads at the entry: not rsp
- * or rbp (the stack and its frame chain), not an argument register (rdi, rsi, rdx, rcx, r8,
- * r9), whose value the probe may read.
+ * Sets what a write to register @reg means for placement: never passed when it is rsp or rbp
+ * (the stack and its frame chain); passed only where no probe reads the arguments when it is
+ * one of their registers (rdi, rsi, rdx, rcx, r8, r9); else passed.
  */
-static bool scratch_dest(unsigned int reg)
+static void set_dest(unsigned int reg, struct jw_arch_insn *in)
 {
-	return reg == 0 || reg == 3 || reg >= 10;
+	in->kind = reg == 4 || reg == 5 ? JW_INSN_UNKNOWN : JW_INSN_SKIPPABLE;
+	in->writes_arg = reg == 1 || reg == 2 || reg == 6 || reg == 7 || reg == 8 || reg == 9;
 }
 
 /*
@@ -145,11 +146,11 @@ static const char *rm_text(unsigned int modrm, unsigned int rex, char *buf, size
 }
 
 /*
- * Instructions that read registers or memory and write nothing but the flags or a scratch
- * register: mov, movzx/movsx, lea; cmp and test with a register or an immediate; xor of
+ * Instructions that read registers or memory and write nothing but the flags or one register
+ * (set_dest() says which may be passed): mov, movzx/movsx, lea; cmp and test with a register or an immediate; xor of
  * registers; mov of an immediate. An optional operand-size prefix, then an optional REX one.
- * False when @p is none of them; a known one that writes an argument register, rbp or rsp is
- * decoded as JW_INSN_UNKNOWN, so that -v can say what stopped the placement.
+ * False when @p is none of them; a known one that writes rbp or rsp is decoded as
+ * JW_INSN_UNKNOWN, so that -v can say what stopped the placement.
  */
 static bool decode_scratch(const uint8_t *p, size_t len, struct jw_arch_insn *in)
 {
@@ -174,7 +175,7 @@ static bool decode_scratch(const uint8_t *p, size_t len, struct jw_arch_insn *in
 		dst = (op - 0xb8) | (rex & 1) << 3;
 		in->len = i + imm;
 		snprintf(in->text, sizeof(in->text), "mov $imm,%%%s", regs64[dst]);
-		in->kind = scratch_dest(dst) ? JW_INSN_SKIPPABLE : JW_INSN_UNKNOWN;
+		set_dest(dst, in);
 		return true;
 	}
 	if (op == 0x0f) {
@@ -220,7 +221,7 @@ static bool decode_scratch(const uint8_t *p, size_t len, struct jw_arch_insn *in
 		dst = (modrm & 7) | (rex & 1) << 3;
 		break;
 	}
-	in->kind = scratch_dest(dst) ? JW_INSN_SKIPPABLE : JW_INSN_UNKNOWN;
+	set_dest(dst, in);
 	return true;
 }
 

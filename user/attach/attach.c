@@ -238,9 +238,13 @@ static uint64_t probe_cookie(uint64_t bits, uint32_t slot)
 	return bits | (uint64_t)(slot + 1) << JW_COOKIE_SLOT_SHIFT;
 }
 
+/*
+ * @args_read: a probe on this function reads its arguments (the same for all of them: placed
+ * apart they would trap twice).
+ */
 static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pid,
-			 const char *path, uint64_t offset, bool retprobe, uint64_t cookie,
-			 const char *name)
+			 const char *path, uint64_t offset, bool retprobe, bool args_read,
+			 uint64_t cookie, const char *name)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie);
 	struct jw_placement place;
@@ -248,7 +252,7 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
 	int err;
 
 	/* Past what the kernel would single-step at every hit, where that is safe. */
-	jw_probe_place_file(path, offset, &place);
+	jw_probe_place_file(path, offset, args_read, &place);
 	jw_log(JW_LOG_DEBUG, "%s on %s:%s: %s", retprobe ? "return probe" : "uprobe", path, name,
 	       place.why);
 	offset += place.skip;
@@ -267,15 +271,16 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, uint32_t slot)
 {
 	uint64_t cookie = probe_cookie(p->probe_id, slot);
+	bool args_read = p->name_chain != NULL;
 	int err;
 
 	/* The exit first: an entry seen without its exit would leave a task open. */
 	if (p->exit_offset)
 		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path, p->exit_offset,
-				    false, cookie, p->exit_name);
+				    false, false, cookie, p->exit_name);
 	else
 		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path,
-				    p->entry_offset, true, cookie | JW_COOKIE_RETPROBE,
+				    p->entry_offset, true, args_read, cookie | JW_COOKIE_RETPROBE,
 				    p->entry_name);
 	if (err)
 		return err;
@@ -287,7 +292,7 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, 
 			return -errno;
 	}
 	return attach_uprobe(a, a->skel->progs.dispatch_enter, p->pid, p->path, p->entry_offset,
-			     false, cookie | (p->name_chain ? JW_COOKIE_NAME_ARG : 0) |
+			     false, args_read, cookie | (p->name_chain ? JW_COOKIE_NAME_ARG : 0) |
 				     (p->inner ? JW_COOKIE_INNER : 0), p->entry_name);
 }
 
@@ -311,10 +316,12 @@ int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char
 	int err;
 
 	/* The entry, which ends a task, first; then the return, which begins one. */
-	err = attach_uprobe(a, a->skel->progs.wait_enter, pid, path, offset, false, cookie, name);
+	err = attach_uprobe(a, a->skel->progs.wait_enter, pid, path, offset, false, false, cookie,
+			    name);
 	if (err)
 		return err;
-	return attach_uprobe(a, a->skel->progs.wait_return, pid, path, offset, true, cookie, name);
+	return attach_uprobe(a, a->skel->progs.wait_return, pid, path, offset, true, false, cookie,
+			     name);
 }
 
 int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino)

@@ -13,7 +13,13 @@
 #define CODE_BYTES 32	/* enough for a few skippable instructions and the one after */
 #define MAX_SKIPPED 4
 
-void jw_probe_place(const uint8_t *code, size_t len, struct jw_placement *out)
+/* Whether the probe may go past @in: it changes nothing the probe or the function needs. */
+static bool passable(const struct jw_arch_insn *in, bool args_read)
+{
+	return in->kind == JW_INSN_SKIPPABLE && !(in->writes_arg && args_read);
+}
+
+void jw_probe_place(const uint8_t *code, size_t len, bool args_read, struct jw_placement *out)
 {
 	struct jw_arch_insn first, in;
 	size_t off = 0;
@@ -27,7 +33,7 @@ void jw_probe_place(const uint8_t *code, size_t len, struct jw_placement *out)
 		return;
 	}
 	in = first;
-	for (n = 0; n < MAX_SKIPPED && in.kind == JW_INSN_SKIPPABLE; n++) {
+	for (n = 0; n < MAX_SKIPPED && passable(&in, args_read); n++) {
 		off += in.len;
 		jw_arch_decode_entry(code + off, len - off, &in);
 	}
@@ -47,11 +53,22 @@ void jw_probe_place(const uint8_t *code, size_t len, struct jw_placement *out)
 			 in.text, first.text);
 		return;
 	}
+	if (in.kind == JW_INSN_SKIPPABLE && in.writes_arg && args_read) {
+		if (off)
+			snprintf(out->why, sizeof(out->why), "on the entry: %s is single-stepped, and "
+				 "%s after it writes an argument register the probe reads",
+				 first.text, in.text);
+		else
+			snprintf(out->why, sizeof(out->why), "on the entry: %s is single-stepped; it "
+				 "writes an argument register the probe reads", first.text);
+		return;
+	}
 	snprintf(out->why, sizeof(out->why), "on the entry: %s is single-stepped, and no emulated "
 		 "instruction follows what can be passed", first.text);
 }
 
-int jw_probe_place_file(const char *path, uint64_t offset, struct jw_placement *out)
+int jw_probe_place_file(const char *path, uint64_t offset, bool args_read,
+			struct jw_placement *out)
 {
 	uint8_t code[CODE_BYTES];
 	ssize_t n = -1;
@@ -66,6 +83,6 @@ int jw_probe_place_file(const char *path, uint64_t offset, struct jw_placement *
 	} else {
 		ret = -errno;
 	}
-	jw_probe_place(code, n > 0 ? (size_t)n : 0, out);
+	jw_probe_place(code, n > 0 ? (size_t)n : 0, args_read, out);
 	return ret;
 }

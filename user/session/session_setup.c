@@ -269,7 +269,7 @@ static size_t watched_waits(struct session *s, pid_t *tids, bool *emulated)
 			const struct jw_wait_func *f = &w->waits[k];
 			struct jw_placement place;
 
-			jw_probe_place_file(f->path, f->offset, &place);
+			jw_probe_place_file(f->path, f->offset, false, &place);
 			*emulated = *emulated && place.emulated;
 		}
 	}
