@@ -196,7 +196,8 @@ def header(text):
 # Stack log trees, parsed: one Frame per line, linked to its parent (the caller).
 
 FRAME_LINE = re.compile(r"^( *)(\d+) #(\d{2,}) pc ([0-9a-f]+) (.*)$")
-FRAME_SYMBOL = re.compile(r"\(([^()+]+)\+(?:0x)?[0-9a-f]+\)")
+# "path(function+offset)": a demangled C++ function holds parentheses of its own.
+FRAME_SYMBOL = re.compile(r"\((.+?)\+(?:0x)?[0-9a-f]+\)(?=\(|\s|$)")
 ROOT_SYMBOLS = ("_start", "__libc_start_main", "__libc_start_call_main")
 
 

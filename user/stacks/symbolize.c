@@ -18,6 +18,7 @@
 #include "jankwatch/abi.h"
 #include "base/log.h"
 #include "stacks/perfmap.h"
+#include "base/demangle.h"
 #include "base/strpool.h"
 #include "stacks/symbolize.h"
 #include "stacks/unwind.h"
@@ -25,6 +26,8 @@
 
 /* How often an unknown address may trigger a re-read of the mappings or of the perf map. */
 #define REFRESH_MIN_NS (200 * 1000000ULL)
+#define DEMANGLED_SLOTS 256	/* C++ names kept demangled, so that a frame costs one lookup */
+#define MAX_SYMBOL 1024		/* longer demangled names (templates) are cut */
 
 struct jw_symbolizer {
 	pid_t pid;
@@ -37,6 +40,10 @@ struct jw_symbolizer {
 	struct jw_perfmap *perfmap;	/* JIT names; opened for the first address no ELF has */
 	uint64_t perfmap_refresh_ns;	/* 0: never opened nor read */
 	bool offline;			/* built from a raw capture: no /proc to read */
+	struct {
+		const char *mangled;	/* interned */
+		const char *name;	/* interned: what it demangles to */
+	} demangled[DEMANGLED_SLOTS];	/* the last C++ names seen, by the mangled one's address */
 };
 
 static char *debuginfo_path;
@@ -323,17 +330,42 @@ static void refresh(struct jw_symbolizer *s)
 	jw_unwind_attach(&s->unwinder, s->dwfl, s->pid);
 }
 
-/* Interns a symbol name without its version suffix ("clock_gettime@@GLIBC_2.17"). */
+/* The demangled form of interned C++ name @mangled, interned; @mangled itself if it has none. */
+static const char *demangled(struct jw_symbolizer *s, const char *mangled)
+{
+	size_t slot = ((uintptr_t)mangled >> 3) % DEMANGLED_SLOTS;
+	char buf[MAX_SYMBOL];
+	const char *name;
+
+	if (s->demangled[slot].mangled == mangled)
+		return s->demangled[slot].name;
+	name = jw_demangle(mangled, buf, sizeof(buf)) ? jw_strpool__intern(s->strings, buf) : NULL;
+	if (!name)
+		name = mangled;
+	s->demangled[slot].mangled = mangled;
+	s->demangled[slot].name = name;
+	return name;
+}
+
+/*
+ * Interns a symbol name without its version suffix ("clock_gettime@@GLIBC_2.17"), C++ names
+ * demangled.
+ */
 static const char *intern_symbol(struct jw_symbolizer *s, const char *name)
 {
 	const char *at = strchr(name, '@');
-	char buf[512];
+	const char *interned;
+	char buf[MAX_SYMBOL];
 
-	if (!at || at == name || (size_t)(at - name) >= sizeof(buf))
-		return jw_strpool__intern(s->strings, name);
-	memcpy(buf, name, at - name);
-	buf[at - name] = '\0';
-	return jw_strpool__intern(s->strings, buf);
+	if (!at || at == name || (size_t)(at - name) >= sizeof(buf)) {
+		interned = jw_strpool__intern(s->strings, name);
+	} else {
+		memcpy(buf, name, at - name);
+		buf[at - name] = '\0';
+		interned = jw_strpool__intern(s->strings, buf);
+	}
+	return interned && interned[0] == '_' && interned[1] == 'Z' ? demangled(s, interned) :
+								       interned;
 }
 
 /*
