@@ -18,6 +18,7 @@ packages=(
 	redis-server redis-tools nodejs
 	nginx libnginx-mod-http-perl gunicorn
 	libglib2.0-dev libuv1-dev libevent-dev
+	dpkg-dev systemd man-db
 )
 arm64=(
 	crossbuild-essential-arm64

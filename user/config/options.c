@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buildid.h"
 #include "base/log.h"
 #include "config/options.h"
 #include "process/presets.h"
@@ -104,6 +105,7 @@ enum {
 	OPT_USER,
 	OPT_EXE,
 	OPT_FOLLOW,
+	OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -124,6 +126,7 @@ static const struct option long_opts[] = {
 	{ "exe", required_argument, NULL, OPT_EXE },
 	{ "follow", no_argument, NULL, OPT_FOLLOW },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -426,6 +429,10 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		jw_options_usage(stdout);
 		cfg->help = true;
 		return 0;
+	case OPT_VERSION:
+		jw_options_version(stdout);
+		cfg->help = true;
+		return 0;
 	default:
 		return bad_option(c, argv, err, errlen);
 	}
@@ -557,6 +564,15 @@ int jw_options_reload(const struct jw_config *cfg, struct jw_params *out, char *
 	return 0;
 }
 
+void jw_options_version(void *out)
+{
+	char id[2 * 64 + 1];
+
+	if (jw_own_build_id(id, sizeof(id)))
+		snprintf(id, sizeof(id), "none");
+	fprintf(out, "jankwatch %s (build-id %s, %s)\n", JW_VERSION, id, JW_ARCH_NAME);
+}
+
 void jw_options_usage(void *out)
 {
 	FILE *f = out;
@@ -603,6 +619,7 @@ void jw_options_usage(void *out)
 	      "                     `jankwatch symbolize FILE` on another machine\n"
 	      "  -v, -q             more or less on stderr\n"
 	      "  -h, --help         this text\n"
+	      "  --version          the version, and this binary's build-id\n"
 	      "\n"
 	      "Parameters (--set KEY=VALUE, or one a line in --config FILE):\n", f);
 	jw_params_usage(f);

@@ -50,7 +50,7 @@ struct jw_config {
 	bool all;		/* --all: lift the report budgets */
 	bool dev;		/* --dev: budgets per hour */
 	int verbosity;		/* -1 quiet, 0 normal, 1+ verbose */
-	bool help;		/* --help was given and printed */
+	bool help;		/* --help or --version was given and printed */
 	int argc;		/* the command line, for jw_options_reload() */
 	char **argv;
 };
@@ -75,5 +75,8 @@ void jw_config_free(struct jw_config *cfg);
 
 /* Prints the usage text to @f. */
 void jw_options_usage(void *f);
+
+/* Prints "jankwatch VERSION (build-id HEX, ARCH)" to @f (a FILE *). */
+void jw_options_version(void *f);
 
 #endif
