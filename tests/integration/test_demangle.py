@@ -3,7 +3,8 @@
 app::Loop<app::Job>::dispatch(app::Job const&). Watched in syscall mode (no --probe), each
 300 ms task is reported within 5% of the program's own figure; its event's heaviest_stack and
 group, its stack log (tree and folded) name both methods as C++ reads them, and no mangled
-name (_Z...) is left anywhere."""
+name (_Z...) is left anywhere; hooked by its mangled name (--probe BIN:_ZN...), the handler in
+the events and the statistics reads as C++ too."""
 from jwtest import *
 
 CXX = os.path.join(TARGETS, "jw_cxx")
@@ -48,5 +49,13 @@ text = open(events[0]["external_log"][0]).read()
 lines = [l for l in text.splitlines() if l.count(";") >= 2]
 check(any(f";main;{DISPATCH};{RUN}" in l for l in lines) and "_Z" not in text,
       f"folded lines name them too ({lines[:1]})")
+logs.cleanup()
+
+# Hooked by its mangled name: the handler, in the events and the statistics, reads as C++.
+logs, events, _ = watch(["--probe", f"{CXX}:_ZN3app4LoopINS_3JobEE8dispatchERKS1_"])
+check(all(e["handler"] == DISPATCH for e in events),
+      f"--probe BIN:_ZN...: the events' handler is {DISPATCH} ({[e['handler'] for e in events]})")
+stats = logs.read("stats.csv")
+check(DISPATCH in stats and "_Z" not in stats, f"so are the statistics' rows ({stats!r})")
 logs.cleanup()
 print("PASS")

@@ -31,10 +31,25 @@ static void test_hooked(void **state)
 	assert_string_equal(jw_handler_name(&p, &f, buf, sizeof(buf)), "syscall");
 	f.inner_probe = 3;
 	assert_string_equal(jw_handler_name(&p, &f, buf, sizeof(buf)), "call");
-	assert_string_equal(jw_handler_hooked(&p, 1, 3), "call");
-	assert_string_equal(jw_handler_hooked(&p, 0, 0), "dispatch");
-	assert_string_equal(jw_handler_hooked(&p, 7, 0), "unknown");
-	assert_string_equal(jw_handler_hooked(&p, JW_MAX_PROBES, 0), "unknown");
+	assert_string_equal(jw_handler_hooked(&p, 1, 3, buf, sizeof(buf)), "call");
+	assert_string_equal(jw_handler_hooked(&p, 0, 0, buf, sizeof(buf)), "dispatch");
+	assert_string_equal(jw_handler_hooked(&p, 7, 0, buf, sizeof(buf)), "unknown");
+	assert_string_equal(jw_handler_hooked(&p, JW_MAX_PROBES, 0, buf, sizeof(buf)), "unknown");
+}
+
+/* A C++ dispatch function hooked by its mangled name is named as C++ reads it. */
+static void test_hooked_cxx(void **state)
+{
+	struct jw_proc p = proc();
+	struct jw_handler_facts f = { .probe_id = 0 };
+	char buf[64];
+
+	(void)state;
+	p.handlers[0] = "_ZN3app4LoopINS_3JobEE8dispatchERKS1_";
+	assert_string_equal(jw_handler_name(&p, &f, buf, sizeof(buf)),
+			    "app::Loop<app::Job>::dispatch(app::Job const&)");
+	assert_string_equal(jw_handler_hooked(&p, 0, 0, buf, sizeof(buf)),
+			    "app::Loop<app::Job>::dispatch(app::Job const&)");
 }
 
 /* The stacks' callback beats the hooked function; a code address beats the stacks. */
@@ -86,6 +101,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hooked),
+		cmocka_unit_test(test_hooked_cxx),
 		cmocka_unit_test(test_stacks_then_address),
 		cmocka_unit_test(test_read_name),
 	};

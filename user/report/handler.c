@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/demangle.h"
 #include "base/text.h"
 #include "report/handler.h"
 
-const char *jw_handler_hooked(const struct jw_proc *p, uint32_t probe_id, uint32_t inner_probe)
+const char *jw_handler_hooked(const struct jw_proc *p, uint32_t probe_id, uint32_t inner_probe,
+			      char *buf, size_t len)
 {
 	const char *hooked = NULL;
 
@@ -14,7 +16,10 @@ const char *jw_handler_hooked(const struct jw_proc *p, uint32_t probe_id, uint32
 		hooked = p->handlers[inner_probe - 1];
 	if (!hooked && probe_id < JW_MAX_PROBES)
 		hooked = p->handlers[probe_id];
-	return hooked ? hooked : "unknown";
+	if (!hooked)
+		return "unknown";
+	/* A C++ function given by its mangled name (--probe BIN:_ZN...). */
+	return jw_demangle(hooked, buf, len) ? buf : hooked;
 }
 
 /* "name file:line" from what the kernel read, printable. */
@@ -38,7 +43,6 @@ static const char *read_name(const struct jw_handler_facts *f, char *buf, size_t
 const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_facts *f, char *buf,
 			    size_t len)
 {
-	const char *hooked = jw_handler_hooked(p, f->probe_id, f->inner_probe);
 	struct jw_frame fr;
 
 	if (f->name && f->name_len && f->name[0])
@@ -54,5 +58,5 @@ const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_fac
 	}
 	if (f->from_stacks)
 		return f->from_stacks;
-	return hooked;
+	return jw_handler_hooked(p, f->probe_id, f->inner_probe, buf, len);
 }

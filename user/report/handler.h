@@ -33,9 +33,11 @@ struct jw_handler_facts {
 
 /*
  * The function hooked that the task ran in (statistics' handler_class): the preset's dispatch
- * function it ran inside, else its outermost probe's. "unknown" for an id out of range.
+ * function it ran inside, else its outermost probe's; a C++ name demangled into @buf (@len).
+ * "unknown" for an id out of range.
  */
-const char *jw_handler_hooked(const struct jw_proc *p, uint32_t probe_id, uint32_t inner_probe);
+const char *jw_handler_hooked(const struct jw_proc *p, uint32_t probe_id, uint32_t inner_probe,
+			      char *buf, size_t len);
 
 /*
  * The handler of a task of @p by the rule above. A name read from the target is made printable

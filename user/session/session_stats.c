@@ -66,7 +66,7 @@ static void name_row(const struct jw_proc *p, const struct jw_stats_key *key,
 
 	char buf[JW_HANDLER_NAME_LEN + JW_HANDLER_FILE_LEN + 16];
 
-	snprintf(cls, cls_len, "%s", jw_handler_hooked(p, key->probe_id, 0));
+	snprintf(cls, cls_len, "%s", jw_handler_hooked(p, key->probe_id, 0, buf, sizeof(buf)));
 	snprintf(msg, len, "%s", jw_handler_name(p, &f, buf, sizeof(buf)));
 }
 
