@@ -75,8 +75,12 @@ try:
 
     subprocess.run(["/usr/sbin/nginx", "-c", nginx.conf, "-p", nginx.dir, "-s", "reload"],
                    check=True, capture_output=True, timeout=30)
-    wait_for(lambda: len(nginx.children()) == 2 and not set(nginx.children()) & set(first), 20,
-             "the reload's new workers to replace the old")
+    # One read of the children per look (see respawned() below).
+    def replaced():
+        now = nginx.children()
+        return len(now) == 2 and not set(now) & set(first)
+
+    wait_for(replaced, 20, "the reload's new workers to replace the old")
     second = nginx.workers = nginx.children()
     wait_for(lambda: all(any(f"pid {w} (nginx) exited" in l for l in jw.err) for w in first),
              10, "jankwatch to forget the old workers")
@@ -117,8 +121,13 @@ try:
           "-p MASTER: it says it watches the master's workers")
     killed = nginx.workers[0]
     os.kill(killed, signal.SIGKILL)
-    wait_for(lambda: len(nginx.children()) == 2 and killed not in nginx.children(), 10,
-             "the master to respawn the worker")
+    # One read of the children per look: two reads could see the killed worker (a zombie)
+    # counted in the first and reaped, before its replacement is forked, in the second.
+    def respawned():
+        now = nginx.children()
+        return len(now) == 2 and killed not in now
+
+    wait_for(respawned, 10, "the master to respawn the worker")
     old = nginx.workers
     nginx.workers = nginx.children()
     new = [w for w in nginx.workers if w not in old]
