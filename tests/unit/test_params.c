@@ -122,6 +122,9 @@ static void test_stack_bytes_multiple_of_8(void **state)
 	assert_int_equal(fx->params.v[JW_P_STACK_BYTES], 16392);
 	set_fails(fx, "stack_bytes=1001", "multiple of 8");
 	set_fails(fx, "stack_bytes=65532", "stack_bytes=65532");
+	/* Multiples of 8 past either end: the range refuses them, not the step. */
+	set_fails(fx, "stack_bytes=504", "stack_bytes=504: out of range");
+	set_fails(fx, "stack_bytes=65544", "stack_bytes=65544: out of range");
 }
 
 static void test_bad_numbers(void **state)

@@ -343,11 +343,18 @@ static void test_fibonacci_back_off(void **state)
 	/* Another group, another process: counted apart. */
 	assert_int_equal(decide_group(p, 42, "tick<-main", NOW_S + 20 * 3600), JW_VERDICT_STACK);
 	assert_int_equal(decide_group(p, 43, "parse<-run", NOW_S + 20 * 3600), JW_VERDICT_STACK);
-	/* No group (no stack): no back-off, the budget alone. */
-	assert_int_equal(decide_group(p, 44, NULL, NOW_S), JW_VERDICT_STACK);
-	assert_int_equal(decide_group(p, 44, "", NOW_S), JW_VERDICT_STACK);
-	assert_int_equal(decide_group(p, 44, NULL, NOW_S), JW_VERDICT_STACK);
-	assert_int_equal(decide_group(p, 44, NULL, NOW_S), JW_VERDICT_EVENT);
+	/*
+	 * No group (no stack): no back-off, the budget alone. A new hour each time: had the empty
+	 * group backed off, its 4th, 6th and 7th would get no files.
+	 */
+	for (i = 0; i < 8; i++)
+		assert_int_equal(decide_group(p, 44, i % 2 ? "" : NULL, NOW_S + (30 + i) * 3600),
+				 JW_VERDICT_STACK);
+	/* Within one hour, the budget: 3. */
+	assert_int_equal(decide_group(p, 46, NULL, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_group(p, 46, "", NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_group(p, 46, NULL, NOW_S), JW_VERDICT_STACK);
+	assert_int_equal(decide_group(p, 46, NULL, NOW_S), JW_VERDICT_EVENT);
 	/*
 	 * A repeat the back-off skips spends no budget. The 1st to 3rd of a group spend the hour's
 	 * 3; in the next hour the 4th is skipped, and the 5th and two other groups still get their
