@@ -9,12 +9,19 @@ target = start_target("--busy", "--ms", "250", "--every", "400", "--count", "12"
 wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
 jw = start_jankwatch(["-p", str(target.pid), "--probe", f"{TARGET}:dispatch", "--set",
                       "ignore_startup_time=3", "--all", "--log-dir", logs.path])
+ready_ms = time.time() * 1000
 rc = jw.wait(60)
 target.wait(10)
 check(rc == 0, f"jankwatch exits 0 after its target exits (got {rc})")
 check(any(f"pid {target.pid} (jw_target) exited" in l for l in jw.err), "it says the target exited")
-events = [l for l in jw.out if l.startswith("{")]
-check(len(events) >= 1, f"events were printed before the exit ({len(events)})")
+events = [json.loads(l) for l in jw.out if l.startswith("{")]
+tasks = target_tasks(target)
+after = [t for t in tasks if mono_to_epoch_ms(t.begin_ns) >= ready_ms + 50]
+check(len(tasks) == 12 and len(after) >= 3 and after[-1].n == 12,
+      f"the target ran its 12 tasks, the last {len(after)} after jankwatch was ready")
+for t in after:
+    mine = [e for e in events if abs(mono_to_epoch_ms(t.begin_ns) - e["begin_time"]) < 20]
+    check(len(mine) == 1, f"task {t.n} has its event, the last one before the exit too")
 check(len(logs.read("events.jsonl").splitlines()) == len(events), "events.jsonl holds them all")
 stacks = logs.files("stack-")
 check(len(stacks) == len(events), "a stack log per event")
