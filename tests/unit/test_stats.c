@@ -88,7 +88,7 @@ static void test_stream_every_task(void **state)
 	assert_int_equal(v.hist[9], 1000 - 511);	/* 512..1000 us */
 }
 
-/* 1 in N: the first, then every N-th is timed; all are counted. Shared or not, the same sums. */
+/* 1 in N: the first, then every N-th is timed; all are counted. */
 static void test_stream_sampled(void **state)
 {
 	struct jw_stats_val v = { 0 };
@@ -102,6 +102,33 @@ static void test_stream_sampled(void **state)
 	assert_int_equal(v.total_ns, 3000);
 	assert_int_equal(v.max_ns, 1000);	/* the slow task 5 was not timed */
 	assert_int_equal(v.hist[0], 3);
+}
+
+/*
+ * The OVERFLOW row's atomic adds (shared) count exactly what the plain ones do: the same stream,
+ * every task timed and 1 in 3, with CPU times, exceptions and a spread over the histogram.
+ */
+static void test_shared_same_sums(void **state)
+{
+	struct jw_stats_val plain, shared;
+	uint32_t every;
+	int i;
+
+	(void)state;
+	for (every = 1; every <= 3; every += 2) {
+		memset(&plain, 0, sizeof(plain));
+		memset(&shared, 0, sizeof(shared));
+		for (i = 1; i <= 500; i++) {
+			uint64_t wall = (uint64_t)(i * 7919 % 1000003) * 1000;
+
+			jw_stats_add(&plain, wall, wall / 3, i % 7 == 0, every, false);
+			jw_stats_add(&shared, wall, wall / 3, i % 7 == 0, every, true);
+		}
+		assert_int_equal(shared.count, 500);
+		assert_int_equal(shared.recorded, every == 1 ? 500 : 167);
+		assert_true(shared.total_cpu_ns > 0 && shared.exceptions > 0 && shared.max_ns > 0);
+		assert_memory_equal(&plain, &shared, sizeof(plain));
+	}
 }
 
 static char *csv_of(const struct jw_stats_row *r)
@@ -187,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_slots_from_ns),
 		cmocka_unit_test(test_stream_every_task),
 		cmocka_unit_test(test_stream_sampled),
+		cmocka_unit_test(test_shared_same_sums),
 		cmocka_unit_test(test_csv_row),
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_requests),
