@@ -2,6 +2,7 @@
 """Every bad input gets one clear line on stderr, exit 2 for usage and 1 otherwise, and leaves
 nothing behind (no log directory created, no probe left attached)."""
 import os
+import signal
 import subprocess
 
 from jwtest import *
@@ -59,12 +60,39 @@ try:
     expect(["-p", str(target.pid), "--thread", "no-such-thread"], 1, "no-such-thread")
     expect(["-p", str(target.pid), "--loop", "glib", "--probe", probe], 2, "give one way")
 
-    # Among several targets, the one that cannot be watched is said so; the others are watched.
+    # A jankwatch that was killed leaves its statistics socket behind. The next monitor clears
+    # it as housekeeping (logged at the info level, so not with -q); `jankwatch stats` says so.
     logs = LogDir()
+
+    def killed_jankwatch():
+        jw = start_jankwatch(["-p", str(target.pid), "--probe", probe, "--log-dir", logs.path])
+        sock = f"/run/jankwatch/{jw.pid}.sock"
+        check(os.path.exists(sock), f"a running jankwatch has {sock}")
+        os.kill(jw.pid, signal.SIGKILL)
+        jw.wait(10)
+        check(os.path.exists(sock), "a killed jankwatch leaves its socket")
+        return jw.pid, sock
+
+    dead, sock = killed_jankwatch()
+    rc, out, err = run(["-p", str(target.pid), "--probe", probe, "--duration", "0.5",
+                        "--log-dir", logs.path])
+    check(rc == 0 and not os.path.exists(sock) and
+          any(f"removed {sock}, left by jankwatch pid {dead} which no longer runs" in l
+              for l in err), f"the next monitor removes it and says so at the info level: {err}")
+    dead, sock = killed_jankwatch()
+    p = subprocess.run([JW_BIN, "stats"], capture_output=True, text=True, timeout=30)
+    check(not os.path.exists(sock) and
+          f"jankwatch stats: removed {sock}, left by jankwatch pid {dead} which no longer runs"
+          in p.stderr, f"`jankwatch stats` removes it and says so: {p.stderr!r}")
+    dead, sock = killed_jankwatch()
+
+    # Among several targets, the one that cannot be watched is said so; the others are watched.
+    # (A socket left by a killed jankwatch is cleared without a word under -q.)
     rc, out, err = run(["-p", f"{target.pid},999999", "--duration", "1", "--log-dir", logs.path,
                         "-q"])
     check(rc == 0, f"-p LIVE,999999: exit 0 ({rc}; {err})")
     check(len(err) == 1 and "999999" in err[0], f"one line for the missing process: {err}")
+    check(not os.path.exists(sock), f"{sock} removed")
     glib = Proc([os.path.join(TARGETS, "jw_glib"), "--ms", "10", "--every", "500"])
     try:
         rc, out, err = run(["-p", f"{target.pid},{glib.pid}", "--loop", "glib", "--duration",

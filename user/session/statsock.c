@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,10 +160,30 @@ static pid_t sock_pid(const char *name)
 }
 
 /*
- * Sends @request to the jankwatch of pid @pid and returns its whole answer (malloc'd,
- * NUL-terminated), or NULL after saying why. A socket whose owner is gone is removed.
+ * What asking another jankwatch meets: said on stderr by `jankwatch stats` (@client); logged at
+ * @level by a monitor, for which it is housekeeping.
  */
-static char *ask(const char *dir, pid_t pid, const char *request)
+static void __attribute__((format(printf, 3, 4)))
+say(bool client, enum jw_log_level level, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (client)
+		fprintf(stderr, "jankwatch stats: %s\n", msg);
+	else
+		jw_log(level, "%s", msg);
+}
+
+/*
+ * Sends @request to the jankwatch of pid @pid and returns its whole answer (malloc'd,
+ * NUL-terminated), or NULL after saying why (see say()). A socket whose owner is gone is
+ * removed.
+ */
+static char *ask(const char *dir, pid_t pid, const char *request, bool client)
 {
 	struct sockaddr_un sa;
 	size_t len = 0, cap = 0;
@@ -181,17 +202,17 @@ static char *ask(const char *dir, pid_t pid, const char *request)
 		/* Refused: nothing listens there, the instance that made it was killed. */
 		if (err == ECONNREFUSED) {
 			if (!unlink(sa.sun_path))
-				fprintf(stderr, "jankwatch stats: removed %s, left by jankwatch pid %d "
-					"which no longer runs\n", sa.sun_path, (int)pid);
+				say(client, JW_LOG_INFO, "removed %s, left by jankwatch pid %d "
+				    "which no longer runs", sa.sun_path, (int)pid);
 		} else if (err != ENOENT) {
-			fprintf(stderr, "jankwatch stats: cannot reach jankwatch pid %d: %s\n",
-				(int)pid, strerror(err));
+			say(client, JW_LOG_WARN, "cannot reach jankwatch pid %d: %s", (int)pid,
+			    strerror(err));
 		}
 		return NULL;
 	}
 	set_timeouts(fd, CLIENT_TIMEOUT_S);
 	if (send(fd, request, strlen(request), MSG_NOSIGNAL) < 0) {
-		fprintf(stderr, "jankwatch stats: jankwatch pid %d: %s\n", (int)pid, strerror(errno));
+		say(client, JW_LOG_WARN, "jankwatch pid %d: %s", (int)pid, strerror(errno));
 		close(fd);
 		return NULL;
 	}
@@ -211,8 +232,8 @@ static char *ask(const char *dir, pid_t pid, const char *request)
 		}
 		n = recv(fd, out + len, cap - len - 1, 0);
 		if (n < 0) {
-			fprintf(stderr, "jankwatch stats: jankwatch pid %d did not answer: %s\n",
-				(int)pid, errno == EAGAIN ? "timed out" : strerror(errno));
+			say(client, JW_LOG_WARN, "jankwatch pid %d did not answer: %s", (int)pid,
+			    errno == EAGAIN ? "timed out" : strerror(errno));
 			free(out);
 			close(fd);
 			return NULL;
@@ -224,8 +245,8 @@ static char *ask(const char *dir, pid_t pid, const char *request)
 	close(fd);
 	out[len] = 0;
 	if (!strncmp(out, "error: ", 7)) {
-		fprintf(stderr, "jankwatch stats: jankwatch pid %d: %.*s\n", (int)pid,
-			(int)strcspn(out + 7, "\n"), out + 7);
+		say(client, JW_LOG_WARN, "jankwatch pid %d: %.*s", (int)pid,
+		    (int)strcspn(out + 7, "\n"), out + 7);
 		free(out);
 		return NULL;
 	}
@@ -236,7 +257,8 @@ static char *ask(const char *dir, pid_t pid, const char *request)
  * Sends @request to every running jankwatch but this process; @fn(its pid, answer) for each
  * that answered. Returns how many did, or -ENOENT when none runs.
  */
-static int ask_all(const char *request, void (*fn)(pid_t, const char *, void *), void *ctx)
+static int ask_all(const char *request, void (*fn)(pid_t, const char *, void *), void *ctx,
+		   bool client)
 {
 	const char *dir = jw_statsock_dir();
 	struct dirent *de;
@@ -251,7 +273,7 @@ static int ask_all(const char *request, void (*fn)(pid_t, const char *, void *),
 
 		if (!pid || pid == getpid())
 			continue;
-		answer = ask(dir, pid, request);
+		answer = ask(dir, pid, request, client);
 		if (!answer)
 			continue;
 		fn(pid, answer, ctx);
@@ -280,12 +302,18 @@ static void on_targets(pid_t pid, const char *answer, void *ctx)
 	}
 }
 
-int jw_statsock_each_target(void (*fn)(pid_t jankwatch, pid_t target, void *ctx), void *ctx)
+static int each_target(void (*fn)(pid_t jankwatch, pid_t target, void *ctx), void *ctx,
+		       bool client)
 {
 	struct target_walk w = { fn, ctx };
-	int ret = ask_all("targets\n", on_targets, &w);
+	int ret = ask_all("targets\n", on_targets, &w, client);
 
 	return ret < 0 ? 0 : ret;
+}
+
+int jw_statsock_each_target(void (*fn)(pid_t jankwatch, pid_t target, void *ctx), void *ctx)
+{
+	return each_target(fn, ctx, false);
 }
 
 struct wanted {
@@ -306,7 +334,7 @@ static bool watched_by_any(pid_t pid)
 {
 	struct wanted w = { .pid = pid };
 
-	jw_statsock_each_target(on_target, &w);
+	each_target(on_target, &w, true);
 	return w.found;
 }
 
@@ -380,7 +408,7 @@ int jw_stats_main(int argc, char **argv)
 	}
 	snprintf(request, sizeof(request), "%s %d\n", cmd_names[req.cmd], (int)req.pid);
 	d.csv = req.cmd != JW_STATS_HIST;
-	ret = ask_all(request, on_dump, &d);
+	ret = ask_all(request, on_dump, &d, true);
 	fflush(stdout);
 	if (ret < 0) {
 		fprintf(stderr, "jankwatch stats: no jankwatch is running (none answers in %s)\n",

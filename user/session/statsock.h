@@ -41,7 +41,8 @@ int jw_stats_req_parse(const char *line, struct jw_stats_req *req);
 
 /*
  * Asks every other running jankwatch for its targets: @fn(its pid, a target pid) for each.
- * Sockets left by instances that are gone are removed. Returns how many answered.
+ * Sockets left by instances that are gone are removed (logged at the info level). Returns how
+ * many answered.
  */
 int jw_statsock_each_target(void (*fn)(pid_t jankwatch, pid_t target, void *ctx), void *ctx);
 
