@@ -229,6 +229,9 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 		trace_waking(p);
 	if (!s)
 		return 0;
+	/* Woken outside a task, in the loop's wait: the work the next task runs is ready. */
+	if (!s->depth)
+		s->wake_ns = bpf_ktime_get_ns();
 	if (s->first_wait == 1)
 		first_wakeup(p, s);
 	if (!s->off_ns || s->off_state == JW_OFF_RUNQ)

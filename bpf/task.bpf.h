@@ -54,8 +54,8 @@ static void end_inner(struct jw_task_state *s, __u32 tid, __u64 now, bool except
 	}
 	v = stats_row(s, tid, (s->cur_probe - 1) & (JW_MAX_PROBES - 1), 1, s->cur_handler);
 	if (v)
-		jw_stats_add(v, ran, ran > off ? ran - off : 0, exception, stats_every,
-			     v == &stats_overflow);
+		jw_stats_add(v, ran, ran > off ? ran - off : 0, s->cur_delay_ns, exception,
+			     stats_every, v == &stats_overflow);
 	s->cur_probe = 0;
 }
 
@@ -153,7 +153,8 @@ static __always_inline void finish_task(struct jw_task_state *s, __u32 tid, __u6
 			v->uid = (__u32)bpf_get_current_uid_gid();
 			bpf_get_current_comm(v->comm, sizeof(v->comm));
 		}
-		jw_stats_add(v, wall, cpu, s->flags & JW_TASK_NO_EXIT, stats_every, false);
+		jw_stats_add(v, wall, cpu, s->delay_ns, s->flags & JW_TASK_NO_EXIT, stats_every,
+			     false);
 	}
 	if (trace_on)
 		trace_slice(s, tid, now);
@@ -182,10 +183,24 @@ static __u32 close_frames(struct jw_task_state *s, __u64 limit)
 	return closed;
 }
 
+/*
+ * How long the work of a task beginning at @now waited: since the wakeup that began its run (the
+ * thread's last wakeup outside a task, taken here if it is new), or unknown.
+ */
+static __always_inline __u64 queue_delay(struct jw_task_state *s, __u64 now)
+{
+	if (s->wake_ns) {
+		s->ready_ns = s->wake_ns;
+		s->wake_ns = 0;
+	}
+	return s->ready_ns && now >= s->ready_ns ? now - s->ready_ns : JW_DELAY_UNKNOWN;
+}
+
 /* The outermost dispatch begins at @now: a new task. */
 static void begin_task(struct jw_task_state *s, __u64 now, __u64 cookie)
 {
 	s->seq++;
+	s->delay_ns = queue_delay(s, now);
 	s->start_ns = now;
 	s->probe_id = (__u32)cookie & (JW_MAX_PROBES - 1);
 	s->flags = 0;
@@ -224,6 +239,7 @@ static __always_inline void open_inner(struct pt_regs *ctx, struct jw_task_state
 	s->cur_start = now;
 	s->cur_off = s->runq_ns + s->blocked_ns;
 	s->cur_handler = 0;
+	s->cur_delay_ns = queue_delay(s, now);
 	if (!(cookie & JW_COOKIE_NAME_ARG))
 		return;
 	/* Read only here: a probe that names no handler does not pay for them. */

@@ -87,6 +87,9 @@ static __always_inline void wait_returned(struct task_struct *task, __u64 cookie
 		s->flags |= JW_TASK_NO_EXIT;
 		finish_task(s, task->pid, now);
 	}
+	/* A wait that returned without sleeping found its work ready: the run begins now. */
+	if (!s->wake_ns)
+		s->ready_ns = now;
 	begin_task(s, now, cookie);
 	s->sp[0] = WAIT_FRAME_SP;
 	s->depth = 1;

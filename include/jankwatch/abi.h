@@ -211,7 +211,14 @@ struct jw_task_rec {
 	__u32 handler_line;	/* JW_HANDLER_PY_CODE: the code's first line, its name and file */
 	char handler_name[JW_HANDLER_NAME_LEN];
 	char handler_file[JW_HANDLER_FILE_LEN];
+	/*
+	 * The task's queueing delay (JW_DELAY_UNKNOWN: not known). Last: a record of raw captures
+	 * written before it existed ends just before it (JW_TASK_REC_SIZE_V1).
+	 */
+	__u64 delay_ns;
 };
+
+#define JW_TASK_REC_SIZE_V1 __builtin_offsetof(struct jw_task_rec, delay_ns)
 
 struct jw_sample_rec {
 	struct jw_rec_hdr hdr;	/* ts_ns: when the sample was taken; size covers stack_size */
@@ -303,6 +310,10 @@ struct jw_stats_val {
 	__u64 total_cpu_ns;
 	__u64 max_cpu_ns;
 	__u64 exceptions;	/* tasks closed without their exit (longjmp, exception) */
+	/* Of the recorded ones, those whose queueing delay is known: how many, its sum, its max. */
+	__u64 delay_count;
+	__u64 total_delay_ns;
+	__u64 max_delay_ns;
 	__u32 uid;		/* the process's real uid, when the row was made */
 	__u32 handler_line;	/* a CPython handler: its first line, name and file */
 	__u32 pid;		/* an array row: whose it is (0: unused) */
@@ -377,7 +388,21 @@ struct jw_task_state {
 	 */
 	__u32 first_wait;
 	__u32 pad;
+	/*
+	 * Queueing delay. wake_ns: the thread was woken outside a task (in the loop's wait) then,
+	 * not yet taken by a task (0: no such wakeup). ready_ns: when the work of the current run
+	 * was ready, the run being the tasks since that wakeup (syscall mode: since the wait's
+	 * return, when it did not sleep); 0: unknown. delay_ns: the outermost task's delay,
+	 * cur_delay_ns the running inner dispatch's; JW_DELAY_UNKNOWN when not known.
+	 */
+	__u64 wake_ns;
+	__u64 ready_ns;
+	__u64 delay_ns;
+	__u64 cur_delay_ns;
 };
+
+/* A delay that is not known: the thread was not seen waking before the run began. */
+#define JW_DELAY_UNKNOWN (~0ULL)
 
 /* Why a watched thread inside a task is off the CPU. */
 enum jw_off_state { JW_OFF_RUNQ = 0, JW_OFF_BLOCKED, JW_OFF_IO };

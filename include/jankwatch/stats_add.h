@@ -65,14 +65,15 @@ static inline __u32 jw_stats_slot_ns(__u64 ns)
 }
 
 /*
- * Counts a task of @wall ns (@cpu of them on the CPU) in row @v, and times it when it is the
- * row's 1 in @every (the first, then every @every-th). A thread's own rows are written by it
- * alone: plain adds. The OVERFLOW row (@shared) is every thread's: atomic adds (its maxima may
- * race; a lost maximum is the price of not locking). Inlined: BPF calls take five arguments.
+ * Counts a task of @wall ns (@cpu of them on the CPU, after a queueing delay of @delay ns or
+ * JW_DELAY_UNKNOWN) in row @v, and times it when it is the row's 1 in @every (the first, then
+ * every @every-th). A thread's own rows are written by it alone: plain adds. The OVERFLOW row
+ * (@shared) is every thread's: atomic adds (its maxima may race; a lost maximum is the price of
+ * not locking). Inlined: BPF calls take five arguments.
  */
 static inline __attribute__((always_inline)) void
-jw_stats_add(struct jw_stats_val *v, __u64 wall, __u64 cpu, bool exception, __u32 every,
-	     bool shared)
+jw_stats_add(struct jw_stats_val *v, __u64 wall, __u64 cpu, __u64 delay, bool exception,
+	     __u32 every, bool shared)
 {
 	__u64 n;
 	__u32 slot;
@@ -106,6 +107,17 @@ jw_stats_add(struct jw_stats_val *v, __u64 wall, __u64 cpu, bool exception, __u3
 		v->max_ns = wall;
 	if (cpu > v->max_cpu_ns)
 		v->max_cpu_ns = cpu;
+	if (delay == JW_DELAY_UNKNOWN)
+		return;
+	if (shared) {
+		__sync_fetch_and_add(&v->delay_count, 1);
+		__sync_fetch_and_add(&v->total_delay_ns, delay);
+	} else {
+		v->delay_count++;
+		v->total_delay_ns += delay;
+	}
+	if (delay > v->max_delay_ns)
+		v->max_delay_ns = delay;
 }
 
 #endif

@@ -40,6 +40,7 @@ static inline void jw_task_rec_fill(struct jw_task_rec *rec, const struct jw_tas
 	rec->handler_addr = s->handler_addr;
 	rec->inner_ns = s->inner_ns;
 	rec->inner_probe = s->inner_probe;
+	rec->delay_ns = s->delay_ns;
 }
 
 #endif

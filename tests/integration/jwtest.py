@@ -91,13 +91,15 @@ class Proc:
 
 class TargetTask:
     def __init__(self, line):
-        # "task N KIND BEGIN_NS DURATION_NS [WAITED_NS CPU_NS]": jw_target also says how long it
-        # waited for a CPU meanwhile and how long it ran.
+        # "task N KIND BEGIN_NS DURATION_NS [WAITED_NS CPU_NS [QUEUED_NS]]": jw_target also says
+        # how long it waited for a CPU meanwhile and how long it ran; with --fed, how long the
+        # item waited from its post to the task's begin.
         f = line.split()
         self.n, self.kind = int(f[1]), f[2]
         self.begin_ns, self.dur_ns = int(f[3]), int(f[4])
         self.waited_ns = int(f[5]) if len(f) > 5 else 0
         self.cpu_ns = int(f[6]) if len(f) > 6 else None
+        self.queued_ns = int(f[7]) if len(f) > 7 else None
 
 
 def start_target(*args):

@@ -14,6 +14,11 @@
  * the loop never sleeps: every poll() returns at once (a loop that polls for work); with --hold
  * it says "hold" and waits in poll() for SIGUSR1 before it counts down to its first task (a
  * test releases it once the monitor is ready, however slow the machine).
+ * With --fed N the work comes from elsewhere: every --every ms the "jw-feeder" thread posts N
+ * items at once through a pipe, each stamped with the time it was posted; the loop sleeps in
+ * poll() on the pipe and dispatches the items one after the other, a slow task each. The line
+ * of each then ends with an 8th field, <queued_ns>: how long the item waited, from its post to
+ * its task's begin (behind the items before it, for all but the first).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -61,6 +66,11 @@ static unsigned long long thread_cpu_ns(void)
 
 /* --pipe: the task waits on a pipe that the "jw-waker" thread writes --ms later. */
 static int go_pipe[2], done_pipe[2];
+
+/* --fed: the items the "jw-feeder" thread posts, @fed_items every @fed_every_ms. */
+#define MAX_FED 16
+static int feed_pipe[2];
+static unsigned int fed_items, fed_every_ms;
 
 static jmp_buf escape;
 static int use_longjmp;
@@ -113,6 +123,31 @@ __attribute__((noinline)) void pipe_work(unsigned int ms)
 	if (write(go_pipe[1], &ms, sizeof(ms)) != sizeof(ms) ||
 	    read(done_pipe[0], &got, sizeof(got)) != sizeof(got))
 		exit(1);
+}
+
+static void *feeder_thread(void *arg)
+{
+	unsigned long long posted[MAX_FED];
+	unsigned int i;
+
+	(void)arg;
+	for (;;) {
+		sleep_work(fed_every_ms);
+		for (i = 0; i < fed_items; i++)
+			posted[i] = now_ns();
+		if (write(feed_pipe[1], posted, fed_items * sizeof(posted[0])) < 0)
+			break;
+	}
+	return NULL;
+}
+
+static void start_feeder(void)
+{
+	pthread_t t;
+
+	if (pipe(feed_pipe) || pthread_create(&t, NULL, feeder_thread, NULL))
+		exit(1);
+	pthread_setname_np(t, "jw-feeder");
 }
 
 static void start_waker(void)
@@ -183,10 +218,62 @@ __attribute__((noinline)) void run_queued(const struct queued *q)
 	sink++;
 }
 
+/* The slow task of one dispatch; what the program measured itself, printed. */
+static void timed_task(unsigned int n, enum kind kind, unsigned int ms, int nest, int queue,
+		       unsigned long long posted)
+{
+	unsigned long long begin, end, waited, cpu;
+
+	waited = run_delay_ns();
+	cpu = thread_cpu_ns();
+	begin = now_ns();
+	if (queue) {
+		struct queued q = { .kind = kind, .ms = ms, .nest = nest };
+
+		run_queued(&q);
+	} else {
+		run_slow_task(kind, ms, nest);
+	}
+	after_dispatch();
+	end = now_ns();
+	cpu = thread_cpu_ns() - cpu;
+	waited = run_delay_ns() - waited;
+	if (posted)
+		printf("task %u %s %llu %llu %llu %llu %llu\n", n, kind_names[kind], begin,
+		       end - begin, waited, cpu, begin - posted);
+	else
+		printf("task %u %s %llu %llu %llu %llu\n", n, kind_names[kind], begin, end - begin,
+		       waited, cpu);
+}
+
+/* --fed: sleeps on the feeder's pipe, then runs each item it posted. */
+static int fed_loop(enum kind kind, unsigned int ms, int nest, unsigned int count)
+{
+	unsigned long long posted[MAX_FED];
+	struct pollfd pfd = { .fd = feed_pipe[0], .events = POLLIN };
+	unsigned int n = 0;
+	ssize_t got, k;
+
+	for (;;) {
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			return 1;
+		got = read(feed_pipe[0], posted, sizeof(posted));
+		if (got <= 0)
+			return 1;
+		for (k = 0; k < got / (ssize_t)sizeof(posted[0]); k++)
+			timed_task(++n, kind, ms, nest, 0, posted[k]);
+		if (count && n >= count) {
+			poll(NULL, 0, 0);
+			return 0;
+		}
+	}
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: jw_target [--busy|--sleep|--pipe] [--ms MS] [--every MS] [--fast MS] "
-			"[--nest DEPTH] [--count N] [--longjmp] [--queue] [--spin] [--hold]\n");
+			"[--nest DEPTH] [--count N] [--longjmp] [--queue] [--spin] [--hold] "
+			"[--fed N]\n");
 	exit(2);
 }
 
@@ -222,20 +309,28 @@ int main(int argc, char **argv)
 			spin = 1;
 		else if (!strcmp(argv[i], "--hold"))
 			held = 1;
+		else if (i + 1 < argc && !strcmp(argv[i], "--fed"))
+			fed_items = atoi(argv[++i]);
 		else
 			usage();
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (kind == PIPE)
 		start_waker();
+	if (fed_items > MAX_FED)
+		usage();
 	if (held)
 		hold();
+	if (fed_items) {
+		fed_every_ms = every;
+		start_feeder();
+		return fed_loop(kind, ms, nest, count);
+	}
 	next_slow = now_ns() + every * 1000000ULL;
 	next_fast = fast ? now_ns() + fast * 1000000ULL : ~0ULL;
 	for (;;) {
 		unsigned long long now = now_ns(), due = next_slow < next_fast ? next_slow : next_fast;
 		int timeout = due > now && !spin ? (int)((due - now + 999999) / 1000000) : 0;
-		unsigned long long begin, end, waited, cpu;
 
 		poll(NULL, 0, timeout);
 		now = now_ns();
@@ -246,22 +341,7 @@ int main(int argc, char **argv)
 		}
 		if (now < next_slow)
 			continue;
-		waited = run_delay_ns();
-		cpu = thread_cpu_ns();
-		begin = now_ns();
-		if (queue) {
-			struct queued q = { .kind = kind, .ms = ms, .nest = nest };
-
-			run_queued(&q);
-		} else {
-			run_slow_task(kind, ms, nest);
-		}
-		after_dispatch();
-		end = now_ns();
-		cpu = thread_cpu_ns() - cpu;
-		waited = run_delay_ns() - waited;
-		printf("task %u %s %llu %llu %llu %llu\n", ++n, kind_names[kind], begin, end - begin,
-		       waited, cpu);
+		timed_task(++n, kind, ms, nest, queue, 0);
 		next_slow = now_ns() + every * 1000000ULL;
 		if (count && n >= count) {
 			/* The last task ends at a wait too, not at the exit: printf's write and the

@@ -61,6 +61,8 @@ static void test_full_event(void **state)
 		.blocked_ms = 287.375,
 		.io_ms = 1.0 / 3.0,
 		.has_offcpu = true,
+		.delay_ms = 2.0626,
+		.has_delay = true,
 		.waker = "redis-bio 4245",
 		.cause = "blocked",
 		.group = "serverCron;main",
@@ -82,7 +84,7 @@ static void test_full_event(void **state)
 			    "\"heaviest_stack\":\"sleep<-serverCron<-main\","
 			    "\"handler\":\"aeProcessEvents\",\"wall_ms\":300.125,\"cpu_ms\":12.500,"
 			    "\"runq_ms\":0.250,\"blocked_ms\":287.375,\"io_ms\":0.333,"
-			    "\"waker\":\"redis-bio 4245\",\"cause\":\"blocked\","
+			    "\"delay_ms\":2.063,\"waker\":\"redis-bio 4245\",\"cause\":\"blocked\","
 			    "\"group\":\"serverCron;main\",\"samples\":10,\"dropped\":1}\n");
 }
 
@@ -118,7 +120,7 @@ static void test_null_fields(void **state)
 			    "\"log_over_limit\":true,"
 			    "\"app_start_jiffies_time\":0,\"heaviest_stack\":null,\"handler\":null,"
 			    "\"wall_ms\":6000.000,\"cpu_ms\":null,\"runq_ms\":null,"
-			    "\"blocked_ms\":null,\"io_ms\":null,\"waker\":null,\"cause\":null,"
+			    "\"blocked_ms\":null,\"io_ms\":null,\"delay_ms\":null,\"waker\":null,\"cause\":null,"
 			    "\"group\":null,\"samples\":0,\"dropped\":4294967295}\n");
 }
 
@@ -144,7 +146,7 @@ static void test_escaped_strings(void **state)
 			    "\"external_log\":[\"/tmp/a\\\"b\",null],\"log_over_limit\":false,"
 			    "\"app_start_jiffies_time\":0,\"heaviest_stack\":\"f\\\\g\","
 			    "\"handler\":null,\"wall_ms\":null,\"cpu_ms\":null,\"runq_ms\":null,"
-			    "\"blocked_ms\":null,\"io_ms\":null,\"waker\":null,\"cause\":null,"
+			    "\"blocked_ms\":null,\"io_ms\":null,\"delay_ms\":null,\"waker\":null,\"cause\":null,"
 			    "\"group\":null,\"samples\":0,\"dropped\":0}\n");
 }
 

@@ -60,20 +60,32 @@ static void test_slots_from_ns(void **state)
 	}
 }
 
-/* Every task counted; with interval 1 every one timed; max and the histogram follow. */
+/*
+ * Every task counted; with interval 1 every one timed; max and the histogram follow. The delay
+ * is summed over the tasks that know it (every third does not).
+ */
 static void test_stream_every_task(void **state)
 {
 	struct jw_stats_val v = { 0 };
-	uint64_t total = 0, hist = 0;
+	uint64_t total = 0, hist = 0, delays = 0, n_delays = 0;
 	int i;
 
 	(void)state;
 	for (i = 1; i <= 1000; i++) {
 		uint64_t wall = (uint64_t)i * 1000;	/* 1..1000 us */
+		uint64_t delay = i % 3 ? (uint64_t)(1000 - i) * 2000 : JW_DELAY_UNKNOWN;
 
-		jw_stats_add(&v, wall, wall / 2, i % 100 == 0, 1, false);
+		jw_stats_add(&v, wall, wall / 2, delay, i % 100 == 0, 1, false);
 		total += wall;
+		if (delay != JW_DELAY_UNKNOWN) {
+			delays += delay;
+			n_delays++;
+		}
 	}
+	assert_int_equal(v.delay_count, n_delays);
+	assert_int_equal(v.delay_count, 667);
+	assert_int_equal(v.total_delay_ns, delays);
+	assert_int_equal(v.max_delay_ns, 999 * 2000);	/* task 1 waited the longest */
 	assert_int_equal(v.count, 1000);
 	assert_int_equal(v.recorded, 1000);
 	assert_int_equal(v.total_ns, total);
@@ -96,11 +108,16 @@ static void test_stream_sampled(void **state)
 
 	(void)state;
 	for (i = 0; i < 10; i++)
-		jw_stats_add(&v, i == 5 ? 9000000 : 1000, 0, false, 4, i & 1);
+		jw_stats_add(&v, i == 5 ? 9000000 : 1000, 0, i == 5 ? 7000000 : (uint64_t)i * 10,
+			     false, 4, i & 1);
 	assert_int_equal(v.count, 10);
 	assert_int_equal(v.recorded, 3);	/* tasks 0, 4, 8 */
 	assert_int_equal(v.total_ns, 3000);
 	assert_int_equal(v.max_ns, 1000);	/* the slow task 5 was not timed */
+	/* Nor its delay: only the recorded tasks' delays count. */
+	assert_int_equal(v.delay_count, 3);
+	assert_int_equal(v.total_delay_ns, 0 + 40 + 80);
+	assert_int_equal(v.max_delay_ns, 80);
 	assert_int_equal(v.hist[0], 3);
 }
 
@@ -120,13 +137,16 @@ static void test_shared_same_sums(void **state)
 		memset(&shared, 0, sizeof(shared));
 		for (i = 1; i <= 500; i++) {
 			uint64_t wall = (uint64_t)(i * 7919 % 1000003) * 1000;
+			uint64_t delay = i % 5 ? wall / 7 : JW_DELAY_UNKNOWN;
 
-			jw_stats_add(&plain, wall, wall / 3, i % 7 == 0, every, false);
-			jw_stats_add(&shared, wall, wall / 3, i % 7 == 0, every, true);
+			jw_stats_add(&plain, wall, wall / 3, delay, i % 7 == 0, every, false);
+			jw_stats_add(&shared, wall, wall / 3, delay, i % 7 == 0, every, true);
 		}
 		assert_int_equal(shared.count, 500);
 		assert_int_equal(shared.recorded, every == 1 ? 500 : 167);
 		assert_true(shared.total_cpu_ns > 0 && shared.exceptions > 0 && shared.max_ns > 0);
+		assert_true(shared.delay_count > 0 && shared.delay_count < shared.recorded &&
+			    shared.total_delay_ns > 0 && shared.max_delay_ns > 0);
 		assert_memory_equal(&plain, &shared, sizeof(plain));
 	}
 }
@@ -146,24 +166,25 @@ static void test_csv_row(void **state)
 {
 	struct jw_stats_val v = { .count = 7, .recorded = 5, .total_ns = 12345678,
 				  .max_ns = 9000999, .total_cpu_ns = 2000000, .max_cpu_ns = 1999,
+				  .delay_count = 4, .total_delay_ns = 3999999, .max_delay_ns = 2500000,
 				  .exceptions = 1, .uid = 1000 };
 	struct jw_stats_row r = { .pid = 42, .tid = 43, .thread_name = "redis-server",
 				  .handler_class = "call", .message_name = "getCommand", .val = &v };
 
 	(void)state;
 	assert_string_equal(csv_of(&r),
-			    "42,1000,redis-server,call,getCommand,false,7,5,12345,9000,2000,1,0,0,0,1\n");
+			    "42,1000,redis-server,call,getCommand,false,7,5,12345,9000,2000,1,4,3,2,1\n");
 	/* A name with separators is quoted, its quotes doubled; control bytes cannot break lines. */
 	r.message_name = "on_tick \"a,b\" /app.py:3";
 	r.thread_name = "x\x01y";
 	assert_string_equal(csv_of(&r), "42,1000,x?y,call,\"on_tick \"\"a,b\"\" /app.py:3\",false,"
-			    "7,5,12345,9000,2000,1,0,0,0,1\n");
+			    "7,5,12345,9000,2000,1,4,3,2,1\n");
 	/* OVERFLOW has no process. */
 	r.pid = 0;
 	r.thread_name = "";
 	r.handler_class = "";
 	r.message_name = "OVERFLOW";
-	assert_string_equal(csv_of(&r), "0,0,,,OVERFLOW,false,7,5,12345,9000,2000,1,0,0,0,1\n");
+	assert_string_equal(csv_of(&r), "0,0,,,OVERFLOW,false,7,5,12345,9000,2000,1,4,3,2,1\n");
 }
 
 static void test_hist(void **state)

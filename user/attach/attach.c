@@ -21,10 +21,10 @@
 
 /* The records' layout is a contract with the BPF object: catch any drift at compile time. */
 _Static_assert(sizeof(struct jw_rec_hdr) == 24, "jw_rec_hdr layout");
-_Static_assert(sizeof(struct jw_task_rec) == 672, "jw_task_rec layout");
+_Static_assert(sizeof(struct jw_task_rec) == 680 && JW_TASK_REC_SIZE_V1 == 672, "jw_task_rec layout");
 _Static_assert(sizeof(struct jw_sample_rec) == 2120, "jw_sample_rec layout");
 _Static_assert(sizeof(struct jw_stats_key) == 24, "jw_stats_key layout");
-_Static_assert(sizeof(struct jw_stats_val) == 600, "jw_stats_val layout");
+_Static_assert(sizeof(struct jw_stats_val) == 624, "jw_stats_val layout");
 _Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
 _Static_assert(sizeof(struct jw_proc_rec) == 56, "jw_proc_rec layout");
 _Static_assert(sizeof(struct jw_sched_rec) == 88, "jw_sched_rec layout");

@@ -22,6 +22,10 @@ static void merge_row(struct jw_stats_val *to, const struct jw_stats_val *v)
 	to->total_ns += v->total_ns;
 	to->total_cpu_ns += v->total_cpu_ns;
 	to->exceptions += v->exceptions;
+	to->delay_count += v->delay_count;
+	to->total_delay_ns += v->total_delay_ns;
+	if (v->max_delay_ns > to->max_delay_ns)
+		to->max_delay_ns = v->max_delay_ns;
 	if (v->max_ns > to->max_ns)
 		to->max_ns = v->max_ns;
 	if (v->max_cpu_ns > to->max_cpu_ns)

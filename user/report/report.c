@@ -314,6 +314,8 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 	ev->blocked_ms = (double)t->blocked_ns / NS_PER_MS;
 	ev->io_ms = (double)t->io_ns / NS_PER_MS;
 	ev->has_offcpu = true;
+	ev->has_delay = t->delay_ns != JW_DELAY_UNKNOWN;
+	ev->delay_ms = ev->has_delay ? (double)t->delay_ns / NS_PER_MS : 0;
 	ev->cause = jw_event_cause(ev->cpu_ms, ev->runq_ms, ev->blocked_ms, ev->io_ms);
 	ev->dropped = t->sample_drops;
 }
@@ -335,6 +337,8 @@ static void add_stack_log(struct jw_reporter *r, const struct jw_proc *proc,
 		.cpu_ms = ev->cpu_ms,
 		.runq_ms = ev->runq_ms,
 		.blocked_ms = ev->blocked_ms,
+		.delay_ms = ev->delay_ms,
+		.has_delay = ev->has_delay,
 		.samples = ev->samples,
 		.heaviest_stack = ev->heaviest_stack,
 		.waker = ev->waker,

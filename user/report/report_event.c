@@ -76,6 +76,7 @@ void jw_event_format(const struct jw_event *e, struct jw_buf *b)
 	ms_field(b, "runq_ms", e->runq_ms, e->has_offcpu);
 	ms_field(b, "blocked_ms", e->blocked_ms, e->has_offcpu);
 	ms_field(b, "io_ms", e->io_ms, e->has_offcpu);
+	ms_field(b, "delay_ms", e->delay_ms, e->has_delay);
 	str_field(b, "waker", e->waker);
 	str_field(b, "cause", e->cause);
 	str_field(b, "group", e->group);

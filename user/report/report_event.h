@@ -33,6 +33,8 @@ struct jw_event {
 	double blocked_ms;
 	double io_ms;
 	bool has_offcpu;		/* cpu/runq/blocked/io_ms are known */
+	double delay_ms;		/* how long the task's work waited before it began */
+	bool has_delay;
 	const char *waker;
 	const char *cause;		/* "cpu", "runqueue", "blocked", "io" */
 	const char *group;

@@ -53,6 +53,8 @@ static void header_write(const struct jw_stack_report *r, FILE *f)
 	fprintf(f, "cpu_ms: %.3f\n", r->cpu_ms);
 	fprintf(f, "runq_ms: %.3f\n", r->runq_ms);
 	fprintf(f, "blocked_ms: %.3f\n", r->blocked_ms);
+	if (r->has_delay)
+		fprintf(f, "delay_ms: %.3f\n", r->delay_ms);
 	fprintf(f, "samples: %" PRIu32 "\n", r->samples);
 	header_str(f, "heaviest_stack", r->heaviest_stack, "none");
 	/* What ended the longest block, when the task slept. */

@@ -3,6 +3,7 @@
 #ifndef JW_REPORT_STACK_H
 #define JW_REPORT_STACK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -20,6 +21,8 @@ struct jw_stack_report {
 	double cpu_ms;
 	double runq_ms;
 	double blocked_ms;
+	double delay_ms;		/* the queueing delay, when has_delay (else no line) */
+	bool has_delay;
 	uint32_t samples;
 	const char *heaviest_stack;
 	const char *waker;		/* what ended the longest block; NULL: no line */

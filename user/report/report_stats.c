@@ -40,12 +40,13 @@ void jw_stats_csv_row(FILE *f, const struct jw_stats_row *r)
 	csv_field(f, r->thread_name);
 	csv_field(f, r->handler_class);
 	csv_field(f, r->message_name);
-	/* No loop jankwatch hooks says when a message was due: no delay columns to fill. */
-	fprintf(f, "false,%llu,%llu,%llu,%llu,%llu,%llu,0,0,0,%llu\n",
+	fprintf(f, "false,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
 		(unsigned long long)v->count, (unsigned long long)v->recorded,
 		(unsigned long long)(v->total_ns / 1000), (unsigned long long)(v->max_ns / 1000),
 		(unsigned long long)(v->total_cpu_ns / 1000),
-		(unsigned long long)(v->max_cpu_ns / 1000), (unsigned long long)v->exceptions);
+		(unsigned long long)(v->max_cpu_ns / 1000), (unsigned long long)v->delay_count,
+		(unsigned long long)(v->total_delay_ns / 1000000),
+		(unsigned long long)(v->max_delay_ns / 1000000), (unsigned long long)v->exceptions);
 }
 
 #define BAR_WIDTH 40

@@ -124,12 +124,20 @@ static bool sample_ok(const void *data, size_t size)
 	       s->hdr.size >= sizeof(*s) + s->stack_size;
 }
 
-static bool task_ok(const void *data, size_t size)
+/*
+ * The recorded task @data of @size bytes into @t, when it is sound. A capture made before the
+ * delay field existed ends before it: the delay is then unknown.
+ */
+static bool task_ok(const void *data, size_t size, struct jw_task_rec *t)
 {
-	const struct jw_task_rec *t = data;
-
-	return data && size >= sizeof(*t) && t->hdr.type == JW_REC_TASK &&
-	       t->n_waker_ips <= JW_MAX_WAKER_FRAMES && t->end_ns >= t->start_ns;
+	if (!data || size < JW_TASK_REC_SIZE_V1)
+		return false;
+	memset(t, 0, sizeof(*t));
+	memcpy(t, data, size < sizeof(*t) ? size : sizeof(*t));
+	if (size < sizeof(*t))
+		t->delay_ns = JW_DELAY_UNKNOWN;
+	return t->hdr.type == JW_REC_TASK && t->n_waker_ips <= JW_MAX_WAKER_FRAMES &&
+	       t->end_ns >= t->start_ns;
 }
 
 static struct jw_ksyms *recorded_ksyms(const struct jw_raw_report *r)
@@ -183,6 +191,7 @@ static int replay_one(struct replay *rp, struct jw_reporter *rep, const struct j
 	void **samples = calloc(r->n_samples + 1, sizeof(*samples));
 	void **upgraded = calloc(r->n_samples + 1, sizeof(*upgraded));
 	struct jw_ksyms *ks = recorded_ksyms(r);
+	struct jw_task_rec task;
 	struct jw_proc proc;
 	size_t i, n = 0, size;
 	int ret = -ENOMEM;
@@ -190,7 +199,7 @@ static int replay_one(struct replay *rp, struct jw_reporter *rep, const struct j
 
 	if (!samples || !upgraded || !ks)
 		goto out;
-	if (!task_ok(r->task, r->task_size) || r->verdict > JW_VERDICT_TRACE) {
+	if (!task_ok(r->task, r->task_size, &task) || r->verdict > JW_VERDICT_TRACE) {
 		rp->bad_records++;
 		ret = 0;
 		goto out;
@@ -214,7 +223,7 @@ static int replay_one(struct replay *rp, struct jw_reporter *rep, const struct j
 	if (!proc.sym)
 		goto out;
 	jw_reporter__set_ksyms(rep, ks);
-	ret = jw_reporter__replay(rep, &proc, r->task, samples, n, r->verdict, r->time_ms);
+	ret = jw_reporter__replay(rep, &proc, &task, samples, n, r->verdict, r->time_ms);
 	jw_reporter__set_ksyms(rep, NULL);
 	jw_symbolizer__free(proc.sym);
 	rp->reports++;
