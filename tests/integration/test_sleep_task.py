@@ -39,11 +39,13 @@ def watch(kind, blocking_fn, waker):
         check(abs(ev["wall_ms"] - own_ms) <= 0.05 * own_ms,
               f"{kind}: wall_ms {ev['wall_ms']} within 5% of the target's own {own_ms:.3f}")
         # What the thread ran around its sleep: the target's own figure, plus a little for the
-        # probe hits and clock reads at the task's edges.
+        # probe hits and clock reads at the task's edges (1 ms, and 1% of the task where a
+        # loaded host stretches an emulated guest's traps).
         own_cpu_ms = mine.cpu_ns / 1e6
-        check(ev["cpu_ms"] <= own_cpu_ms + 1 and ev["cpu_ms"] < 0.05 * own_ms,
+        slack = 1 + 0.01 * own_ms
+        check(ev["cpu_ms"] <= own_cpu_ms + slack and ev["cpu_ms"] < 0.05 * own_ms,
               f"{kind}: cpu_ms {ev['cpu_ms']} is near 0: at most the target's own "
-              f"{own_cpu_ms:.3f} + 1")
+              f"{own_cpu_ms:.3f} + {slack:.1f}")
         check(ev["blocked_ms"] >= 0.95 * own_ms, f"{kind}: blocked_ms {ev['blocked_ms']}")
         check(ev["cause"] == "blocked", f"{kind}: cause is blocked (got {ev['cause']})")
         check(ev["waker"] == waker, f"{kind}: {waker} ended the sleep (waker {ev['waker']})")

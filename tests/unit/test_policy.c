@@ -86,11 +86,30 @@ static struct jw_task_facts task(uint32_t pid, uint32_t uid, uint64_t wall_ns, u
 	};
 }
 
+/* A decision whose file is written, as the reporter does when it writes one. */
+static enum jw_verdict decide_written(struct jw_policy *p, struct jw_task_facts *t)
+{
+	enum jw_verdict v = jw_policy__decide(p, t);
+
+	if (v == JW_VERDICT_STACK || v == JW_VERDICT_TRACE)
+		jw_policy__written(p, t);
+	return v;
+}
+
+static enum jw_verdict hang_written(struct jw_policy *p, struct jw_task_facts *t)
+{
+	enum jw_verdict v = jw_policy__decide_hang(p, t);
+
+	if (v == JW_VERDICT_STACK)
+		jw_policy__written(p, t);
+	return v;
+}
+
 static enum jw_verdict decide_wall(struct jw_policy *p, uint64_t wall_ns)
 {
 	struct jw_task_facts t = task(1000, 1000, wall_ns, NOW_S);
 
-	return jw_policy__decide(p, &t);
+	return decide_written(p, &t);
 }
 
 static enum jw_verdict decide_at(struct jw_policy *p, uint32_t pid, uint32_t uid,
@@ -98,7 +117,7 @@ static enum jw_verdict decide_at(struct jw_policy *p, uint32_t pid, uint32_t uid
 {
 	struct jw_task_facts t = task(pid, uid, wall_ns, now_s);
 
-	return jw_policy__decide(p, &t);
+	return decide_written(p, &t);
 }
 
 static void test_new_and_free(void **state)
@@ -207,7 +226,7 @@ static enum jw_verdict decide_begin(struct jw_policy *p, uint64_t begin_boot_ns,
 	struct jw_task_facts t = task(1000, 1000, wall_ns, NOW_S);
 
 	t.begin_boot_ns = begin_boot_ns;
-	return jw_policy__decide(p, &t);
+	return decide_written(p, &t);
 }
 
 /* Tasks that begin before proc_start + ignore_startup_time are ignored; at the boundary not. */
@@ -282,6 +301,48 @@ static void test_budget_default_one(void **state)
 }
 
 /*
+ * A decision whose file is not written (a quota, a trace window already open, no tracer)
+ * spends nothing and changes nothing to save: the next jank gets the file. Written spends once,
+ * however often it is called; traces and hangs alike.
+ */
+static void test_unwritten_spends_nothing(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_task_facts t = task(42, 1000, 200 * MS, NOW_S);
+	struct jw_policy *p;
+	char buf[256];
+
+	PARAMS(fx, "log_type=0");
+	p = make_policy(fx, false, false);
+	assert_int_equal(jw_policy__decide(p, &t), JW_VERDICT_STACK);
+	assert_false(jw_policy__changed(p));
+	assert_int_equal(jw_policy__save(p, buf, sizeof(buf)), 0);
+	t = task(42, 1000, 200 * MS, NOW_S);
+	assert_int_equal(jw_policy__decide(p, &t), JW_VERDICT_STACK);
+	jw_policy__written(p, &t);
+	jw_policy__written(p, &t);
+	assert_true(jw_policy__changed(p));
+	t = task(42, 1000, 250 * MS, NOW_S);
+	assert_int_equal(jw_policy__decide(p, &t), JW_VERDICT_EVENT);
+	/* An event-only decision has nothing to spend. */
+	jw_policy__written(p, &t);
+	/* The uid's one trace: declined twice, then written; the next is withheld. */
+	t = task(43, 1000, 900 * MS, NOW_S);
+	assert_int_equal(jw_policy__decide(p, &t), JW_VERDICT_TRACE);
+	t = task(44, 1000, 900 * MS, NOW_S);
+	assert_int_equal(jw_policy__decide(p, &t), JW_VERDICT_TRACE);
+	jw_policy__written(p, &t);
+	t = task(45, 1000, 900 * MS, NOW_S);
+	assert_int_equal(jw_policy__decide(p, &t), JW_VERDICT_EVENT);
+	/* A hang's stacks: the same. */
+	t = task(42, 1000, 6000 * MS, NOW_S);
+	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_STACK);
+	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_STACK);
+	jw_policy__written(p, &t);
+	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_EVENT);
+}
+
+/*
  * A hang: a task still running at hang_ms or more, outside the startup window, with a budget of
  * its own (report_times_per_app a day) that a jank's report does not spend, and --all lifts.
  */
@@ -293,23 +354,23 @@ static void test_hang(void **state)
 
 	PARAMS(fx, "log_type=0");
 	p = make_policy(fx, false, false);
-	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_NONE);
+	assert_int_equal(hang_written(p, &t), JW_VERDICT_NONE);
 	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
 	t.wall_ns = 6000 * MS;
-	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_STACK);
-	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_EVENT);
+	assert_int_equal(hang_written(p, &t), JW_VERDICT_STACK);
+	assert_int_equal(hang_written(p, &t), JW_VERDICT_EVENT);
 	t.now_s = NOW_S + 86400;
-	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_STACK);
+	assert_int_equal(hang_written(p, &t), JW_VERDICT_STACK);
 	/* Inside the startup window: nothing. */
 	t = task(43, 1000, 7000 * MS, NOW_S);
 	t.begin_boot_ns = t.proc_start_boot_ns + SEC;
-	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_NONE);
+	assert_int_equal(hang_written(p, &t), JW_VERDICT_NONE);
 	/* hang_ms as set; --all: every hang gets its stacks. */
 	PARAMS(fx, "hang_ms=1000");
 	p = make_policy(fx, true, false);
 	t = task(42, 1000, 1000 * MS, NOW_S);
-	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_STACK);
-	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_STACK);
+	assert_int_equal(hang_written(p, &t), JW_VERDICT_STACK);
+	assert_int_equal(hang_written(p, &t), JW_VERDICT_STACK);
 }
 
 static enum jw_verdict decide_group(struct jw_policy *p, uint32_t pid, const char *group,
@@ -318,7 +379,7 @@ static enum jw_verdict decide_group(struct jw_policy *p, uint32_t pid, const cha
 	struct jw_task_facts t = task(pid, 1000, 200 * MS, now_s);
 
 	t.group = group;
-	return jw_policy__decide(p, &t);
+	return decide_written(p, &t);
 }
 
 /*
@@ -407,7 +468,7 @@ static void test_burst(void **state)
 	t = burst_task(42, 60 * MS, 500);
 	assert_false(jw_policy__triage(p, &t));
 	t = burst_task(42, 60 * MS, 1900);
-	assert_int_equal(jw_policy__decide(p, &t), JW_VERDICT_STACK);
+	assert_int_equal(decide_written(p, &t), JW_VERDICT_STACK);
 	assert_int_equal(t.burst, 3);
 	assert_false(t.jank);
 	/* Counted once: deciding again does not count it again. */
@@ -457,7 +518,7 @@ static void test_budgets_saved_and_loaded(void **state)
 	assert_false(jw_policy__changed(p));
 	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S), JW_VERDICT_STACK);
 	assert_int_equal(decide_at(p, 43, 1001, 600 * MS, NOW_S), JW_VERDICT_TRACE);
-	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_STACK);
+	assert_int_equal(hang_written(p, &t), JW_VERDICT_STACK);
 	assert_true(jw_policy__changed(p));
 	need = jw_policy__save(p, NULL, 0);
 	assert_int_equal(jw_policy__save(p, buf, sizeof(buf)), need);
@@ -471,12 +532,12 @@ static void test_budgets_saved_and_loaded(void **state)
 	assert_int_equal(jw_policy__load(p, buf), 3);
 	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + 60), JW_VERDICT_EVENT);
 	assert_int_equal(decide_at(p, 44, 1001, 600 * MS, NOW_S + 60), JW_VERDICT_EVENT);
-	assert_int_equal(jw_policy__decide_hang(p, &t), JW_VERDICT_EVENT);
+	assert_int_equal(hang_written(p, &t), JW_VERDICT_EVENT);
 	/* Another process with the same pid (another start time) has its own budget. */
 	t = task(42, 1000, 200 * MS, NOW_S + 60);
 	t.proc_start_boot_ns += SEC;
 	t.begin_boot_ns += SEC;
-	assert_int_equal(jw_policy__decide(p, &t), JW_VERDICT_STACK);
+	assert_int_equal(decide_written(p, &t), JW_VERDICT_STACK);
 	/* The saved windows still end a day after they began. */
 	assert_int_equal(decide_at(p, 42, 1000, 200 * MS, NOW_S + 86400), JW_VERDICT_STACK);
 }
@@ -711,6 +772,7 @@ int main(void)
 		T(test_startup_window),
 		T(test_startup_window_custom),
 		T(test_ignored_tasks_spend_nothing),
+		T(test_unwritten_spends_nothing),
 		T(test_budget_default_one),
 		T(test_hang),
 		T(test_fibonacci_back_off),

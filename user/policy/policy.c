@@ -172,8 +172,8 @@ static bool group_allows(struct jw_policy *p, const struct jw_task_facts *t)
 	return is_fibonacci(++g->count);
 }
 
-/* Spends one report of @b; false when @limit are already spent in this window. */
-static bool spend(struct budget *b, uint64_t limit, uint64_t window_s, uint64_t now_s)
+/* Whether @b has a report left of @limit in its window, which starts anew when it is over. */
+static bool available(struct budget *b, uint64_t limit, uint64_t window_s, uint64_t now_s)
 {
 	/* A clock stepped back (now before the window's start) starts a new window too. */
 	if (!b->window_start_s || now_s >= b->window_start_s + window_s ||
@@ -181,16 +181,23 @@ static bool spend(struct budget *b, uint64_t limit, uint64_t window_s, uint64_t 
 		b->window_start_s = now_s ? now_s : 1;
 		b->used = 0;
 	}
-	if (b->used >= limit)
-		return false;
-	b->used++;
-	return true;
+	return b->used < limit;
+}
+
+/* The budget a file of kind @kind for @t spends: by process, or by uid for traces. */
+static struct budget *budget_for(struct jw_policy *p, enum budget_kind kind,
+				 const struct jw_task_facts *t)
+{
+	if (kind == BUDGET_TRACE)
+		return budget_of(&p->budgets[BUDGET_TRACE], t->uid, 0);
+	return budget_of(&p->budgets[kind], t->pid, t->proc_start_boot_ns);
 }
 
 enum jw_verdict jw_policy__decide(struct jw_policy *p, struct jw_task_facts *t)
 {
 	uint64_t trace_ns = (uint64_t)p->params.v[JW_P_TRACE_THRESHOLD_MS] * 1000000;
 	int64_t log_type = p->params.v[JW_P_LOG_TYPE];
+	enum budget_kind kind;
 	enum jw_verdict want;
 	struct budget *b;
 	uint64_t limit;
@@ -211,15 +218,27 @@ enum jw_verdict jw_policy__decide(struct jw_policy *p, struct jw_task_facts *t)
 	if (t->group && *t->group && !group_allows(p, t))
 		return JW_VERDICT_EVENT;
 	/* Stack logs: report_times_per_app per process; traces: one per uid. */
-	if (want == JW_VERDICT_STACK)
-		b = budget_of(&p->budgets[BUDGET_STACK], t->pid, t->proc_start_boot_ns);
-	else
-		b = budget_of(&p->budgets[BUDGET_TRACE], t->uid, 0);
+	kind = want == JW_VERDICT_STACK ? BUDGET_STACK : BUDGET_TRACE;
+	b = budget_for(p, kind, t);
 	limit = want == JW_VERDICT_STACK ? p->params.v[JW_P_REPORT_TIMES_PER_APP] : 1;
-	if (!spend(b, limit, p->window_s, t->now_s))
+	if (!b || !available(b, limit, p->window_s, t->now_s))
 		return JW_VERDICT_EVENT;
-	p->changed = true;
+	t->budget = kind + 1;
 	return want;
+}
+
+void jw_policy__written(struct jw_policy *p, struct jw_task_facts *t)
+{
+	struct budget *b;
+
+	if (!t->budget || t->budget > BUDGET_KINDS)
+		return;
+	b = budget_for(p, (enum budget_kind)(t->budget - 1), t);
+	t->budget = 0;
+	if (!b)
+		return;
+	b->used++;
+	p->changed = true;
 }
 
 uint64_t jw_policy__trace_from_ns(const struct jw_params *params)
@@ -255,7 +274,7 @@ bool jw_policy__trace_possible(const struct jw_policy *p, const struct jw_task_f
 	return true;
 }
 
-enum jw_verdict jw_policy__decide_hang(struct jw_policy *p, const struct jw_task_facts *t)
+enum jw_verdict jw_policy__decide_hang(struct jw_policy *p, struct jw_task_facts *t)
 {
 	uint64_t startup_ns = (uint64_t)p->params.v[JW_P_IGNORE_STARTUP_TIME] * 1000000000;
 	struct budget *b;
@@ -266,10 +285,10 @@ enum jw_verdict jw_policy__decide_hang(struct jw_policy *p, const struct jw_task
 		return JW_VERDICT_NONE;
 	if (p->all)
 		return JW_VERDICT_STACK;
-	b = budget_of(&p->budgets[BUDGET_HANG], t->pid, t->proc_start_boot_ns);
-	if (!spend(b, p->params.v[JW_P_REPORT_TIMES_PER_APP], p->window_s, t->now_s))
+	b = budget_for(p, BUDGET_HANG, t);
+	if (!b || !available(b, p->params.v[JW_P_REPORT_TIMES_PER_APP], p->window_s, t->now_s))
 		return JW_VERDICT_EVENT;
-	p->changed = true;
+	t->budget = BUDGET_HANG + 1;
 	return JW_VERDICT_STACK;
 }
 

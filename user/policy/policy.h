@@ -32,6 +32,8 @@ struct jw_task_facts {
 	bool triaged;
 	bool jank;			/* over the jank threshold, past the startup window */
 	uint32_t burst;			/* it completed a burst (burst=N/T/W) of this many */
+	/* Filled by the decisions: the budget a file for it spends once written (0: none). */
+	uint8_t budget;
 };
 
 struct jw_policy;
@@ -55,12 +57,18 @@ uint64_t jw_policy__min_threshold_ns(const struct jw_params *params);
 bool jw_policy__triage(struct jw_policy *p, struct jw_task_facts *t);
 
 /*
- * Decides what @t gets, and spends the budget it uses. Files (a stack log or a trace) are for
- * the 1st, 2nd, 3rd, 5th, 8th, ... jank of a group in a process, within the budgets:
- * report_times_per_app stack logs per process and one trace per uid, a day (an hour with --dev).
- * Otherwise the event only. --all lifts back-off and budgets.
+ * Decides what @t gets. Files (a stack log or a trace) are for the 1st, 2nd, 3rd, 5th, 8th, ...
+ * jank of a group in a process, within the budgets: report_times_per_app stack logs per process
+ * and one trace per uid, a day (an hour with --dev). Otherwise the event only. --all lifts
+ * back-off and budgets. A budget is spent only by jw_policy__written(), once the file is.
  */
 enum jw_verdict jw_policy__decide(struct jw_policy *p, struct jw_task_facts *t);
+
+/*
+ * The file decided for @t was written (or, for a trace, taken into a window that writes it):
+ * spends the budget the decision found room in. Nothing for a file that was not, nor twice.
+ */
+void jw_policy__written(struct jw_policy *p, struct jw_task_facts *t);
 
 /* Whether a budget was spent since the last jw_policy__save(). */
 bool jw_policy__changed(const struct jw_policy *p);
@@ -92,8 +100,9 @@ bool jw_policy__trace_possible(const struct jw_policy *p, const struct jw_task_f
  * A task still running (@t's wall_ns so far): a hang once past hang_ms, outside the startup
  * window. It gets the stacks so far (JW_VERDICT_STACK) within a budget of its own,
  * report_times_per_app hangs per process per day (hour with --dev); past it, the event only.
+ * The budget is spent by jw_policy__written(), as for jw_policy__decide().
  */
-enum jw_verdict jw_policy__decide_hang(struct jw_policy *p, const struct jw_task_facts *t);
+enum jw_verdict jw_policy__decide_hang(struct jw_policy *p, struct jw_task_facts *t);
 
 /*
  * Picks @k of @n items evenly spaced (the middle of each of @k equal spans) into @idx, in

@@ -494,8 +494,9 @@ static void save_budgets(struct jw_reporter *r)
 }
 
 /*
- * Writes a jank's files and event: @verdict as recorded (replay, or a hang), or, with @facts,
- * decided by the policy once the group is known.
+ * Writes a jank's files and event: @verdict as recorded (replay) or decided (a hang), or
+ * (JW_VERDICT_NONE) decided by the policy once the group is known. With @facts, live, a file
+ * written spends its budget.
  */
 static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
 		  void *const *samples, size_t n, enum jw_verdict verdict, uint64_t time_ms,
@@ -524,10 +525,9 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 	if (ret)
 		goto out;
 	/* Live, the policy decides now that the group is known (the back-off needs it). */
-	if (facts) {
+	if (facts && verdict == JW_VERDICT_NONE) {
 		facts->group = group;
 		verdict = jw_policy__decide(r->opts.policy, facts);
-		save_budgets(r);
 	}
 	if (r->opts.raw)
 		capture(r, proc, t, samples, counts, n, verdict, time_ms);
@@ -557,6 +557,11 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 		r->counts.withheld++;
 	}
 	ev.log_over_limit = ev.log_over_limit || jw_logdir__over_quota(r->opts.logdir);
+	/* Only a file written spends a budget; a restart finds the budgets as they are. */
+	if (facts && ev.n_external_log) {
+		jw_policy__written(r->opts.policy, facts);
+		save_budgets(r);
+	}
 	ret = emit_event(r, &ev);
 	if (!ret && !(t->hdr.flags & JW_TASK_HANG)) {
 		static const char *const causes[] = { "cpu", "runqueue", "blocked", "io" };
@@ -599,8 +604,7 @@ int jw_reporter__hang(struct jw_reporter *r, struct jw_proc *proc, const struct 
 
 	if (verdict == JW_VERDICT_NONE)
 		return 0;
-	save_budgets(r);
-	ret = report(r, proc, t, samples, n, verdict, now_real / NS_PER_MS, NULL);
+	ret = report(r, proc, t, samples, n, verdict, now_real / NS_PER_MS, &facts);
 	if (!ret)
 		r->counts.hangs++;
 	return ret;

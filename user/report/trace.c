@@ -197,6 +197,25 @@ static void end_window(struct jw_tracer *t, struct traced *tp)
 	}
 }
 
+void jw_tracer__set_flight(struct jw_tracer *t, uint64_t flight_ns)
+{
+	size_t i;
+
+	if (!t || t->opts.flight_ns == flight_ns)
+		return;
+	t->opts.flight_ns = flight_ns;
+	for (i = 0; i < JW_MAX_PIDS; i++) {
+		struct traced *tp = &t->procs[i];
+
+		if (!tp->pid)
+			continue;
+		if (flight_ns)
+			kernel_events(t, tp, true);
+		else if (tp->state == WINDOW_NONE)
+			end_window(t, tp);	/* outside a window: nothing more to keep */
+	}
+}
+
 void jw_tracer__watch(struct jw_tracer *t, struct jw_proc *proc)
 {
 	struct traced *tp;

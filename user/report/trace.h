@@ -49,6 +49,14 @@ void jw_tracer__flush(struct jw_tracer *t);
 /* jw_tracer__flush(), then frees. NULL-safe. */
 void jw_tracer__free(struct jw_tracer *t);
 
+/*
+ * A reload's flight_recorder_s (0: off). On: the processes the tracer knows keep their events
+ * from now on (jw_tracer__watch() adds the others). Off: the events kept outside a window are
+ * dropped and stop; a window under way ends as it would have. Longer or shorter: the next
+ * window reaches back that far, as far as what is kept goes.
+ */
+void jw_tracer__set_flight(struct jw_tracer *t, uint64_t flight_ns);
+
 /* A process is watched: with the flight recorder on, its events are kept from now on. */
 void jw_tracer__watch(struct jw_tracer *t, struct jw_proc *proc);
 

@@ -226,9 +226,35 @@ static void show_status(struct session *s, uint64_t now)
 }
 
 /*
+ * A reload's trace parameters: log_type 1 has no tracer (the one running writes what it decided
+ * and goes), 0 and 2 have one (made now if there was none); flight_recorder_s applies to it.
+ */
+static void reload_tracer(struct session *s, const struct jw_params *np)
+{
+	if (!jw_policy__trace_from_ns(np) && s->tracer) {
+		jw_tracer__free(s->tracer);
+		s->tracer = s->how.tracer = NULL;
+		jw_reporter__set_tracer(s->reporter, NULL);
+		jw_log(JW_LOG_INFO, "SIGHUP: log_type=1: no more traces");
+		return;
+	}
+	if (!jw_policy__trace_from_ns(np))
+		return;
+	jw_tracer__set_flight(s->tracer, (uint64_t)np->v[JW_P_FLIGHT_RECORDER_S] * 1000000000ULL);
+	if (!s->tracer) {
+		if (session_tracer_start(s))
+			jw_log(JW_LOG_ERROR, "SIGHUP: log_type=%lld: cannot start the traces: %s",
+			       (long long)np->v[JW_P_LOG_TYPE], strerror(ENOMEM));
+		else
+			jw_log(JW_LOG_INFO, "SIGHUP: log_type=%lld: traces from now on",
+			       (long long)np->v[JW_P_LOG_TYPE]);
+	}
+}
+
+/*
  * SIGHUP: the parameters again from --config and --set. A bad configuration keeps the one in
- * force; what the loaded programs fixed (sample_period_ms, stack_bytes, stats_max_entries)
- * waits for a restart.
+ * force; what the loaded programs fixed (sample_period_ms, stack_bytes, stats_max_entries,
+ * wait_tracepoints) waits for a restart, and the reload says so.
  */
 static void reload(struct session *s)
 {
@@ -251,6 +277,7 @@ static void reload(struct session *s)
 		np.v[fixed[i]] = old->v[fixed[i]];
 	}
 	*old = np;
+	reload_tracer(s, &np);
 	jw_policy__set_params(s->policy, &np);
 	jw_attach__set_report_min(s->attach, jw_policy__min_threshold_ns(&np));
 	jw_attach__set_stats_every(s->attach, np.v[JW_P_STATS_SAMPLING_INTERVAL]);

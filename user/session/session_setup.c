@@ -210,11 +210,7 @@ static int trace_events(void *attach, pid_t pid, bool on)
 	return jw_attach__trace(attach, pid, on);
 }
 
-/*
- * The trace windows, unless log_type 1 (no traces): with the flight recorder on, every watched
- * process's events are kept from now on.
- */
-static int start_tracer(struct session *s)
+int session_tracer_start(struct session *s)
 {
 	const struct jw_params *p = &s->cfg->params;
 	struct jw_tracer_opts topts = {
@@ -228,7 +224,7 @@ static int start_tracer(struct session *s)
 	};
 	size_t i;
 
-	if (!jw_policy__trace_from_ns(p))
+	if (!jw_policy__trace_from_ns(p) || s->tracer)
 		return 0;
 	s->tracer = s->how.tracer = jw_tracer__new(&topts);
 	if (!s->tracer)
@@ -456,7 +452,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	s->reporter = jw_reporter__new(&ropts);
 	if (!s->reporter)
 		return -ENOMEM;
-	ret = start_tracer(s);
+	ret = session_tracer_start(s);
 	if (ret)
 		return ret;
 	s->rb = ring_buffer__new(jw_attach__events_fd(s->attach), on_record, s, NULL);

@@ -14,6 +14,12 @@
  */
 int session_setup(struct session *s, ring_buffer_sample_fn on_record);
 
+/*
+ * The trace windows, unless log_type 1 (no traces) or they run already: with the flight
+ * recorder on, every watched process's events are kept from now on. 0 or -ENOMEM.
+ */
+int session_tracer_start(struct session *s);
+
 /* Removes the report files older than log_max_age_days: at start, then hourly. */
 void session_age_logs(struct session *s);
 
