@@ -2,8 +2,9 @@
 /* jankwatch: main-thread jank monitor for unmodified Linux processes, with eBPF. */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "attach/kernel.h"
+#include "base/caps.h"
 #include "base/log.h"
 #include "session/offline.h"
 #include "config/options.h"
@@ -12,9 +13,10 @@
 
 int main(int argc, char **argv)
 {
+	struct jw_capset caps;
 	struct jw_config cfg;
 	char err[1024];
-	int status;
+	int status, ret;
 
 	if (argc > 1 && strcmp(argv[1], "symbolize") == 0)
 		return jw_symbolize_main(argc - 1, argv + 1);
@@ -32,9 +34,12 @@ int main(int argc, char **argv)
 		jw_log_set_level(JW_LOG_ERROR);
 	else if (cfg.verbosity > 0)
 		jw_log_set_level(JW_LOG_DEBUG);
-	if (geteuid() != 0) {
-		jw_log(JW_LOG_ERROR, "must run as root (BPF programs and uprobes need CAP_BPF, "
-				     "CAP_PERFMON and CAP_SYS_ADMIN)");
+	ret = jw_caps_own(&caps);
+	if (ret)
+		snprintf(err, sizeof(err), "cannot read this process's capabilities: %s",
+			 strerror(-ret));
+	if (ret || !jw_caps_enough(&caps, jw_kernel_uprobes_allowed(), err, sizeof(err))) {
+		jw_log(JW_LOG_ERROR, "%s", err);
 		jw_config_free(&cfg);
 		return 1;
 	}

@@ -2,8 +2,11 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -84,4 +87,30 @@ bool jw_kernel_has_run_ctx_cookie(void)
 	}
 	btf__free(btf);
 	return found;
+}
+
+bool jw_kernel_uprobes_allowed(void)
+{
+	static const char self[] = "/proc/self/exe";
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	int type = -1, fd;
+	FILE *f;
+
+	f = fopen("/sys/bus/event_source/devices/uprobe/type", "re");
+	if (!f)
+		return true;	/* no uprobe PMU: the attach says what is wrong */
+	if (fscanf(f, "%d", &type) != 1)
+		type = -1;
+	fclose(f);
+	if (type < 0)
+		return true;
+	attr.type = (uint32_t)type;
+	attr.config1 = (uint64_t)(uintptr_t)self;
+	attr.config2 = 0;
+	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	return errno != EACCES && errno != EPERM;
 }

@@ -36,4 +36,12 @@ int jw_kernel_check(char *err, size_t len);
  */
 bool jw_kernel_has_run_ctx_cookie(void);
 
+/*
+ * Whether this process may make uprobes: opens one on its own executable (at file offset 0,
+ * which no code maps, so it never fires) and closes it. False only when the kernel refuses it
+ * for lack of privilege: since Linux 6.5, and in the stable kernels before it, uprobes through
+ * perf events take CAP_SYS_ADMIN, where CAP_PERFMON was enough.
+ */
+bool jw_kernel_uprobes_allowed(void);
+
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
+#include "base/caps.h"
 #include "process/target.h"
 
 /* Reads a small /proc file whole into @buf. Returns its length or -errno. */
@@ -89,6 +90,27 @@ static int read_status(pid_t pid, uid_t *uid, pid_t *tgid)
 		return -EINVAL;
 	*tgid = strtol(line + 6, NULL, 10);
 	return 0;
+}
+
+/*
+ * Whether process @pid (@comm) can be read: another user's takes CAP_SYS_PTRACE and
+ * CAP_DAC_READ_SEARCH; when one is missing, says which. 0 or -EPERM.
+ */
+static int other_user(pid_t pid, const char *comm, char *err, size_t errlen)
+{
+	char missing[64] = "";
+	struct jw_capset caps;
+	pid_t tgid;
+	uid_t uid;
+
+	if (read_status(pid, &uid, &tgid) || uid == geteuid() || jw_caps_own(&caps))
+		return 0;	/* the reads that follow will say what is wrong */
+	jw_caps_for_other_user(&caps, missing, sizeof(missing));
+	if (!*missing)
+		return 0;
+	snprintf(err, errlen, "pid %d (%s): another user's process (uid %u) needs CAP_SYS_PTRACE "
+		 "and CAP_DAC_READ_SEARCH; missing: %s", pid, comm, (unsigned int)uid, missing);
+	return -EPERM;
 }
 
 static bool thread_exists(pid_t pid, pid_t tid)
@@ -181,6 +203,9 @@ int jw_target_open(pid_t pid, const char *thread, struct jw_target *t, char *err
 		snprintf(err, errlen, "pid %d: cannot parse %s", pid, path);
 		return -EINVAL;
 	}
+	ret = other_user(pid, t->comm, err, errlen);
+	if (ret)
+		return ret;
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
 	n = readlink(path, t->exe, sizeof(t->exe) - 1);
 	if (n < 0) {
@@ -188,6 +213,10 @@ int jw_target_open(pid_t pid, const char *thread, struct jw_target *t, char *err
 		/* A zombie has lost its executable already; kernel threads never had one. */
 		if (zombie(buf))
 			snprintf(err, errlen, "pid %d (%s): has exited", pid, t->comm);
+		else if (ret == -EACCES || ret == -EPERM)
+			snprintf(err, errlen, "pid %d (%s): cannot read its executable: %s (a process "
+				 "that is not dumpable needs CAP_SYS_PTRACE)", pid, t->comm,
+				 strerror(-ret));
 		else
 			snprintf(err, errlen, "pid %d (%s): no executable to watch (a kernel "
 				 "thread?): %s", pid, t->comm, strerror(-ret));

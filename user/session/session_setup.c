@@ -384,8 +384,8 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 		return -ENOMEM;
 	s->ksyms = jw_ksyms__load("/proc/kallsyms");
 	if (!s->ksyms)
-		jw_log(JW_LOG_WARN, "kernel frames will not be named: /proc/kallsyms: %s",
-		       strerror(errno));
+		jw_log(JW_LOG_WARN, "kernel frames will not be named: /proc/kallsyms: %s%s",
+		       strerror(errno), errno == EPERM ? " (its addresses show to CAP_SYSLOG)" : "");
 	s->attach = s->how.attach = jw_attach__open(&aopts);
 	if (!s->attach)
 		return -errno;
