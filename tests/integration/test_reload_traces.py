@@ -5,11 +5,11 @@ written spends.
 jw_glib, whose on_tick() spins 600 ms every 4 s (over trace_threshold_ms, 450) and on_light()
 returns at once every 100 ms, watched with --all and a config file reloaded on SIGHUP:
 (a) log_type=1: the jank gets a stack log, no trace.
-(b) reloaded with log_type=0 and flight_recorder_s=2: jankwatch says traces begin; a jank begun
-    after gets a trace holding on_light's slices from more than 0.5 s before the task (the
-    flight recorder of the tracer made at the reload).
-(c) reloaded with flight_recorder_s=0 (log_type=0 kept): the next trace holds nothing from more
-    than 0.5 s before its task (the recorder is off on the tracer in place).
+(b) reloaded with log_type=0: jankwatch says traces begin; a jank begun after gets a trace,
+    holding nothing from more than 0.5 s before its task (no flight recorder).
+(c) reloaded with flight_recorder_s=2: the next trace holds on_light's slices from more than
+    1 s before its task (the recorder on in the tracer running); with flight_recorder_s=0
+    again, nothing from more than 0.5 s before.
 (d) reloaded with log_type=1: jankwatch says the traces stop; the next jank gets a stack log and
     no trace file is made after.
 (e) Budgets: jw_target janking 300 ms every 700 ms, log_type=1, report_times_per_app=2,
@@ -87,21 +87,27 @@ try:
     ev = wait_event(jw, 0, ".txt", "(a) a jank with a stack log under log_type=1")
     check(len(ev["external_log"]) == 1, f"(a) log_type=1: a stack log only {ev['external_log']}")
 
-    # (b)
-    reload(jw, conf, "log_type=0\nflight_recorder_s=2\n", "SIGHUP: log_type=0: traces from now on")
-    after = time.time() * 1000 + 2500
-    ev = wait_event(jw, after, ".ftrace", "(b) a trace after log_type=0")
+    # (b) Traces begin, with no flight recorder: a window reaches back to its crossing only.
+    reload(jw, conf, "log_type=0\nflight_recorder_s=0\n",
+           "SIGHUP: log_type=0: traces from now on")
+    ev = wait_event(jw, time.time() * 1000 + 500, ".ftrace", "(b) a trace after log_type=0")
     back = history_s(ev, ev["external_log"][0], target_tasks(target))
-    check(back > 1.0, f"(b) the trace reaches {back:.2f} s before its task: the flight recorder "
-          "of the tracer made at the reload")
+    check(back < 0.5, f"(b) the trace reaches only {back:.2f} s before its task")
 
-    # (c)
-    reload(jw, conf, "log_type=0\nflight_recorder_s=0\n", "SIGHUP: parameters reloaded")
-    after = time.time() * 1000 + 500
-    ev = wait_event(jw, after, ".ftrace", "(c) a trace after flight_recorder_s=0")
+    # (c) The flight recorder turned on in the tracer running.
+    reload(jw, conf, "log_type=0\nflight_recorder_s=2\n", "SIGHUP: parameters reloaded")
+    ev = wait_event(jw, time.time() * 1000 + 2500, ".ftrace",
+                    "(c) a trace after flight_recorder_s=2")
     back = history_s(ev, ev["external_log"][0], target_tasks(target))
-    check(back < 0.5, f"(c) flight_recorder_s=0: the trace reaches only {back:.2f} s before its "
-          "task")
+    check(back > 1.0, f"(c) flight_recorder_s=2: the trace reaches {back:.2f} s before its task")
+
+    # (c') And off again.
+    reload(jw, conf, "log_type=0\nflight_recorder_s=0\n", "SIGHUP: parameters reloaded")
+    ev = wait_event(jw, time.time() * 1000 + 500, ".ftrace",
+                    "(c') a trace after flight_recorder_s=0")
+    back = history_s(ev, ev["external_log"][0], target_tasks(target))
+    check(back < 0.5, f"(c') flight_recorder_s=0: the trace reaches only {back:.2f} s before "
+          "its task")
 
     # (d) The traces of janks reported before the reload may still be written after it.
     reload(jw, conf, LT1, "SIGHUP: log_type=1: no more traces")

@@ -32,7 +32,8 @@ struct fixture {
 	struct jw_tracer *t;
 	struct jw_clocks clocks;
 	struct jw_proc proc;
-	int on_calls, off_calls;	/* what the tracer asked of the kernel */
+	int on_calls, off_calls;	/* what the tracer asked of the kernel, and it did */
+	int tried_on, tried_off;	/* what it asked, done or refused */
 	pid_t last_pid;
 	bool fail;			/* the kernel refuses */
 };
@@ -41,6 +42,10 @@ static int kernel_events(void *ctx, pid_t pid, bool on)
 {
 	struct fixture *fx = ctx;
 
+	if (on)
+		fx->tried_on++;
+	else
+		fx->tried_off++;
 	if (fx->fail)
 		return -EPERM;
 	fx->last_pid = pid;
@@ -242,17 +247,56 @@ static void test_flight_recorder(void **state)
 	free(ftrace);
 }
 
-/* The kernel refuses the events: the window still opens, and says nothing was switched on. */
+/*
+ * The kernel refuses the events: the window still opens (asking once); what was never switched
+ * on is not switched off when it ends; the next window asks again, and once the kernel agrees
+ * its events are switched off at the end.
+ */
 static void test_kernel_refuses(void **state)
 {
 	struct fixture *fx = *state;
 
 	fx->fail = true;
 	assert_int_equal(jw_tracer__open(fx->t, &fx->proc, PID, 7, T0, T0 + 450 * MS, NULL, 0), 0);
+	assert_int_equal(fx->tried_on, 1);
 	assert_int_equal(fx->on_calls, 0);
 	jw_tracer__settle(fx->t, PID, 7);
 	jw_tracer__tick(fx->t, T0 + 3500 * MS);
-	assert_int_equal(fx->off_calls, 0);
+	assert_int_equal(fx->tried_off, 0);
+	fx->fail = false;
+	assert_int_equal(jw_tracer__open(fx->t, &fx->proc, PID, 8, T0 + 4000 * MS,
+					 T0 + 4450 * MS, NULL, 0), 0);
+	assert_int_equal(fx->tried_on, 2);
+	assert_int_equal(fx->on_calls, 1);
+	jw_tracer__settle(fx->t, PID, 8);
+	jw_tracer__tick(fx->t, T0 + 7500 * MS);
+	assert_int_equal(fx->tried_off, 1);
+	assert_int_equal(fx->off_calls, 1);
+}
+
+/*
+ * A reload's flight_recorder_s: turned on, the processes the tracer knows have their events
+ * switched on at once; off, switched off (no window is open); the same value again asks nothing.
+ */
+static void test_set_flight(void **state)
+{
+	struct fixture *fx = *state;
+
+	/* The tracer knows the process from a window, over since. */
+	assert_int_equal(jw_tracer__open(fx->t, &fx->proc, PID, 7, T0, T0 + 450 * MS, NULL, 0), 0);
+	jw_tracer__settle(fx->t, PID, 7);
+	jw_tracer__tick(fx->t, T0 + 3500 * MS);
+	assert_int_equal(fx->on_calls, 1);
+	assert_int_equal(fx->off_calls, 1);
+	jw_tracer__set_flight(fx->t, 2000 * MS);
+	assert_int_equal(fx->on_calls, 2);
+	jw_tracer__set_flight(fx->t, 3000 * MS);
+	assert_int_equal(fx->tried_on + fx->tried_off, 3);
+	jw_tracer__set_flight(fx->t, 0);
+	assert_int_equal(fx->off_calls, 2);
+	jw_tracer__set_flight(fx->t, 0);
+	assert_int_equal(fx->tried_on + fx->tried_off, 4);
+	jw_tracer__set_flight(NULL, 0);
 }
 
 /* Traces off (log_type 1): a NULL tracer takes every call and keeps nothing. */
@@ -276,6 +320,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_window_settled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flight_recorder, setup_flight, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_refuses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_flight, setup, teardown),
 		cmocka_unit_test(test_null_tracer),
 	};
 

@@ -240,15 +240,23 @@ static void reload_tracer(struct session *s, const struct jw_params *np)
 	}
 	if (!jw_policy__trace_from_ns(np))
 		return;
-	jw_tracer__set_flight(s->tracer, (uint64_t)np->v[JW_P_FLIGHT_RECORDER_S] * 1000000000ULL);
-	if (!s->tracer) {
-		if (session_tracer_start(s))
-			jw_log(JW_LOG_ERROR, "SIGHUP: log_type=%lld: cannot start the traces: %s",
-			       (long long)np->v[JW_P_LOG_TYPE], strerror(ENOMEM));
-		else
-			jw_log(JW_LOG_INFO, "SIGHUP: log_type=%lld: traces from now on",
-			       (long long)np->v[JW_P_LOG_TYPE]);
+	if (s->tracer) {
+		size_t i;
+
+		jw_tracer__set_flight(s->tracer,
+				      (uint64_t)np->v[JW_P_FLIGHT_RECORDER_S] * 1000000000ULL);
+		/* Turned on: every watched process's events are kept from now on. */
+		for (i = 0; i < s->n_slots; i++)
+			if (s->watched[i])
+				jw_tracer__watch(s->tracer, &s->watched[i]->proc);
+		return;
 	}
+	if (session_tracer_start(s))
+		jw_log(JW_LOG_ERROR, "SIGHUP: log_type=%lld: cannot start the traces: %s",
+		       (long long)np->v[JW_P_LOG_TYPE], strerror(ENOMEM));
+	else
+		jw_log(JW_LOG_INFO, "SIGHUP: log_type=%lld: traces from now on",
+		       (long long)np->v[JW_P_LOG_TYPE]);
 }
 
 /*
