@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Nested dispatches (a loop run from inside a task) are one task: the outermost one's wall time,
-not split at the inner returns. Their stacks unwind through every pending return probe: in pure
+not split at the inner returns (each level of jw_target's --nest spins half of its time after
+its inner dispatch returned, so a task split there would be half or less). Their stacks unwind through every pending return probe: in pure
 DWARF mode that needs the real return addresses the uprobes trampoline hid put back."""
 from jwtest import *
 

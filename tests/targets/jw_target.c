@@ -170,13 +170,20 @@ __attribute__((noinline)) void after_dispatch(void)
 	sink++;
 }
 
-/* The dispatch function jankwatch hooks; @depth > 0 dispatches a nested task first. */
+/*
+ * The dispatch function jankwatch hooks; @depth > 0 dispatches a nested task first. A busy
+ * task's time is split: the nested one spins for half of @ms, this one for the rest once it
+ * has returned, so that every level has work after its inner dispatch's return.
+ */
 __attribute__((noinline)) void dispatch(enum kind kind, unsigned int ms, int depth)
 {
-	if (depth > 0)
-		dispatch(kind, ms, depth - 1);
-	else if (kind == BUSY)
+	if (depth > 0) {
+		dispatch(kind, kind == BUSY ? ms / 2 : ms, depth - 1);
+		if (kind == BUSY)
+			busy_work(ms - ms / 2);
+	} else if (kind == BUSY) {
 		busy_work(ms);
+	}
 	if (kind == BUSY && use_longjmp)
 		longjmp(escape, 1);
 	else if (kind == SLEEP)

@@ -401,6 +401,9 @@ static void test_events_rotate(void **state)
 	assert_int_equal(st.st_size, 999);
 	read_file(at(fx, "logs/events.jsonl.1"), buf, sizeof(buf));
 	assert_int_equal(buf[0], 'e');
+	/* The new .1 is the file rotated now: the old one, with "first", is gone. */
+	assert_int_equal(stat(at(fx, "logs/events.jsonl.1"), &st), 0);
+	assert_int_equal(st.st_size, 1049 * 999);
 }
 
 /* A link planted as events.jsonl.1 is replaced by the rotation, its target untouched. */
