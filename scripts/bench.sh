@@ -545,6 +545,7 @@ main()
 		probe_build fp '^push +%rbp'
 		probe_build nofp '^mov '
 		probe_build cet '^endbr64'
+		probe_build narrow '^movslq'
 		syscall_build
 		watch_cost
 		event_latency
