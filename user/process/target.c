@@ -93,17 +93,15 @@ static int read_status(pid_t pid, uid_t *uid, pid_t *tgid)
 }
 
 /*
- * Whether process @pid (@comm) can be read: another user's takes CAP_SYS_PTRACE and
- * CAP_DAC_READ_SEARCH; when one is missing, says which. 0 or -EPERM.
+ * Whether process @pid (@comm), of user @uid, can be read: another user's takes CAP_SYS_PTRACE
+ * and CAP_DAC_READ_SEARCH; when one is missing, says which. 0 or -EPERM.
  */
-static int other_user(pid_t pid, const char *comm, char *err, size_t errlen)
+static int other_user(pid_t pid, const char *comm, uid_t uid, char *err, size_t errlen)
 {
 	char missing[64] = "";
 	struct jw_capset caps;
-	pid_t tgid;
-	uid_t uid;
 
-	if (read_status(pid, &uid, &tgid) || uid == geteuid() || jw_caps_own(&caps))
+	if (uid == geteuid() || jw_caps_own(&caps))
 		return 0;	/* the reads that follow will say what is wrong */
 	jw_caps_for_other_user(&caps, missing, sizeof(missing));
 	if (!*missing)
@@ -188,7 +186,7 @@ int jw_target_open(pid_t pid, const char *thread, struct jw_target *t, char *err
 	char path[64], buf[4096];
 	pid_t tgid = 0;
 	ssize_t n;
-	int ret;
+	int ret, status;
 
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -203,7 +201,9 @@ int jw_target_open(pid_t pid, const char *thread, struct jw_target *t, char *err
 		snprintf(err, errlen, "pid %d: cannot parse %s", pid, path);
 		return -EINVAL;
 	}
-	ret = other_user(pid, t->comm, err, errlen);
+	/* Read once; a failure is said after the executable's, as a vanished process's is. */
+	status = read_status(pid, &t->uid, &tgid);
+	ret = status ? 0 : other_user(pid, t->comm, t->uid, err, errlen);
 	if (ret)
 		return ret;
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
@@ -223,11 +223,10 @@ int jw_target_open(pid_t pid, const char *thread, struct jw_target *t, char *err
 		return ret == -ENOENT ? -ESRCH : ret;
 	}
 	t->exe[n] = '\0';
-	ret = read_status(pid, &t->uid, &tgid);
-	if (ret) {
+	if (status) {
 		snprintf(err, errlen, "pid %d: cannot read /proc/%d/status: %s", pid, pid,
-			 strerror(-ret));
-		return ret;
+			 strerror(-status));
+		return status;
 	}
 	/* /proc/TID exists for every thread: a thread's id is not its process's. */
 	if (tgid != pid) {
