@@ -38,7 +38,9 @@ int main(int argc, char **argv)
 	if (ret)
 		snprintf(err, sizeof(err), "cannot read this process's capabilities: %s",
 			 strerror(-ret));
-	if (ret || !jw_caps_enough(&caps, jw_kernel_uprobes_allowed(), err, sizeof(err))) {
+	/* The trial uprobe only where CAP_SYS_ADMIN, which always may make them, is missing. */
+	if (ret || !jw_caps_enough(&caps, jw_caps_has(&caps, JW_CAP_SYS_ADMIN) ||
+					   jw_kernel_uprobes_allowed(), err, sizeof(err))) {
 		jw_log(JW_LOG_ERROR, "%s", err);
 		jw_config_free(&cfg);
 		return 1;
