@@ -268,6 +268,84 @@ static void test_real_kallsyms(void **state)
 		assert_true(errno == EPERM || errno == ENOENT);
 }
 
+/*
+ * The scheduler's text, from its kallsyms markers (type T, unsorted here): start inclusive, end
+ * exclusive, and carried as they are; none when a marker is missing or the table is NULL.
+ */
+static void test_sched_text(void **state)
+{
+	struct fixture *fx = *state;
+	uint64_t start = 1, end = 1;
+
+	write_file(fx->path, "ffffffff81004000 T __sched_text_end\n"
+			     "ffffffff81003000 T __schedule\n"
+			     "ffffffff81001000 T before_sched\n"
+			     "ffffffff81002000 T __sched_text_start\n"
+			     "ffffffff81005000 T after_sched\n");
+	fx->ks = jw_ksyms__load(fx->path);
+	assert_non_null(fx->ks);
+	jw_ksyms__sched_text(fx->ks, &start, &end);
+	assert_true(start == 0xffffffff81002000ULL);
+	assert_true(end == 0xffffffff81004000ULL);
+	assert_false(jw_ksyms__in_sched(fx->ks, 0xffffffff81001fffULL));
+	assert_true(jw_ksyms__in_sched(fx->ks, 0xffffffff81002000ULL));
+	assert_true(jw_ksyms__in_sched(fx->ks, 0xffffffff81003010ULL));
+	assert_true(jw_ksyms__in_sched(fx->ks, 0xffffffff81003fffULL));
+	assert_false(jw_ksyms__in_sched(fx->ks, 0xffffffff81004000ULL));
+	assert_false(jw_ksyms__in_sched(fx->ks, 0));
+	assert_sym(fx, 0xffffffff81003010ULL, "__schedule", 0x10);
+
+	assert_false(jw_ksyms__in_sched(NULL, 0xffffffff81003010ULL));
+	jw_ksyms__sched_text(NULL, &start, &end);
+	assert_true(start == 0 && end == 0);
+
+	/* No markers (the fake file above has none): no scheduler text. */
+	jw_ksyms__free(fx->ks);
+	load_fake(fx);
+	start = end = 1;
+	jw_ksyms__sched_text(fx->ks, &start, &end);
+	assert_true(start == 0 && end == 0);
+	assert_false(jw_ksyms__in_sched(fx->ks, 0xffffffff81001000ULL));
+}
+
+/*
+ * A table from a raw capture's list: unsorted, its names copied (the caller's buffers may go),
+ * naming and scheduler bounds as from kallsyms.
+ */
+static void test_from_list(void **state)
+{
+	static const uint64_t addrs[] = { 0x4000, 0x2000, 0x1000, 0x3000, 0x2100 };
+	static const char *const src[] = { "do_epoll_wait", "__sched_text_start", "bpf_trace_run",
+					   "__sched_text_end", "__schedule" };
+	struct fixture *fx = *state;
+	char names[5][32];
+	const char *ptrs[5];
+	uint64_t start, end;
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		snprintf(names[i], sizeof(names[i]), "%s", src[i]);
+		ptrs[i] = names[i];
+	}
+	fx->ks = jw_ksyms__from_list(addrs, ptrs, 5);
+	assert_non_null(fx->ks);
+	memset(names, 'x', sizeof(names));
+	assert_sym(fx, 0x1010, "bpf_trace_run", 0x10);
+	assert_sym(fx, 0x2110, "__schedule", 0x10);
+	assert_sym(fx, 0x4000, "do_epoll_wait", 0);
+	assert_no_sym(fx, 0xfff);
+	jw_ksyms__sched_text(fx->ks, &start, &end);
+	assert_true(start == 0x2000 && end == 0x3000);
+	assert_true(jw_ksyms__in_sched(fx->ks, 0x2110));
+	assert_false(jw_ksyms__in_sched(fx->ks, 0x3000));
+
+	/* An empty list: a table that names nothing. */
+	jw_ksyms__free(fx->ks);
+	fx->ks = jw_ksyms__from_list(NULL, NULL, 0);
+	assert_non_null(fx->ks);
+	assert_no_sym(fx, 0x1000);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -284,6 +362,8 @@ int main(void)
 		T(test_malformed_lines),
 		T(test_many_symbols),
 		T(test_real_kallsyms),
+		T(test_sched_text),
+		T(test_from_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

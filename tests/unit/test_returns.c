@@ -139,6 +139,87 @@ static void test_outside_the_copy(void **state)
 	jw_put_back_returns(l, &fx->s, BASE, fx->stack, fx->regs);
 }
 
+/*
+ * The copy is s->stack_size bytes, whatever lies behind it: a slot past it is not written, nor a
+ * trampoline address there; a copy shorter than a word gets nothing.
+ */
+static void test_within_the_claimed_size(void **state)
+{
+	const struct jw_ureg_layout *l = jw_ureg_layout(JW_X86_64_MACHINE);
+	struct fixture *fx = *state;
+	uint8_t before[COPY];
+
+	pending(fx, 0, BASE + COPY / 2 + 64, BASE + COPY / 2 + 128);
+	fx->s.stack_size = COPY / 2;
+	memcpy(before, fx->stack, COPY);
+	jw_put_back_returns(l, &fx->s, BASE, fx->stack, fx->regs);
+	assert_memory_equal(before, fx->stack, COPY);
+
+	pending(fx, TRAMP, BASE + COPY / 2 + 64, BASE + COPY / 2 + 128);
+	fx->s.stack_size = COPY / 2;
+	put(fx, BASE + COPY / 2 + 64, TRAMP);
+	put(fx, BASE + COPY / 2 + 128, TRAMP);
+	memcpy(before, fx->stack, COPY);
+	jw_put_back_returns(l, &fx->s, BASE, fx->stack, fx->regs);
+	assert_memory_equal(before, fx->stack, COPY);
+
+	pending(fx, 0, BASE, BASE + 0x40);
+	fx->s.stack_size = 4;
+	memcpy(before, fx->stack, COPY);
+	jw_put_back_returns(l, &fx->s, BASE, fx->stack, fx->regs);
+	assert_memory_equal(before, fx->stack, COPY);
+}
+
+/*
+ * An outer pending return's slot is looked for only above the inner one's: a stale trampoline
+ * address below the inner slot (in the inner frame) is not the outer function's. Nor, in a
+ * damaged old capture, is a recorded slot below the inner one.
+ */
+static void test_outer_slot_above_inner(void **state)
+{
+	const struct jw_ureg_layout *arm64 = jw_ureg_layout(JW_ARM64_MACHINE);
+	const struct jw_ureg_layout *x86 = jw_ureg_layout(JW_X86_64_MACHINE);
+	struct fixture *fx = *state;
+
+	pending(fx, TRAMP, BASE + 0x80, BASE + 0x180);
+	fx->regs[JW_ARM64_UREG_LR] = TRAMP;
+	put(fx, BASE + 0x68, TRAMP);	/* the inner function's saved link register */
+	put(fx, BASE + 0x50, TRAMP);	/* a stale copy below it */
+	jw_put_back_returns(arm64, &fx->s, BASE, fx->stack, fx->regs);
+	assert_int_equal(fx->regs[JW_ARM64_UREG_LR], 0x401111);
+	assert_int_equal(get(fx, BASE + 0x68), 0x401111);
+	assert_int_equal(get(fx, BASE + 0x50), TRAMP);
+
+	pending(fx, 0, BASE + 0x100, BASE + 0x40);
+	put(fx, BASE + 0x40, 0x5555);
+	jw_put_back_returns(x86, &fx->s, BASE, fx->stack, fx->regs);
+	assert_int_equal(get(fx, BASE + 0x100), 0x401111);
+	assert_int_equal(get(fx, BASE + 0x40), 0x5555);
+}
+
+/*
+ * A damaged count reads no more than JW_MAX_NEST entries: the words after ret_sp (ret_addr's,
+ * here one that would be a slot in the copy) are not slots.
+ */
+static void test_damaged_count(void **state)
+{
+	const struct jw_ureg_layout *l = jw_ureg_layout(JW_X86_64_MACHINE);
+	struct fixture *fx = *state;
+	uint8_t before[COPY];
+	size_t i;
+
+	assert_int_equal(offsetof(struct jw_sample_rec, ret_addr),
+			 offsetof(struct jw_sample_rec, ret_sp) + sizeof(fx->s.ret_sp));
+	pending(fx, 0, 0, 0);	/* every recorded slot below the copy */
+	fx->s.n_rets = 1000;
+	for (i = 0; i < JW_MAX_NEST; i++)
+		fx->s.ret_addr[i] = BASE + 0x40;
+	put(fx, BASE + 0x40, 0x5555);
+	memcpy(before, fx->stack, COPY);
+	jw_put_back_returns(l, &fx->s, BASE, fx->stack, fx->regs);
+	assert_memory_equal(before, fx->stack, COPY);
+}
+
 static void test_layouts(void **state)
 {
 	(void)state;
@@ -168,6 +249,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_arm64_link_register_moved_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_without_trampoline_address, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outside_the_copy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_within_the_claimed_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_outer_slot_above_inner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_count, setup, teardown),
 		cmocka_unit_test(test_layouts),
 	};
 

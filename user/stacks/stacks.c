@@ -212,7 +212,9 @@ size_t jw_stacks__frames(struct jw_stacks *st, struct jw_symbolizer *sym,
 		us = pick_stack(sym, &st->dw, &st->fp);
 	for (i = (int)us->n - 1; i >= 0; i--)
 		jw_symbolizer__frame(sym, us->pcs[i], !us->activation[i], &frames[n++]);
-	for (i = (int)s->n_kernel - 1; i >= kernel_leaf(st, s); i--)
+	/* Bounded as kernel_leaf() bounds it: a record's count is not trusted past its array. */
+	i = s->n_kernel < JW_MAX_KERNEL_FRAMES ? (int)s->n_kernel : JW_MAX_KERNEL_FRAMES;
+	for (i--; i >= kernel_leaf(st, s); i--)
 		jw_ksyms__frame(st->ksyms, s->kernel_ips[i], &frames[n++]);
 	return n;
 }
