@@ -48,6 +48,14 @@ struct {
 	__type(value, struct jw_thread_link);
 } thread_link SEC(".maps");
 
+/* By slot, the code of the library a watched thread's callback sites are in; sized by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jw_code_range);
+} site_ranges SEC(".maps");
+
 /* Threads user space asked to watch, by tid. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -158,15 +166,6 @@ static __always_inline __u64 ctx_sp(struct pt_regs *ctx)
 
 	barrier_var(sp);
 	return sp;
-}
-
-/* A first argument at a function's entry, kept opaque to the compiler as in ctx_sp(). */
-static __always_inline __u64 ctx_arg(struct pt_regs *ctx, int i)
-{
-	__u64 arg = i == 0 ? PT_REGS_PARM1(ctx) : i == 1 ? PT_REGS_PARM2(ctx) : PT_REGS_PARM3(ctx);
-
-	barrier_var(arg);
-	return arg;
 }
 
 static __always_inline void count_drop(enum jw_drop what)

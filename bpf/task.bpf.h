@@ -224,37 +224,103 @@ static void begin_task(struct jw_task_state *s, __u64 now, __u64 cookie)
 	s->cur_probe = 0;
 }
 
+/* The value path @rp leads to from registers @regs, into @out; false when a load fails. */
+static __always_inline bool follow_path(const __u64 *regs, const struct jw_reg_path *rp, __u64 *out)
+{
+	__u32 reg = rp->reg;
+	__u64 p;
+
+	if (reg >= JW_UREG_MAX)
+		return false;
+	p = regs[reg];
+	if (rp->n_offsets > 0 &&
+	    bpf_probe_read_user(&p, sizeof(p), (void *)(p + (__s64)rp->offsets[0])))
+		return false;
+	if (rp->n_offsets > 1 &&
+	    (!p || bpf_probe_read_user(&p, sizeof(p), (void *)(p + (__s64)rp->offsets[1]))))
+		return false;
+	*out = p;
+	return true;
+}
+
 /*
- * A dispatch directly under the waits begins at @now: note it, and the handler its argument
- * leads to when its probe names handlers (redis: c->cmd->proc; CPython: frame->f_code).
+ * A naming dispatch's probe (@c) stopped at @ctx at @now: the handler it runs, and for a timer
+ * with a due time, how late it ran as its delay. A call of its own: the registers' copy is the
+ * largest thing on the stack, and the programs' frames share 512 bytes.
+ */
+static __noinline void name_inner(struct pt_regs *ctx, struct jw_task_state *s,
+				  const struct jw_arg_chain *c, __u64 now)
+{
+	__u64 regs[JW_UREG_MAX] = {}, p = 0, due;
+	__u32 other = c->handler_else;
+
+	copy_user_regs(ctx, regs);
+	if ((!follow_path(regs, &c->handler, &p) || !p) && other >= 1 && other <= JW_UREG_MAX)
+		p = regs[other - 1];
+	s->cur_handler = p;
+	if (!c->due_unit_ns || !follow_path(regs, &c->due, &due) || (__s64)due <= 0)
+		return;
+	due *= c->due_unit_ns;
+	s->cur_delay_ns = now > due ? now - due : 0;
+}
+
+/* The function a callback site (@cookie: JW_COOKIE_CALLEE) is about to call; 0 if unread. */
+static __noinline __u64 site_callee(struct pt_regs *ctx, __u64 cookie)
+{
+	__u32 reg = ((cookie >> JW_CALLEE_REG_SHIFT) & 63) - 1;
+	__u64 regs[JW_UREG_MAX] = {}, p;
+
+	if (reg >= JW_UREG_MAX)
+		return 0;
+	copy_user_regs(ctx, regs);
+	p = regs[reg];
+	if ((cookie & JW_CALLEE_MEM) &&
+	    bpf_probe_read_user(&p, sizeof(p),
+				(void *)(p + (__s16)(cookie >> JW_CALLEE_DISP_SHIFT))))
+		return 0;
+	return p;
+}
+
+/*
+ * A callback site (@cookie) inside the naming dispatch of thread state @s: a callee of the
+ * program's renames it (libuv's I/O function called the handle's callback); one of the library's
+ * own (a call the program's callback made into the library) does not.
+ */
+static __noinline void rename_inner(struct pt_regs *ctx, struct jw_task_state *s, __u64 cookie)
+{
+	__u64 callee = site_callee(ctx, cookie);
+	__u32 slot = s->slot;
+	struct jw_code_range *lib = bpf_map_lookup_elem(&site_ranges, &slot);
+
+	if (callee && (!lib || callee < lib->lo || callee >= lib->hi))
+		s->cur_handler = callee;
+}
+
+/*
+ * A dispatch directly under the waits begins at @now: note it, and the handler its probe
+ * leads to when it names handlers (redis: c->cmd->proc; CPython: frame->f_code; a loop's call
+ * of a callback: the callback, and how late its timer ran).
  */
 static __always_inline void open_inner(struct pt_regs *ctx, struct jw_task_state *s, __u64 cookie,
 				       __u64 now)
 {
 	__u32 id = (__u32)cookie & (JW_MAX_PROBES - 1);
 	struct jw_arg_chain *c;
-	__u64 args[4] = {}, p;
 
 	s->cur_probe = id + 1;
 	s->cur_start = now;
 	s->cur_off = s->runq_ns + s->blocked_ns;
 	s->cur_handler = 0;
 	s->cur_delay_ns = queue_delay(s, now);
+	if (cookie & JW_COOKIE_CALLEE)
+		s->cur_handler = site_callee(ctx, cookie);
 	if (!(cookie & JW_COOKIE_NAME_ARG))
 		return;
-	/* Read only here: a probe that names no handler does not pay for them. */
-	args[0] = ctx_arg(ctx, 0);
-	args[1] = ctx_arg(ctx, 1);
-	args[2] = ctx_arg(ctx, 2);
 	c = bpf_map_lookup_elem(&arg_chains, &id);
-	if (!c || c->arg > 2)
+	if (!c)
 		return;
-	p = args[c->arg & 3];
-	if (bpf_probe_read_user(&p, sizeof(p), (void *)(p + c->offsets[0])) || !p)
-		return;
-	if (c->n_offsets > 1 && bpf_probe_read_user(&p, sizeof(p), (void *)(p + c->offsets[1])))
-		return;
-	s->cur_handler = p;
+	/* Read only here: a probe that names no handler does not pay for them. */
+	name_inner(ctx, s, c, now);
 }
 
 SEC("uprobe")
@@ -293,6 +359,8 @@ int dispatch_enter(struct pt_regs *ctx)
 		begin_task(s, now, cookie);
 	else if (s->depth == 1 && s->sp[0] == WAIT_FRAME_SP)
 		open_inner(ctx, s, cookie, now);
+	else if ((cookie & JW_COOKIE_CALLEE) && s->cur_probe)
+		rename_inner(ctx, s, cookie);
 	depth = s->depth;
 	if (depth >= JW_MAX_NEST) {
 		s->flags |= JW_TASK_NEST_OVERFLOW;
@@ -319,7 +387,7 @@ int dispatch_exit(struct pt_regs *ctx)
 	if (!s || s->depth == 0)
 		return 0;
 	limit = (cookie & JW_COOKIE_RETPROBE) ? arch_entry_sp_after_return(sp) : sp;
-	if (!close_frames(s, limit) && !(cookie & JW_COOKIE_RETPROBE)) {
+	if (!close_frames(s, limit) && !(cookie & (JW_COOKIE_RETPROBE | JW_COOKIE_SITE_EXIT))) {
 		/* An exit symbol called deeper than its entry still ends the innermost dispatch. */
 		s->depth--;
 	}

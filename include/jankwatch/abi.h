@@ -95,6 +95,21 @@ static inline __u32 jw_tid_bucket(__u32 tid)
 #define JW_COOKIE_NAME_ARG (1ULL << 34)	/* the entry names the task's handler: see jw_arg_chain */
 #define JW_COOKIE_INNER (1ULL << 35)	/* a preset's dispatch: only inside the waits' envelope */
 /*
+ * A callback site (sites.h): the callee names the handler, read from the register + 1 in bits
+ * 8-13 (DWARF numbering), or with JW_CALLEE_MEM from memory at that register plus the signed
+ * 16-bit displacement in bits 16-31. Under the waits it opens a naming dispatch; nested in one,
+ * it renames it (the last callback a task's dispatch ran is its handler).
+ */
+#define JW_COOKIE_CALLEE (1ULL << 36)
+/*
+ * A handler site's return site: it closes only the dispatch its call opened (a jump may reach
+ * the instruction after a call it skipped), never the innermost one as an exit symbol does.
+ */
+#define JW_COOKIE_SITE_EXIT (1ULL << 37)
+#define JW_CALLEE_REG_SHIFT 8
+#define JW_CALLEE_MEM (1ULL << 14)
+#define JW_CALLEE_DISP_SHIFT 16
+/*
  * Bits 40 and up: the slot + 1 of the process's watched thread (0: look it up), so that the
  * probes find its state by array index, without a task storage lookup.
  */
@@ -414,15 +429,27 @@ enum jw_handler_kind {
 };
 
 /*
- * How a dispatch function's argument leads to the handler it runs: start from argument @arg and
- * follow @n_offsets loads, *(p + offsets[i]). redis's call(c): arg 0, c->cmd (0x70) then
- * cmd->proc (0x50). CPython 3.11's _PyEval_EvalFrameDefault(tstate, frame, throwflag): arg 1,
- * frame->f_code (0x20).
+ * A value a probe reads from the user registers it stopped with: register @reg (DWARF numbering,
+ * JW_UREG_*), then @n_offsets (0..2) loads, *(p + offsets[i]).
+ */
+struct jw_reg_path {
+	__u32 reg;
+	__u32 n_offsets;
+	__s32 offsets[2];
+};
+
+/*
+ * How a naming dispatch's probe finds the handler it runs, and when it was due.
+ * - At a function's entry, from an argument's register: redis's call(c): the first argument,
+ *   c->cmd (0x70) then cmd->proc (0x50); CPython 3.11's _PyEval_EvalFrameDefault(tstate, frame,
+ *   throwflag): the second, frame->f_code (0x20).
+ * - At a loop's call of a callback (a handler site): the callback's own register or a field of
+ *   its argument, else (@handler_else) the callee's register; and the due time of the timer it
+ *   runs, when the loop keeps one (@due, in units of @due_unit_ns on CLOCK_MONOTONIC; a negative
+ *   value is none), so that the delay is how late the timer ran.
  */
 struct jw_arg_chain {
-	__u32 arg;		/* 0..2 */
-	__u32 n_offsets;	/* 1 or 2 */
-	__u32 offsets[2];
+	struct jw_reg_path handler;
 	__u32 kind;		/* enum jw_handler_kind */
 	/* JW_HANDLER_PY_CODE: where a code object keeps its qualified name, file and first line */
 	__u32 py_qualname;
@@ -432,7 +459,19 @@ struct jw_arg_chain {
 	__u32 py_str_state;
 	__u32 py_str_ascii_data;
 	__u32 py_str_utf8;	/* a compact non-ASCII str: its UTF-8 copy's pointer, if made */
+	__u32 handler_else;	/* register + 1 whose value is the handler when @handler gives 0; 0: none */
+	struct jw_reg_path due;
+	__u32 due_unit_ns;	/* 0: no due time */
 	__u32 pad;
+};
+
+/*
+ * Where a watched process runs the code of the library its callback sites are in: a callee
+ * there is the library's own (an I/O watcher's function), one outside it the program's.
+ */
+struct jw_code_range {
+	__u64 lo;
+	__u64 hi;		/* 0: none known */
 };
 
 /* An executable --exe watches, by its file's identity. */

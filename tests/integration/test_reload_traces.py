@@ -67,7 +67,7 @@ def history_s(ev, path, tasks):
     mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
     check(len(mine) == 1, f"the traced jank is one of the target's tasks ({ev['begin_time']})")
     begin = mine[0].begin_ns / 1e9
-    light = [ts for ts, name in slice_begins(path) if name == "H:syscall"]
+    light = [ts for ts, name in slice_begins(path) if name == "H:on_light"]
     return begin - min(light) if light else 0.0
 
 

@@ -181,9 +181,9 @@ lines, samples, task, target = run(["--set", "flight_recorder_s=2"], "flight rec
 own_begin = task.begin_ns / 1e9
 before = [l for l in lines if l.ts < own_begin - 0.5]
 # on_light's tasks are not reported, so their stacks are not read: their slices are named as their
-# stats rows are, after what is hooked: the waits ("syscall").
+# stats rows are, by the handler GLib's dispatch call was seen calling (its handler site).
 light = [l for l in before if l.event == "tracing_mark_write" and
-         l.rest == f"B|{target.pid}|H:syscall"]
+         l.rest == f"B|{target.pid}|H:on_light"]
 check(len(light) >= 5 and any(l.event == "sched_switch" for l in before),
       f"with flight_recorder_s=2, {len(before)} lines from more than 0.5 s before the task "
       f"began, {len(light)} of them on_light's slices, and switches")

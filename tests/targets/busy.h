@@ -30,14 +30,17 @@ static __attribute__((noinline, used)) void busy_work(unsigned int ms)
 }
 
 /*
- * A timer loop's options: --ms (the busy task), --every (ms between), --count (0: forever), and
- * --light (ms between the no-op ticks of a loop that has them, 0: none).
+ * A timer loop's options: --ms (the busy task), --every (ms between), --count (0: forever),
+ * --light (ms between the no-op ticks of a loop that has them, 0: none), and --posted 1: the busy
+ * task is no timer of its own but posted by the light ticker every --every ms, right after its
+ * tick (the loop's own way to run work soon: an idle source, an async handle).
  */
 struct timer_args {
 	unsigned int ms;
 	unsigned int every;
 	unsigned int count;
 	unsigned int light;
+	unsigned int posted;
 };
 
 static inline struct timer_args parse_timer_args(int argc, char **argv)
@@ -54,6 +57,8 @@ static inline struct timer_args parse_timer_args(int argc, char **argv)
 			a.count = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--light"))
 			a.light = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--posted"))
+			a.posted = atoi(argv[i + 1]);
 	}
 	return a;
 }

@@ -33,10 +33,10 @@ static void test_debian_build(void **state)
 
 	(void)state;
 	assert_int_equal(jw_arch_derive_call_chain(debian_call, sizeof(debian_call), &c), 0);
-	assert_int_equal(c.arg, 0);
-	assert_int_equal(c.n_offsets, 2);
-	assert_int_equal(c.offsets[0], 0x70);
-	assert_int_equal(c.offsets[1], 0x50);
+	assert_int_equal(c.handler.reg, jw_arch_arg_reg(0));
+	assert_int_equal(c.handler.n_offsets, 2);
+	assert_int_equal(c.handler.offsets[0], 0x70);
+	assert_int_equal(c.handler.offsets[1], 0x50);
 	assert_int_equal(c.kind, JW_HANDLER_CODE);
 }
 
@@ -55,8 +55,8 @@ static void test_other_register(void **state)
 
 	(void)state;
 	assert_int_equal(jw_arch_derive_call_chain(code, sizeof(code), &c), 0);
-	assert_int_equal(c.offsets[0], 0x68);
-	assert_int_equal(c.offsets[1], 0x48);
+	assert_int_equal(c.handler.offsets[0], 0x68);
+	assert_int_equal(c.handler.offsets[1], 0x48);
 }
 
 /* Code that does not follow the pattern is not guessed at. */
@@ -112,10 +112,10 @@ static void test_debian_build(void **state)
 	(void)state;
 	assert_int_equal(jw_arch_derive_call_chain((const uint8_t *)debian_call, sizeof(debian_call),
 						   &c), 0);
-	assert_int_equal(c.arg, 0);
-	assert_int_equal(c.n_offsets, 2);
-	assert_int_equal(c.offsets[0], 0x70);
-	assert_int_equal(c.offsets[1], 0x50);
+	assert_int_equal(c.handler.reg, jw_arch_arg_reg(0));
+	assert_int_equal(c.handler.n_offsets, 2);
+	assert_int_equal(c.handler.offsets[0], 0x70);
+	assert_int_equal(c.handler.offsets[1], 0x50);
 	assert_int_equal(c.kind, JW_HANDLER_CODE);
 }
 

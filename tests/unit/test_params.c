@@ -45,6 +45,7 @@ static const struct range_case ranges[] = {
 	  "allowed 1..1000000" },
 	{ JW_P_STATS_MAX_ENTRIES, "stats_max_entries", 1500, 1, 1000000, "allowed 1..1000000" },
 	{ JW_P_WAIT_TRACEPOINTS, "wait_tracepoints", 2, 0, 2, "allowed 0..2" },
+	{ JW_P_HANDLER_SITES, "handler_sites", 1, 0, 1, "allowed 0..1" },
 };
 
 #define N_RANGES (sizeof(ranges) / sizeof(ranges[0]))
@@ -157,7 +158,7 @@ static void test_key_errors(void **state)
 	set_fails(fx, "threshold=100", "did you mean threshold_ms?");
 	set_fails(fx, "brust=off", "did you mean burst?");
 	set_fails(fx, "foo=1", "foo=1: unknown parameter, valid: log_type, sample_interval, ");
-	assert_contains(fx->err, "wait_tracepoints, burst");
+	assert_contains(fx->err, "wait_tracepoints, handler_sites, burst");
 	set_fails(fx, "sample_interval", "sample_interval: missing '='");
 	set_fails(fx, "=5", "missing parameter name");
 	set_fails(fx, "", "missing '='");

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "arch/arch.h"
 #include "process/preset_nginx.h"
 #include "process/preset_python.h"
 #include "process/presets.h"
@@ -32,9 +33,11 @@ static void test_python_chain(void **state)
 
 	(void)state;
 	assert_int_equal(jw_python_chain(311, &c), 0);
-	assert_int_equal(c.arg, 1);
-	assert_int_equal(c.n_offsets, 1);
-	assert_int_equal(c.offsets[0], 0x20);
+	assert_int_equal(c.handler.reg, jw_arch_arg_reg(1));
+	assert_int_equal(c.handler.n_offsets, 1);
+	assert_int_equal(c.handler.offsets[0], 0x20);
+	assert_int_equal(c.handler_else, 0);
+	assert_int_equal(c.due_unit_ns, 0);
 	assert_int_equal(c.kind, JW_HANDLER_PY_CODE);
 	assert_int_equal(jw_python_chain(312, &c), -ENOTSUP);
 	assert_int_equal(jw_python_chain(-1, &c), -ENOTSUP);
@@ -93,16 +96,16 @@ static void test_detect_self(void **state)
 	(void)state;
 	assert_true(n > 0);
 	exe[n] = '\0';
-	assert_int_equal(jw_preset_detect(getpid(), exe, "auto", &p, why, sizeof(why)), 0);
+	assert_int_equal(jw_preset_detect(getpid(), exe, "auto", true, &p, why, sizeof(why)), 0);
 	assert_string_equal(p.name, "syscall");
 	assert_string_equal(why, "auto: no preset for this program");
-	assert_int_equal(jw_preset_detect(getpid(), exe, "glib", &p, why, sizeof(why)), -ENOENT);
+	assert_int_equal(jw_preset_detect(getpid(), exe, "glib", true, &p, why, sizeof(why)), -ENOENT);
 	assert_string_equal(p.name, "syscall");
 	assert_non_null(strstr(why, "--loop glib: pid "));
 	assert_non_null(strstr(why, " maps no libglib-2.0.so with g_main_context_dispatch"));
-	assert_int_equal(jw_preset_detect(getpid(), exe, "redis", &p, why, sizeof(why)), -ENOENT);
+	assert_int_equal(jw_preset_detect(getpid(), exe, "redis", true, &p, why, sizeof(why)), -ENOENT);
 	assert_non_null(strstr(why, "does not export aeMain, processCommand and call"));
-	assert_int_equal(jw_preset_detect(getpid(), exe, "syscall", &p, why, sizeof(why)), 0);
+	assert_int_equal(jw_preset_detect(getpid(), exe, "syscall", true, &p, why, sizeof(why)), 0);
 	assert_string_equal(why, "as asked");
 }
 

@@ -131,6 +131,24 @@ static void test_find_mapping_exe(void **state)
 	assert_string_equal(path, exe);
 }
 
+/* Where this process runs libc's code and its own: the functions of each, and nothing else. */
+static void test_code_range(void **state)
+{
+	char libc[PATH_MAX];
+	uint64_t lo, hi, exe_lo, exe_hi;
+
+	(void)state;
+	assert_int_equal(jw_target_find_mapping(getpid(), "libc.so.6", libc, sizeof(libc)), 0);
+	assert_int_equal(jw_target_code_range(getpid(), libc, &lo, &hi), 0);
+	assert_true((uintptr_t)&getpid >= lo && (uintptr_t)&getpid < hi);
+	assert_int_equal(jw_target_code_range(getpid(), "/proc/self/exe", &exe_lo, &exe_hi), 0);
+	assert_true((uintptr_t)&test_code_range >= exe_lo && (uintptr_t)&test_code_range < exe_hi);
+	assert_false((uintptr_t)&getpid >= exe_lo && (uintptr_t)&getpid < exe_hi);
+	/* A file it does not map as code, and one that is not there. */
+	assert_int_equal(jw_target_code_range(getpid(), "/etc/passwd", &lo, &hi), -ENOENT);
+	assert_int_equal(jw_target_code_range(getpid(), "/nonexistent/lib.so", &lo, &hi), -ENOENT);
+}
+
 static void test_find_mapping_absolute(void **state)
 {
 	char path[PATH_MAX];
@@ -238,6 +256,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_find_mapping_libc),
 		T(test_find_mapping_exe),
+		T(test_code_range),
 		T(test_find_mapping_absolute),
 		T(test_find_mapping_missing),
 		T(test_find_mapping_mapped_file),

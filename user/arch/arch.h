@@ -24,6 +24,46 @@ extern const size_t jw_arch_n_wait_syscalls;
  */
 int jw_arch_derive_call_chain(const uint8_t *code, size_t len, struct jw_arg_chain *chain);
 
+/* The register (DWARF numbering, JW_UREG_*) of a function's argument @i (0, 1 or 2) at its entry. */
+unsigned int jw_arch_arg_reg(unsigned int i);
+
+/* A call instruction, as the handler sites (process/sites.h) need to know it. */
+struct jw_arch_call {
+	size_t at;		/* where it is, from the code's start */
+	size_t len;
+	bool indirect;
+	int64_t target;		/* direct: where it calls, from the code's start */
+	/*
+	 * indirect: the register it calls (DWARF numbering), or through memory (@mem) the base
+	 * register of the address, + @disp; -1 when the address is no base + displacement
+	 */
+	int reg;
+	bool mem;
+	int32_t disp;
+};
+
+/*
+ * Decodes @len bytes of code at @code, from an instruction's start, one instruction after another
+ * (a linear sweep: the code of one function, or a section of compiled code), and calls @fn on
+ * every call instruction; @fn returns non-zero to stop. An instruction it cannot decode is
+ * stepped over byte by byte. Returns what the last @fn returned, or 0.
+ */
+int jw_arch_scan_calls(const uint8_t *code, size_t len,
+		       int (*fn)(const struct jw_arch_call *call, void *ctx), void *ctx);
+
+/*
+ * The GOT slot (its address, into @slot) the PLT stub at @stub (@len bytes there, at address
+ * @addr) jumps through: x86-64 "[endbr64] [bnd] jmp *rel(%rip)", arm64 "adrp x16; ldr x17, [x16,
+ * #lo]". 0, or -ENOENT when it is no such stub.
+ */
+int jw_arch_plt_slot(const uint8_t *stub, size_t len, uint64_t addr, uint64_t *slot);
+
+/*
+ * The length of the instruction at @p (@len bytes there), or 0 when it is not decoded (x86-64:
+ * a length decoder for the general-purpose, x87, SSE, VEX and EVEX encodings; arm64: 4).
+ */
+size_t jw_arch_insn_len(const uint8_t *p, size_t len);
+
 /*
  * An instruction at a function's entry, as probe placement (placement.h) needs to know it: what
  * the kernel does with a uprobe on it, and whether it may be passed.

@@ -65,10 +65,10 @@ int jw_arch_derive_call_chain(const uint8_t *code, size_t len, struct jw_arg_cha
 				if (insn_at(code + 4 * k) != (0xd63f0000 | b << 5))
 					continue;
 				memset(chain, 0, sizeof(*chain));
-				chain->arg = 0;
-				chain->n_offsets = 2;
-				chain->offsets[0] = d1;
-				chain->offsets[1] = d2;
+				chain->handler.reg = jw_arch_arg_reg(0);
+				chain->handler.n_offsets = 2;
+				chain->handler.offsets[0] = d1;
+				chain->handler.offsets[1] = d2;
 				chain->kind = JW_HANDLER_CODE;
 				return 0;
 			}
@@ -76,6 +76,65 @@ int jw_arch_derive_call_chain(const uint8_t *code, size_t len, struct jw_arg_cha
 		}
 	}
 	return -ENOENT;
+}
+
+/* ---- Instruction lengths, and the calls among them (handler sites) ---- */
+
+unsigned int jw_arch_arg_reg(unsigned int i)
+{
+	return i < 3 ? i : 0;	/* x0, x1, x2 */
+}
+
+size_t jw_arch_insn_len(const uint8_t *p, size_t len)
+{
+	(void)p;
+	return len >= 4 ? 4 : 0;
+}
+
+int jw_arch_plt_slot(const uint8_t *stub, size_t len, uint64_t addr, uint64_t *slot)
+{
+	uint32_t adrp, ldr;
+	int64_t page;
+
+	if (len < 8)
+		return -ENOENT;
+	adrp = insn_at(stub);
+	ldr = insn_at(stub + 4);
+	/* adrp x16, page; ldr x17, [x16, #lo] */
+	if ((adrp & 0x9f00001f) != 0x90000010 || (ldr & 0xffc003ff) != 0xf9400211)
+		return -ENOENT;
+	page = (int64_t)((uint64_t)(((adrp >> 5) & 0x7ffff) << 2 | (adrp >> 29 & 3)) << 43) >> 31;
+	*slot = (addr & ~0xfffULL) + (uint64_t)page + ((ldr >> 10) & 0xfff) * 8;
+	return 0;
+}
+
+int jw_arch_scan_calls(const uint8_t *code, size_t len,
+		       int (*fn)(const struct jw_arch_call *call, void *ctx), void *ctx)
+{
+	struct jw_arch_call c;
+	size_t at;
+	int ret;
+
+	for (at = 0; at + 4 <= len; at += 4) {
+		uint32_t w = insn_at(code + at);
+
+		memset(&c, 0, sizeof(c));
+		c.at = at;
+		c.len = 4;
+		if ((w & 0xfc000000) == 0x94000000) {		/* bl */
+			c.target = (int64_t)at + (int64_t)((int32_t)(w << 6) >> 6) * 4;
+		} else if ((w & 0xfffffc1f) == 0xd63f0000 ||	/* blr */
+			   (w & 0xfffff81f) == 0xd63f081f) {	/* blraaz, blrabz */
+			c.indirect = true;
+			c.reg = w >> 5 & 31;
+		} else {
+			continue;
+		}
+		ret = fn(&c, ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* ---- Probe placement: the instructions at a function's entry ---- */

@@ -29,7 +29,7 @@ _Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
 _Static_assert(sizeof(struct jw_proc_rec) == 56, "jw_proc_rec layout");
 _Static_assert(sizeof(struct jw_sched_rec) == 88, "jw_sched_rec layout");
 _Static_assert(sizeof(struct jw_slice_rec) == 64, "jw_slice_rec layout");
-_Static_assert(sizeof(struct jw_arg_chain) == 48, "jw_arg_chain layout");
+_Static_assert(sizeof(struct jw_arg_chain) == 72, "jw_arg_chain layout");
 _Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
 		       (int)JW_UNWIND_MODE_FP == (int)JW_UNWIND_FP &&
 		       (int)JW_UNWIND_MODE_DWARF == (int)JW_UNWIND_DWARF,
@@ -65,10 +65,13 @@ static int keep_link(struct jw_attach *a, struct bpf_link *link, pid_t pid, bool
 static int reset_state(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot, bool first_wait)
 {
 	struct jw_task_state st = { .tid = tid, .pid = pid, .slot = slot, .first_wait = first_wait };
+	struct jw_code_range none = { 0 };
 	__u32 not_ready = 0;
 
 	if (bpf_map__update_elem(a->skel->maps.wait_probes_ready, &slot, sizeof(slot), &not_ready,
-				 sizeof(not_ready), 0))
+				 sizeof(not_ready), 0) ||
+	    bpf_map__update_elem(a->skel->maps.site_ranges, &slot, sizeof(slot), &none,
+				 sizeof(none), 0))
 		return -errno;
 
 	if (bpf_map__update_elem(a->skel->maps.thread_state, &slot, sizeof(slot), &st, sizeof(st),
@@ -182,6 +185,8 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 		err = bpf_map__set_max_entries(a->skel->maps.thread_state, threads);
 	if (!err)
 		err = bpf_map__set_max_entries(a->skel->maps.wait_probes_ready, threads);
+	if (!err)
+		err = bpf_map__set_max_entries(a->skel->maps.site_ranges, threads);
 	if (err) {
 		jw_log(JW_LOG_ERROR, "cannot size the per-thread maps: %s", strerror(-err));
 		goto err_destroy;
@@ -240,19 +245,20 @@ static uint64_t probe_cookie(uint64_t bits, uint32_t slot)
 
 /*
  * @args_read: a probe on this function reads its arguments (the same for all of them: placed
- * apart they would trap twice).
+ * apart they would trap twice). @exact: at @offset itself, a handler site's instruction.
  */
 static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pid,
 			 const char *path, uint64_t offset, bool retprobe, bool args_read,
-			 uint64_t cookie, const char *name)
+			 bool exact, uint64_t cookie, const char *name)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie);
-	struct jw_placement place;
+	struct jw_placement place = { .skip = 0, .why = "a handler site: where it is" };
 	struct bpf_link *link;
 	int err;
 
 	/* Past what the kernel would single-step at every hit, where that is safe. */
-	jw_probe_place_file(path, offset, args_read, &place);
+	if (!exact)
+		jw_probe_place_file(path, offset, args_read, &place);
 	jw_log(JW_LOG_DEBUG, "%s on %s:%s: %s", retprobe ? "return probe" : "uprobe", path, name,
 	       place.why);
 	offset += place.skip;
@@ -277,10 +283,11 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, 
 	/* The exit first: an entry seen without its exit would leave a task open. */
 	if (p->exit_offset)
 		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path, p->exit_offset,
-				    false, false, cookie, p->exit_name);
+				    false, false, p->exact,
+				    cookie | (p->exact ? JW_COOKIE_SITE_EXIT : 0), p->exit_name);
 	else
 		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path,
-				    p->entry_offset, true, args_read, cookie | JW_COOKIE_RETPROBE,
+				    p->entry_offset, true, args_read, false, cookie | JW_COOKIE_RETPROBE,
 				    p->entry_name);
 	if (err)
 		return err;
@@ -292,8 +299,18 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, 
 			return -errno;
 	}
 	return attach_uprobe(a, a->skel->progs.dispatch_enter, p->pid, p->path, p->entry_offset,
-			     false, args_read, cookie | (p->name_chain ? JW_COOKIE_NAME_ARG : 0) |
+			     false, args_read, p->exact, cookie | p->callee |
+				     (p->name_chain ? JW_COOKIE_NAME_ARG : 0) |
 				     (p->inner ? JW_COOKIE_INNER : 0), p->entry_name);
+}
+
+int jw_attach__site_range(struct jw_attach *a, uint32_t slot, uint64_t lo, uint64_t hi)
+{
+	struct jw_code_range r = { .lo = lo, .hi = hi };
+
+	if (bpf_map__update_elem(a->skel->maps.site_ranges, &slot, sizeof(slot), &r, sizeof(r), 0))
+		return -errno;
+	return 0;
 }
 
 static int attach_tracepoint(struct jw_attach *a, struct bpf_program *prog, const char *name)
@@ -316,12 +333,12 @@ int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char
 	int err;
 
 	/* The entry, which ends a task, first; then the return, which begins one. */
-	err = attach_uprobe(a, a->skel->progs.wait_enter, pid, path, offset, false, false, cookie,
-			    name);
+	err = attach_uprobe(a, a->skel->progs.wait_enter, pid, path, offset, false, false, false,
+			    cookie, name);
 	if (err)
 		return err;
-	return attach_uprobe(a, a->skel->progs.wait_return, pid, path, offset, true, false, cookie,
-			     name);
+	return attach_uprobe(a, a->skel->progs.wait_return, pid, path, offset, true, false, false,
+			     cookie, name);
 }
 
 int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino)

@@ -37,6 +37,8 @@ struct jw_dispatch_probe {
 	uint32_t probe_id;		/* < JW_MAX_PROBES */
 	const struct jw_arg_chain *name_chain;	/* the entry names the handler this way; or NULL */
 	bool inner;			/* a preset's: counts only inside the waits' envelope */
+	bool exact;			/* hooked at its offsets, never moved past (a handler site) */
+	uint64_t callee;		/* a callback site: where its callee is (JW_COOKIE_CALLEE...) */
 };
 
 /*
@@ -53,6 +55,12 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts);
  */
 int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot,
 			    bool first_wait);
+
+/*
+ * The code of the library whose callback sites slot @slot's thread has, at [@lo, @hi) in its
+ * process: a callee there does not rename the task's handler (bpf/task.bpf.h). 0 or -errno.
+ */
+int jw_attach__site_range(struct jw_attach *a, uint32_t slot, uint64_t lo, uint64_t hi);
 
 /*
  * Attaches the exit (return probe or exit symbol) first, then the entry, timing the thread in

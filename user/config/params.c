@@ -75,6 +75,9 @@ static const struct param_def params_table[] = {
 		"syscall mode: 0 uprobes on the C library's wait functions (cost the watched loop "
 		"only); 1 the system call tracepoints (cheaper per wait, but every system call of "
 		"the machine pays); 2 whichever costs the machine less, measured at start" },
+	[JW_P_HANDLER_SITES] = { JW_P_HANDLER_SITES, "handler_sites", 1, 0, 1, 0, 0,
+		"glib and libuv: 1 a probe where the loop calls each callback names every task's "
+		"handler in the statistics, and a timer's lateness; 0 the stacks name janks' alone" },
 };
 
 _Static_assert(sizeof(params_table) / sizeof(params_table[0]) == JW_P_COUNT,

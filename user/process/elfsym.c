@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "process/elfsym.h"
 
 #define MAX_SUGGESTIONS 5
@@ -348,4 +349,107 @@ bool jw_elf_has_functions(const char *path, const char *const *names)
 		if (jw_elf_func_offset(path, *names, &off, &size, err, sizeof(err)))
 			return false;
 	return true;
+}
+
+/* The section of @ef named @name, with its header in @sh; NULL when there is none. */
+static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *s;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		s = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (s && !strcmp(s, name))
+			return scn;
+	}
+	return NULL;
+}
+
+int jw_elf_section(const char *path, const char *name, uint64_t *offset, uint64_t *size)
+{
+	struct elf_file ef;
+	GElf_Shdr sh;
+	int ret = elf_file_open(path, &ef);
+
+	if (ret)
+		return ret;
+	if (section_named(ef.elf, name, &sh) && sh.sh_type == SHT_PROGBITS) {
+		*offset = sh.sh_offset;
+		*size = sh.sh_size;
+	} else {
+		ret = -ENOENT;
+	}
+	elf_file_close(&ef);
+	return ret;
+}
+
+/* The address of the GOT slot the PLT fills for function @name, from .rela.plt. */
+static int plt_slot_of(Elf *elf, const char *name, uint64_t *slot)
+{
+	GElf_Shdr sh, symsh;
+	Elf_Scn *scn = section_named(elf, ".rela.plt", &sh), *symscn;
+	Elf_Data *data, *syms;
+	size_t i;
+
+	if (!scn || sh.sh_type != SHT_RELA || !sh.sh_entsize)
+		return -ENOENT;
+	symscn = elf_getscn(elf, sh.sh_link);
+	data = elf_getdata(scn, NULL);
+	syms = symscn ? elf_getdata(symscn, NULL) : NULL;
+	if (!data || !syms || !gelf_getshdr(symscn, &symsh))
+		return -ENOENT;
+	for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *s;
+
+		if (!gelf_getrela(data, i, &r) || !gelf_getsym(syms, GELF_R_SYM(r.r_info), &sym))
+			continue;
+		s = elf_strptr(elf, symsh.sh_link, sym.st_name);
+		if (s && name_matches(s, name)) {
+			*slot = r.r_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int jw_elf_plt_stub(const char *path, const char *name, uint64_t *offset)
+{
+	static const char *const plts[] = { ".plt.sec", ".plt" };
+	struct elf_file ef;
+	uint64_t slot, at;
+	int ret = elf_file_open(path, &ef);
+	size_t k;
+
+	if (ret)
+		return ret;
+	ret = plt_slot_of(ef.elf, name, &slot);
+	for (k = 0; !ret && k < 2; k++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = section_named(ef.elf, plts[k], &sh);
+		Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+
+		if (!data || !data->d_buf || data->d_size != sh.sh_size)
+			continue;
+		/* Stubs are 16 bytes on both architectures (.plt's first one is its resolver). */
+		for (at = 0; at + 16 <= sh.sh_size; at += 16) {
+			uint64_t to;
+
+			if (jw_arch_plt_slot((const uint8_t *)data->d_buf + at, 16, sh.sh_addr + at,
+					     &to) || to != slot)
+				continue;
+			*offset = sh.sh_offset + at;
+			elf_file_close(&ef);
+			return 0;
+		}
+	}
+	elf_file_close(&ef);
+	return -ENOENT;
 }

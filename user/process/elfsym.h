@@ -36,6 +36,15 @@ unsigned int jw_edit_distance(const char *a, const char *b, unsigned int cap);
 /* Whether @path has a function of every name in @names (NULL-terminated). */
 bool jw_elf_has_functions(const char *path, const char *const *names);
 
+/* The file range of section @name (".text") of @path. 0, or -ENOENT, -ENOEXEC, -errno. */
+int jw_elf_section(const char *path, const char *name, uint64_t *offset, uint64_t *size);
+
+/*
+ * The file offset of the PLT stub through which @path calls function @name (found by the GOT
+ * slot .rela.plt gives it). 0, or -ENOENT when it calls it directly or not at all.
+ */
+int jw_elf_plt_stub(const char *path, const char *name, uint64_t *offset);
+
 /* Reads @len bytes of @path at file offset @off into @buf. 0, or -errno (-EIO when short). */
 int jw_file_read_at(const char *path, uint64_t off, uint8_t *buf, size_t len);
 

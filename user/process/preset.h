@@ -19,14 +19,19 @@
 #define JW_LOOP_AUTO "auto"
 #define JW_LOOP_SYSCALL "syscall"	/* also the preset of a program no preset recognized */
 
-#define JW_MAX_PRESET_PROBES 2
+#define JW_MAX_PRESET_PROBES 4
 
-/* A dispatch function a preset hooks inside the wait-to-wait envelope, to name the handler. */
+/*
+ * A dispatch a preset hooks inside the wait-to-wait envelope, to name the handler: a function
+ * (from its entry to its return), or a handler site (sites.h: from a call to its return site).
+ */
 struct jw_preset_probe {
 	char path[PATH_MAX];
-	const char *entry;
+	const char *entry;		/* the function, or the function a site is in */
 	uint64_t offset;
-	bool name_arg;			/* its first argument leads to the handler: */
+	uint64_t exit_offset;		/* a site's return site; 0: a return probe */
+	bool exact;			/* a site: hooked where it is, never moved past */
+	bool name_arg;			/* its registers lead to the handler: */
 	struct jw_arg_chain chain;
 };
 
@@ -42,12 +47,25 @@ struct jw_stack_rule {
 	const char *const *skip;	/* NULL-terminated prefixes, or NULL */
 };
 
+/* At most this many callback sites (sites.h) per preset. */
+#define JW_MAX_CALLBACK_SITES 128
+
+/* A call whose callee is the handler, in the preset's file (sites.h). */
+struct jw_callback_site {
+	uint64_t call;			/* the call's file offset */
+	uint64_t ret;			/* its return site's */
+	uint64_t callee;		/* where the callee is, as its cookie says (JW_COOKIE_CALLEE) */
+};
+
 struct jw_preset {
 	const char *name;		/* "redis"; JW_LOOP_SYSCALL when none matched */
 	const struct jw_stack_rule *handler_rule;	/* names handlers from the stacks; or NULL */
 	char where[PATH_MAX];		/* the file that made it recognizable */
 	struct jw_preset_probe probes[JW_MAX_PRESET_PROBES];
 	size_t n_probes;
+	struct jw_callback_site callbacks[JW_MAX_CALLBACK_SITES];	/* in @where */
+	size_t n_callbacks;
+	const char *callbacks_named;	/* what their statistics rows are ("uv callback") */
 	int version;			/* python: 311 for 3.11; -1 unknown */
 	bool handler_addr_is_data;	/* its probes' handler address is no code (python) */
 	/*

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch/arch.h"
 #include "process/elfsym.h"
 #include "process/preset_python.h"
 
@@ -25,9 +26,9 @@ int jw_python_chain(int version, struct jw_arg_chain *chain)
 	if (version != 311)
 		return -ENOTSUP;
 	/* _PyEval_EvalFrameDefault(PyThreadState *, _PyInterpreterFrame *frame, int) */
-	chain->arg = 1;
-	chain->n_offsets = 1;
-	chain->offsets[0] = 0x20;		/* frame->f_code */
+	chain->handler.reg = jw_arch_arg_reg(1);
+	chain->handler.n_offsets = 1;
+	chain->handler.offsets[0] = 0x20;	/* frame->f_code */
 	chain->kind = JW_HANDLER_PY_CODE;
 	chain->py_filename = 112;		/* PyCodeObject */
 	chain->py_qualname = 128;

@@ -14,6 +14,7 @@
 #include "process/preset_python.h"
 #include "process/preset_redis.h"
 #include "process/presets.h"
+#include "process/sites.h"
 #include "process/target.h"
 
 #define NAMES(...) ((const char *const[]){ __VA_ARGS__, NULL })
@@ -27,6 +28,8 @@ struct preset_desc {
 	struct jw_stack_rule rule;	/* .dispatch set: handlers named from the stacks */
 	/* Its probes, hooked in out->where; false when they cannot be. NULL: none. */
 	bool (*hook)(pid_t pid, const char *exe, struct jw_preset *out);
+	/* Its handler sites (sites.h), hooked when found; the stacks name the handlers else. */
+	int (*sites)(struct jw_preset *out, char *note, size_t len);
 	/* Why it was picked (@how: "auto", "as asked"). NULL: the stack presets' line. */
 	void (*why)(const struct jw_preset *p, const char *how, char *why, size_t len);
 	int (*workers)(pid_t pid, pid_t *out, size_t max);
@@ -37,13 +40,13 @@ struct preset_desc {
 static const struct preset_desc presets[] = {
 	/* GTK, and Qt's default dispatcher. */
 	{ .name = "glib", .library = "libglib-2.0.so", .needs = NAMES("g_main_context_dispatch"),
-	  .rule = { "g_main_context_dispatch", false, NULL } },
+	  .rule = { "g_main_context_dispatch", false, NULL }, .sites = jw_sites_glib },
 	/* node links libuv in; its handlers are JS (named from its perf map). */
 	{ .name = "node", .also_for = "libuv",
 	  .needs = NAMES("uv_run", "uv__run_timers", "uv__io_poll"),
 	  .rule = { "uv_run", false, NULL } },
 	{ .name = "libuv", .library = "libuv.so", .needs = NAMES("uv_run"),
-	  .rule = { "uv_run", false, NULL } },
+	  .rule = { "uv_run", false, NULL }, .sites = jw_sites_libuv },
 	{ .name = "libevent", .library = "libevent-2.1.so", .needs = NAMES("event_base_loop"),
 	  .rule = { "event_base_loop", false, NULL } },
 	/*
@@ -104,17 +107,25 @@ static bool find_where(pid_t pid, const char *exe, const struct preset_desc *d, 
 
 /* Whether process @pid runs loop @d; says why in @why, prefixed with @how. */
 static bool detect(pid_t pid, const char *exe, const struct preset_desc *d, const char *how,
-		   struct jw_preset *out, char *why, size_t len)
+		   bool sites, struct jw_preset *out, char *why, size_t len)
 {
 	fill(d, out);
 	if (!find_where(pid, exe, d, out->where, sizeof(out->where)) ||
 	    (d->hook && !d->hook(pid, exe, out)))
 		return false;
-	if (d->why)
+	if (d->why) {
 		d->why(out, how, why, len);
-	else
-		snprintf(why, len, "%s: %s has %s; the handler is the program's function it calls", how,
-			 out->where, d->rule.dispatch);
+	} else {
+		char note[256] = "";
+
+		if (d->sites && !sites)
+			snprintf(note, sizeof(note), "handler_sites=0: handlers named from the stacks");
+		else if (d->sites && d->sites(out, note, sizeof(note)))
+			snprintf(note + strlen(note), sizeof(note) - strlen(note),
+				 ": handlers named from the stacks alone");
+		snprintf(why, len, "%s: %s has %s; the handler is the program's function it calls%s%s",
+			 how, out->where, d->rule.dispatch, note[0] ? "; " : "", note);
+	}
 	return true;
 }
 
@@ -148,15 +159,15 @@ static void describe_missing(pid_t pid, const char *exe, const struct preset_des
 		snprintf(why, len, "--loop %s: %s does not export %s", d->name, exe, names);
 }
 
-int jw_preset_detect(pid_t pid, const char *exe, const char *loop, struct jw_preset *out,
-		     char *why, size_t len)
+int jw_preset_detect(pid_t pid, const char *exe, const char *loop, bool sites,
+		     struct jw_preset *out, char *why, size_t len)
 {
 	bool any = false;
 	size_t i;
 
 	if (!strcmp(loop, JW_LOOP_AUTO)) {
 		for (i = 0; i < N_PRESETS; i++)
-			if (detect(pid, exe, &presets[i], "auto", out, why, len))
+			if (detect(pid, exe, &presets[i], "auto", sites, out, why, len))
 				return 0;
 	} else if (strcmp(loop, JW_LOOP_SYSCALL)) {
 		for (i = 0; i < N_PRESETS; i++) {
@@ -165,7 +176,7 @@ int jw_preset_detect(pid_t pid, const char *exe, const char *loop, struct jw_pre
 			if (strcmp(loop, d->name) && !(d->also_for && !strcmp(loop, d->also_for)))
 				continue;
 			any = true;
-			if (detect(pid, exe, d, "as asked", out, why, len))
+			if (detect(pid, exe, d, "as asked", sites, out, why, len))
 				return 0;
 		}
 		if (any)

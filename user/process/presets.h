@@ -17,11 +17,12 @@
 /*
  * Picks how process @pid (executable @exe) is hooked: under --loop auto the most specific preset
  * whose functions are there, else syscall; the preset @loop names, when the program has what it
- * needs. @why says which and why. Returns 0, or -ENOENT when the program is not the loop
- * --loop named (@why says what it lacks; @out is syscall).
+ * needs; with @sites, the handler sites of a preset that has them (sites.h). @why says which
+ * and why. Returns 0, or -ENOENT when the program is not the loop --loop named (@why says what
+ * it lacks; @out is syscall).
  */
-int jw_preset_detect(pid_t pid, const char *exe, const char *loop, struct jw_preset *out,
-		     char *why, size_t len);
+int jw_preset_detect(pid_t pid, const char *exe, const char *loop, bool sites,
+		     struct jw_preset *out, char *why, size_t len);
 
 /*
  * What the preset named @name (as a raw capture records it) says without a process: its stack

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "arch/arch.h"
@@ -332,6 +334,34 @@ int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len)
 		ret = jw_maps_line_match(pid, line, name, path, len);
 	fclose(f);
 	return ret;
+}
+
+int jw_target_code_range(pid_t pid, const char *file, uint64_t *lo, uint64_t *hi)
+{
+	char mpath[64], line[PATH_MAX + 256], perms[8];
+	unsigned long long start, end, inode;
+	unsigned int major, minor;
+	struct stat st;
+	FILE *f;
+
+	if (stat(file, &st))
+		return -errno;
+	snprintf(mpath, sizeof(mpath), "/proc/%d/maps", pid);
+	f = fopen(mpath, "re");
+	if (!f)
+		return -errno;
+	*lo = UINT64_MAX;
+	*hi = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s %*x %x:%x %llu", &start, &end, perms, &major, &minor,
+			   &inode) != 6 || perms[2] != 'x' || inode != (unsigned long long)st.st_ino ||
+		    makedev(major, minor) != st.st_dev)
+			continue;
+		*lo = start < *lo ? start : *lo;
+		*hi = end > *hi ? end : *hi;
+	}
+	fclose(f);
+	return *hi ? 0 : -ENOENT;
 }
 
 bool jw_syscall_is_wait(const char *content)

@@ -53,6 +53,13 @@ int jw_maps_line_match(pid_t pid, const char *line, const char *name, char *path
 int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len);
 
 /*
+ * The addresses process @pid runs @file's code at: from the start of its lowest executable
+ * mapping of the file to the end of its highest (the file told by its device and inode, so that
+ * a /proc/PID/map_files path works too). 0, or -ENOENT when it maps none, or -errno.
+ */
+int jw_target_code_range(pid_t pid, const char *file, uint64_t *lo, uint64_t *hi);
+
+/*
  * Whether the content of /proc/PID/task/TID/syscall says the thread is blocked in a wait system
  * call an event loop makes (epoll_wait, epoll_pwait, epoll_pwait2, poll, ppoll, select,
  * pselect6): "NR ARGS... SP PC" with NR one of them; "running" or any other call is not.

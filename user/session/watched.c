@@ -127,30 +127,13 @@ static int resolve_waits(struct jw_watched *w, const struct jw_watch_how *how)
 	return 0;
 }
 
-/*
- * Syscall mode: the preset for @p (auto), whose probes inside the wait envelope name the
- * handlers. Says which loop is used and why.
- */
-static int resolve_preset(struct jw_watched *w, const struct jw_watch_how *how)
+/* @w's preset's probes as dispatch probes, their ids after the --probe ones' and the waits'. */
+static void preset_dispatches(struct jw_watched *w, const struct jw_watch_how *how)
 {
-	const struct jw_config *cfg = how->cfg;
-	uint32_t base = cfg->n_probes + 1;
+	uint32_t base = how->cfg->n_probes + 1;
 	struct jw_proc *p = &w->proc;
-	bool early = how->holding;
-	char why[512];
 	size_t k;
-	int ret;
 
-	ret = jw_preset_detect(p->target.pid, p->target.exe, cfg->loop, &w->preset, why,
-			       sizeof(why));
-	if (ret && !early) {
-		jw_log(JW_LOG_ERROR, "%s", why);
-		return ret;
-	}
-	if (early && jw_loop_is_syscall(w->preset.name) && !jw_loop_is_syscall(cfg->loop))
-		snprintf(why, sizeof(why), "%s: no libraries mapped yet; looked at again once it "
-			 "runs", cfg->loop);
-	set_loop(p, &w->preset);
 	for (k = 0; k < w->preset.n_probes; k++) {
 		struct jw_preset_probe *pp = &w->preset.probes[k];
 		struct jw_resolved_probe *rp = &w->preset_probes[k];
@@ -160,13 +143,90 @@ static int resolve_preset(struct jw_watched *w, const struct jw_watch_how *how)
 			.pid = p->target.pid,
 			.path = rp->path,
 			.entry_name = pp->entry,
+			.exit_name = pp->exit_offset ? pp->entry : NULL,
 			.entry_offset = pp->offset,
+			.exit_offset = pp->exit_offset,
 			.probe_id = base + k,
 			.name_chain = pp->name_arg ? &pp->chain : NULL,
 			.inner = true,
+			.exact = pp->exact,
 		};
 		p->handlers[base + k] = pp->entry;
 	}
+	if (w->preset.n_callbacks)
+		p->handlers[base + k] = w->preset.callbacks_named;
+}
+
+/*
+ * @w's preset's probes on the kernel's side, then its callback sites (one probe id for all). A
+ * handler site that cannot be hooked is said and left: the stacks still name its handlers.
+ */
+static int attach_preset(struct jw_watched *w, const struct jw_watch_how *how)
+{
+	const struct jw_preset *pr = &w->preset;
+	const struct jw_target *t = &w->proc.target;
+	size_t k, failed = 0;
+	int ret;
+
+	for (k = 0; k < pr->n_probes; k++) {
+		ret = jw_attach__dispatch(how->attach, &w->preset_probes[k].dp, w->slot);
+		if (ret && !pr->probes[k].exact)
+			return ret;
+		failed += ret != 0;
+	}
+	if (pr->n_callbacks) {
+		uint64_t lo, hi;
+
+		/* A holding (not yet started) program's libraries are not mapped: it has none. */
+		if (!jw_target_code_range(t->pid, pr->where, &lo, &hi))
+			jw_attach__site_range(how->attach, w->slot, lo, hi);
+	}
+	for (k = 0; k < pr->n_callbacks; k++) {
+		const struct jw_callback_site *cb = &pr->callbacks[k];
+		struct jw_dispatch_probe dp = {
+			.pid = t->pid,
+			.path = pr->where,
+			.entry_name = pr->callbacks_named,
+			.exit_name = pr->callbacks_named,
+			.entry_offset = cb->call,
+			.exit_offset = cb->ret,
+			.probe_id = how->cfg->n_probes + 1 + (uint32_t)pr->n_probes,
+			.inner = true,
+			.exact = true,
+			.callee = cb->callee,
+		};
+
+		failed += jw_attach__dispatch(how->attach, &dp, w->slot) != 0;
+	}
+	if (failed)
+		jw_log(JW_LOG_WARN, "pid %d (%s): %zu handler sites of %s not hooked: their handlers "
+		       "are named from the stacks", t->pid, t->comm, failed, pr->where);
+	return 0;
+}
+
+/*
+ * Syscall mode: the preset for @p (auto), whose probes inside the wait envelope name the
+ * handlers. Says which loop is used and why.
+ */
+static int resolve_preset(struct jw_watched *w, const struct jw_watch_how *how)
+{
+	const struct jw_config *cfg = how->cfg;
+	struct jw_proc *p = &w->proc;
+	bool early = how->holding;
+	char why[512];
+	int ret;
+
+	ret = jw_preset_detect(p->target.pid, p->target.exe, cfg->loop,
+			       cfg->params.v[JW_P_HANDLER_SITES], &w->preset, why, sizeof(why));
+	if (ret && !early) {
+		jw_log(JW_LOG_ERROR, "%s", why);
+		return ret;
+	}
+	if (early && jw_loop_is_syscall(w->preset.name) && !jw_loop_is_syscall(cfg->loop))
+		snprintf(why, sizeof(why), "%s: no libraries mapped yet; looked at again once it "
+			 "runs", cfg->loop);
+	set_loop(p, &w->preset);
+	preset_dispatches(w, how);
 	jw_log(JW_LOG_INFO, "pid %d (%s): loop %s (%s): a task is the time between the "
 	       "thread's waits (%d wait functions in %s)", p->target.pid, p->target.comm,
 	       p->loop, why, w->n_waits, w->waits[0].path);
@@ -276,8 +336,8 @@ static int attach_hooks(struct jw_watched *w, const struct jw_watch_how *how)
 		if (ret)
 			return ret;
 	}
-	for (k = 0; how->syscall_mode && k < w->preset.n_probes; k++) {
-		ret = jw_attach__dispatch(how->attach, &w->preset_probes[k].dp, w->slot);
+	if (how->syscall_mode) {
+		ret = attach_preset(w, how);
 		if (ret)
 			return ret;
 	}
@@ -332,8 +392,9 @@ int jw_watched__attach(struct jw_watched *w, const struct jw_watch_how *how)
 
 /*
  * A process caught at its exec (or started by us) mapped no library when it was resolved: once
- * it runs, a preset that names handlers from the stacks alone (glib, libuv, libevent) can still
- * be recognized. Presets that need probes of their own are not added late.
+ * it runs, a preset that names handlers from the stacks (glib, libuv, libevent) can still be
+ * recognized, its handler sites hooked then. Presets that need probes of their own to be one
+ * (redis, python) are not added late.
  */
 static void redetect_preset(struct jw_watched *w, const struct jw_watch_how *how)
 {
@@ -342,16 +403,18 @@ static void redetect_preset(struct jw_watched *w, const struct jw_watch_how *how
 	char why[512];
 
 	w->redetect = false;
-	if (jw_preset_detect(p->target.pid, p->target.exe, how->cfg->loop, &preset, why,
-			     sizeof(why))) {
+	if (jw_preset_detect(p->target.pid, p->target.exe, how->cfg->loop,
+			     how->cfg->params.v[JW_P_HANDLER_SITES], &preset, why, sizeof(why))) {
 		jw_log(JW_LOG_WARN, "pid %d (%s): %s; its tasks are timed wait to wait (syscall)",
 		       p->target.pid, p->target.comm, why);
 		return;
 	}
-	if (!preset.handler_rule || preset.n_probes)
+	if (!preset.handler_rule)
 		return;
 	w->preset = preset;
 	set_loop(p, &w->preset);
+	preset_dispatches(w, how);
+	attach_preset(w, how);
 	jw_log(JW_LOG_INFO, "pid %d (%s): loop %s (%s)", p->target.pid, p->target.comm, p->loop,
 	       why);
 }

@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Per-handler statistics for the loops whose handlers the stacks name, from their handler sites
+(the loop's calls of its callbacks), and how late their timers ran.
+
+A libuv program (jw_uv, the shared libuv.so.1) and a GLib one (jw_glib), each with a 50 ms
+ticker, on_light(), that posts a 300 ms task every second, right after its tick: through an
+async handle (on_posted) in libuv, an idle source (on_tick) in GLib. The tick after the task is
+due 50 ms after the one before it and runs when the task ends: ~250 ms late. Each program prints
+how late every tick ran by its own clock and the due time its loop gave the ticker.
+
+For each, watched 7 s:
+- stats.csv has a row of the ticker and one of the task, each named by its callback, under the
+  preset's handler site; the task's row counts every task reported (each a jank), its maximum
+  latency the program's own longest within 5%.
+- The ticker's row counts a delay for each recorded tick, and its max_delay_millis is 250 +- 10%
+  and the program's own largest lateness within 2 ms (the delay columns are whole ms, rounded
+  down); ticks that ran on time keep its mean low.
+- The jank events name the task's callback as the handler.
+"""
+import csv
+import re
+
+from jwtest import *
+
+require_bpf()
+
+WATCH_S = 7
+
+
+def own_ticks(target):
+    """The ticks' own lateness in ms, by tick number."""
+    late = {}
+    for line in list(target.out):
+        m = re.match(r"tick (\d+) late (\d+)$", line)
+        if m:
+            late[int(m.group(1))] = int(m.group(2)) / 1e6
+    return late
+
+
+def check_loop(binary, loop, task_cb, site):
+    logs = LogDir()
+    target = Proc([os.path.join(TARGETS, binary), "--light", "50", "--posted", "1",
+                   "--every", "1000", "--ms", "300"])
+    try:
+        wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+        ticks_before = len(own_ticks(target))
+        rc, events, err = run_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3",
+                                         "--all", "--duration", str(WATCH_S), "--log-dir",
+                                         logs.path], 60)
+        ticks_after = len(own_ticks(target))
+    finally:
+        target.kill()
+    check(rc == 0, f"{loop}: jankwatch exits 0 ({rc}): {err}")
+    check(any(f"loop {loop} (auto: " in l and "callbacks named where" in l for l in err),
+          f"{loop}: it says its handler sites were found ({[l for l in err if 'loop' in l]})")
+    with open(os.path.join(logs.path, "stats.csv")) as f:
+        rows = [r for r in csv.DictReader(f) if r["pid"] == str(target.pid)]
+    by_name = {}
+    for r in rows:
+        by_name.setdefault(r["message_name"], []).append(r)
+    names = sorted(by_name)
+    check("on_light" in by_name and task_cb in by_name,
+          f"{loop}: rows of their own for on_light and {task_cb} (rows: {names})")
+    check(len(by_name["on_light"]) == 1 and len(by_name[task_cb]) == 1,
+          f"{loop}: one row each ({names})")
+    light, task = by_name["on_light"][0], by_name[task_cb][0]
+    check(light["handler_class"] == site and task["handler_class"] in (site, "uv callback"),
+          f"{loop}: the rows are under the handler site ({light['handler_class']}, "
+          f"{task['handler_class']})")
+
+    tasks = target_tasks(target)
+    # Every task it timed is a jank (--all): the row counts them all, one a second.
+    check(len(events) >= WATCH_S - 3, f"{loop}: the tasks' events ({len(events)})")
+    check(int(task["message_count"]) == len(events),
+          f"{loop}: {task_cb}'s row counts the {len(events)} tasks reported "
+          f"({task['message_count']})")
+    own_max_ms = max(t.dur_ns for t in tasks) / 1e6
+    max_ms = int(task["max_latency_micros"]) / 1000
+    check(abs(max_ms - own_max_ms) <= 0.05 * own_max_ms,
+          f"{loop}: {task_cb}'s max latency {max_ms} ms within 5% of the program's own longest "
+          f"{own_max_ms:.3f}")
+
+    # The ticker: 20 ticks a second, a delay for each.
+    n_ticks = int(light["message_count"])
+    check(n_ticks >= 15 * (WATCH_S - 1), f"{loop}: on_light's row counts its ticks ({n_ticks})")
+    check(int(light["recorded_delay_message_count"]) == int(light["recorded_message_count"]) > 0,
+          f"{loop}: a delay for every recorded tick ({light['recorded_delay_message_count']} of "
+          f"{light['recorded_message_count']})")
+    late = own_ticks(target)
+    watched = [ms for n, ms in late.items() if ticks_before < n <= ticks_after]
+    own_late = max(watched)
+    max_delay = int(light["max_delay_millis"])
+    check(225 <= max_delay <= 275, f"{loop}: on_light's max_delay_millis {max_delay} is 250 +- 10%")
+    check(own_late - 2 <= max_delay <= own_late + 1,
+          f"{loop}: on_light's max_delay_millis {max_delay} is the program's own largest "
+          f"lateness {own_late:.3f} ms")
+    mean = int(light["total_delay_millis"]) / int(light["recorded_delay_message_count"])
+    check(mean < 0.3 * max_delay,
+          f"{loop}: most ticks ran on time (mean delay {mean:.1f} ms)")
+
+    for ev in events:
+        check(ev["loop"] == loop and ev["handler"] == task_cb,
+              f"{loop}: the event names {task_cb} ({ev['loop']}, {ev['handler']})")
+    logs.cleanup()
+
+
+check_loop("jw_uv", "libuv", "on_posted", "uv__run_timers")
+check_loop("jw_glib", "glib", "on_tick", "g_main_context_dispatch")
+print("PASS")

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Handler sites (process/sites.c) and what they stand on: the instruction decoder's lengths and
+ * calls (arch.h), PLT stubs, and the libraries' struct layouts. On x86-64 they are held to
+ * objdump and to Debian's own libglib and libuv.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "arch/arch.h"
+#include "process/elfsym.h"
+#include "process/sites.h"
+
+#ifdef JW_LOOP_HEADERS
+#include <glib.h>
+#include <uv.h>
+#endif
+
+/* Calls @fn saw: up to 8. */
+struct seen {
+	struct jw_arch_call calls[8];
+	size_t n;
+};
+
+static int keep_call(const struct jw_arch_call *c, void *ctx)
+{
+	struct seen *s = ctx;
+
+	if (s->n < 8)
+		s->calls[s->n++] = *c;
+	return 0;
+}
+
+#if defined(__x86_64__)
+/* Encodings the decoder must size, each a whole instruction: legacy, REX, VEX, EVEX, x87. */
+static void test_lengths(void **state)
+{
+	static const struct {
+		uint8_t bytes[15];
+		size_t len;
+	} cases[] = {
+		{ { 0x90 }, 1 },						/* nop */
+		{ { 0x66, 0x05, 0x34, 0x12 }, 4 },				/* add $0x1234,%ax */
+		{ { 0x05, 0x78, 0x56, 0x34, 0x12 }, 5 },			/* add $imm32,%eax */
+		{ { 0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8 }, 10 },			/* movabs $imm64,%rax */
+		{ { 0x66, 0xb8, 0x34, 0x12 }, 4 },				/* mov $0x1234,%ax */
+		{ { 0xf6, 0x07, 0x01 }, 3 },					/* testb $1,(%rdi) */
+		{ { 0xf7, 0xd8 }, 2 },						/* neg %eax */
+		{ { 0x66, 0xf7, 0x07, 0x01, 0x00 }, 5 },			/* testw $1,(%rdi) */
+		{ { 0xa1, 1, 2, 3, 4, 5, 6, 7, 8 }, 9 },			/* movabs moffs,%eax */
+		{ { 0x8b, 0x04, 0x25, 0x28, 0, 0, 0 }, 7 },			/* mov 0x28,%eax (SIB, no base) */
+		{ { 0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0, 0, 0 }, 9 },	/* mov %fs:0x28,%rax */
+		{ { 0x48, 0x8b, 0x05, 1, 2, 3, 4 }, 7 },			/* mov rel(%rip),%rax */
+		{ { 0x0f, 0x84, 1, 2, 3, 4 }, 6 },				/* je rel32 */
+		{ { 0x66, 0x0f, 0x3a, 0x0f, 0xc1, 0x08 }, 6 },			/* palignr $8,%xmm1,%xmm0 */
+		{ { 0xc5, 0xf9, 0x6f, 0x07 }, 4 },				/* vmovdqa (%rdi),%xmm0 */
+		{ { 0xc4, 0xe3, 0x7d, 0x39, 0xc1, 0x01 }, 6 },			/* vextracti128 */
+		{ { 0xc5, 0xf8, 0x77 }, 3 },					/* vzeroupper */
+		{ { 0x62, 0xf1, 0xfe, 0x48, 0x6f, 0x47, 0x01 }, 7 },		/* vmovdqu64 0x40(%rdi),%zmm0 */
+		{ { 0xd9, 0x7c, 0x24, 0x02 }, 4 },				/* fnstcw 0x2(%rsp) */
+		{ { 0xc8, 0x10, 0x00, 0x00 }, 4 },				/* enter $0x10,$0 */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(jw_arch_insn_len(cases[i].bytes, cases[i].len), cases[i].len);
+		/* Cut short, it is not decoded. */
+		assert_int_equal(jw_arch_insn_len(cases[i].bytes, cases[i].len - 1), 0);
+	}
+	assert_int_equal(jw_arch_insn_len((const uint8_t[]){ 0x06 }, 1), 0);	/* invalid here */
+}
+
+/* The calls a site is made of, and what each calls. */
+static void test_calls(void **state)
+{
+	static const uint8_t code[] = {
+		0x48, 0x89, 0xef,			/* mov %rbp,%rdi */
+		0xe8, 0x10, 0x00, 0x00, 0x00,		/* call .+0x10 */
+		0xff, 0x53, 0xf8,			/* call *-0x8(%rbx) */
+		0x41, 0xff, 0xd6,			/* call *%r14 */
+		0xff, 0x15, 0x00, 0x01, 0x00, 0x00,	/* call *0x100(%rip) */
+		0xff, 0x14, 0xc5, 0, 0, 0, 0,		/* call *0x0(,%rax,8) */
+		0x41, 0xff, 0x94, 0x24, 0x00, 0x01, 0x00, 0x00,	/* call *0x100(%r12) */
+		0xff, 0xe0,				/* jmp *%rax: no call */
+	};
+	struct seen s = { 0 };
+
+	(void)state;
+	jw_arch_scan_calls(code, sizeof(code), keep_call, &s);
+	assert_int_equal(s.n, 6);
+	assert_false(s.calls[0].indirect);
+	assert_int_equal(s.calls[0].at, 3);
+	assert_int_equal(s.calls[0].target, 8 + 0x10);
+	assert_true(s.calls[1].indirect && s.calls[1].mem);
+	assert_int_equal(s.calls[1].reg, 3);	/* rbx */
+	assert_int_equal(s.calls[1].disp, -8);
+	assert_true(s.calls[2].indirect && !s.calls[2].mem);
+	assert_int_equal(s.calls[2].reg, 14);	/* r14 */
+	assert_int_equal(s.calls[2].len, 3);
+	assert_int_equal(s.calls[3].reg, -1);	/* RIP-relative */
+	assert_int_equal(s.calls[4].reg, -1);	/* indexed */
+	assert_int_equal(s.calls[5].reg, 12);	/* r12 through a SIB byte */
+	assert_int_equal(s.calls[5].disp, 0x100);
+}
+
+/* The PLT stubs of both layouts: .plt's "jmp *rel(%rip)", .plt.sec's "endbr64; bnd jmp". */
+static void test_plt_slot(void **state)
+{
+	static const uint8_t plt[] = { 0xff, 0x25, 0x10, 0x00, 0x00, 0x00, 0x68, 0, 0, 0, 0 };
+	static const uint8_t sec[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xf2, 0xff, 0x25, 0xf0, 0xff, 0xff,
+				       0xff };
+	uint64_t slot;
+
+	(void)state;
+	assert_int_equal(jw_arch_plt_slot(plt, sizeof(plt), 0x1000, &slot), 0);
+	assert_int_equal(slot, 0x1000 + 6 + 0x10);
+	assert_int_equal(jw_arch_plt_slot(sec, sizeof(sec), 0x2000, &slot), 0);
+	assert_int_equal(slot, 0x2000 + 11 - 0x10);
+	assert_int_equal(jw_arch_plt_slot(sec + 4, 2, 0x2000, &slot), -ENOENT);
+}
+
+/*
+ * A linear sweep of a real library's .text, held to objdump's instruction by instruction. fwait
+ * (9b) is an instruction of its own here; objdump joins it to the x87 one after it.
+ */
+static void sweep_like_objdump(const char *lib)
+{
+	uint64_t off, size, at;
+	char cmd[512], line[512];
+	size_t checked = 0, want_at = 0;
+	uint8_t *code;
+	FILE *f;
+
+	assert_int_equal(jw_elf_section(lib, ".text", &off, &size), 0);
+	code = malloc(size);
+	assert_non_null(code);
+	assert_int_equal(jw_file_read_at(lib, off, code, size), 0);
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .text --no-show-raw-insn %s", lib);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	at = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		size_t n;
+
+		if (sscanf(line, " %llx:", &addr) != 1 || !strchr(line, '\t'))
+			continue;
+		want_at = addr - off;
+		while (at < want_at && code[at] == 0x9b)
+			at++;
+		if (at != want_at)
+			fail_msg("%s: decoded an instruction at 0x%llx, objdump one at 0x%llx", lib,
+				 (unsigned long long)(off + at), addr);
+		n = jw_arch_insn_len(code + at, size - at);
+		if (!n)
+			fail_msg("%s: nothing decoded at 0x%llx", lib, addr);
+		at += n;
+		checked++;
+	}
+	pclose(f);
+	free(code);
+	assert_true(checked > 10000);
+}
+
+static void test_sweep_glib(void **state)
+{
+	(void)state;
+	sweep_like_objdump("/usr/lib/x86_64-linux-gnu/libglib-2.0.so.0");
+}
+
+static void test_sweep_libuv(void **state)
+{
+	(void)state;
+	sweep_like_objdump("/usr/lib/x86_64-linux-gnu/libuv.so.1");
+}
+
+/* The one call @code (at file offset @at of @path) begins with. */
+static struct jw_arch_call call_at(const char *path, uint64_t at)
+{
+	uint8_t code[16];
+	struct seen s = { 0 };
+
+	assert_int_equal(jw_file_read_at(path, at, code, sizeof(code)), 0);
+	jw_arch_scan_calls(code, jw_arch_insn_len(code, sizeof(code)), keep_call, &s);
+	assert_int_equal(s.n, 1);
+	return s.calls[0];
+}
+
+/* Debian's GLib: the dispatch calls, both "call *%r14", with the callback in rsi. */
+static void test_glib_sites(void **state)
+{
+	struct jw_preset p = { 0 };
+	char note[256];
+	size_t i;
+
+	(void)state;
+	snprintf(p.where, sizeof(p.where), "/usr/lib/x86_64-linux-gnu/libglib-2.0.so.0");
+	assert_int_equal(jw_sites_glib(&p, note, sizeof(note)), 0);
+	assert_int_equal(p.n_probes, 2);
+	for (i = 0; i < p.n_probes; i++) {
+		const struct jw_preset_probe *pp = &p.probes[i];
+		struct jw_arch_call c = call_at(p.where, pp->offset);
+
+		assert_true(c.indirect && !c.mem);
+		assert_int_equal(pp->exit_offset, pp->offset + c.len);
+		assert_true(pp->exact && pp->name_arg);
+		assert_int_equal(pp->chain.handler.reg, jw_arch_arg_reg(1));
+		assert_int_equal(pp->chain.handler.n_offsets, 0);
+		assert_int_equal(pp->chain.handler_else, (uint32_t)c.reg + 1);
+		assert_int_equal(pp->chain.due.reg, jw_arch_arg_reg(0));
+		assert_int_equal(pp->chain.due_unit_ns, 1000);
+	}
+	assert_non_null(strstr(note, "2 sites"));
+}
+
+/* Debian's libuv: from the call of uv_timer_stop (through its PLT stub) to the callback's return. */
+static void test_libuv_site(void **state)
+{
+	struct jw_preset p = { 0 };
+	struct jw_arch_call c;
+	uint64_t stub;
+	char note[256];
+	uint8_t code[3];
+
+	(void)state;
+	snprintf(p.where, sizeof(p.where), "/usr/lib/x86_64-linux-gnu/libuv.so.1");
+	assert_int_equal(jw_sites_libuv(&p, note, sizeof(note)), 0);
+	assert_int_equal(p.n_probes, 1);
+	assert_int_equal(jw_elf_plt_stub(p.where, "uv_timer_stop", &stub), 0);
+	c = call_at(p.where, p.probes[0].offset);
+	assert_false(c.indirect);
+	assert_int_equal(p.probes[0].offset + (uint64_t)c.target, stub);
+	/* The return site follows "call *-0x8(%rbx)", the callback of the heap node's handle. */
+	assert_int_equal(jw_file_read_at(p.where, p.probes[0].exit_offset - 3, code, 3), 0);
+	assert_memory_equal(code, ((const uint8_t[]){ 0xff, 0x53, 0xf8 }), 3);
+	assert_int_equal(p.probes[0].chain.handler.offsets[0], JW_UV_TIMER_CB);
+	assert_int_equal(p.probes[0].chain.due.offsets[0], JW_UV_TIMER_TIMEOUT);
+	assert_int_equal(p.probes[0].chain.due_unit_ns, 1000000);
+	assert_non_null(strstr(note, "the others at"));
+
+	/*
+	 * The other callbacks: each site an indirect call, its callee where the cookie says; the
+	 * timers' own call is the timer site's, not one of them.
+	 */
+	assert_true(p.n_callbacks >= 20 && p.n_callbacks <= JW_MAX_CALLBACK_SITES);
+	assert_string_equal(p.callbacks_named, "uv callback");
+	for (size_t i = 0; i < p.n_callbacks; i++) {
+		const struct jw_callback_site *cb = &p.callbacks[i];
+		uint64_t bits;
+
+		c = call_at(p.where, cb->call);
+		assert_true(c.indirect && c.reg >= 0);
+		assert_int_equal(cb->ret, cb->call + c.len);
+		bits = JW_COOKIE_CALLEE | (uint64_t)(c.reg + 1) << JW_CALLEE_REG_SHIFT |
+		       (c.mem ? JW_CALLEE_MEM | (uint64_t)(uint16_t)c.disp << JW_CALLEE_DISP_SHIFT : 0);
+		assert_int_equal(cb->callee, bits);
+		assert_int_not_equal(cb->ret, p.probes[0].exit_offset);
+	}
+}
+
+/* A library without the functions: no site, and the note says why. */
+static void test_no_sites(void **state)
+{
+	struct jw_preset p = { 0 };
+	char note[256];
+
+	(void)state;
+	snprintf(p.where, sizeof(p.where), "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	assert_int_not_equal(jw_sites_glib(&p, note, sizeof(note)), 0);
+	assert_int_not_equal(jw_sites_libuv(&p, note, sizeof(note)), 0);
+	assert_int_equal(p.n_probes, 0);
+	assert_non_null(strstr(note, "uv_timer_stop"));
+}
+#endif
+
+#if defined(__aarch64__)
+/* bl, blr and blraaz; an adrp/ldr PLT stub. */
+static void test_arm64_calls(void **state)
+{
+	static const uint32_t code[] = {
+		0x94000004,	/* bl .+16 */
+		0xd63f0020,	/* blr x1 */
+		0xd63f0a7f,	/* blraaz x19 */
+		0xd61f0220,	/* br x17: no call */
+	};
+	static const uint32_t plt[] = { 0x90000090, 0xf9400611, 0x91002210, 0xd61f0220 };
+	struct seen s = { 0 };
+	uint64_t slot;
+
+	(void)state;
+	jw_arch_scan_calls((const uint8_t *)code, sizeof(code), keep_call, &s);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.calls[0].target, 16);
+	assert_int_equal(s.calls[1].reg, 1);
+	assert_int_equal(s.calls[2].reg, 19);
+	/* adrp x16, .+0x10000; ldr x17, [x16, #8] */
+	assert_int_equal(jw_arch_plt_slot((const uint8_t *)plt, sizeof(plt), 0x4010, &slot), 0);
+	assert_int_equal(slot, 0x4000 + 0x10000 + 8);
+}
+#endif
+
+#ifdef JW_LOOP_HEADERS
+static void timer_cb(uv_timer_t *t)
+{
+	(void)t;
+}
+
+/* The layouts the sites read, from the headers and the libraries themselves. */
+static void test_layouts(void **state)
+{
+	uv_timer_t t;
+	GSource *src;
+
+	(void)state;
+	assert_int_equal(offsetof(uv_timer_t, timer_cb), JW_UV_TIMER_CB);
+	assert_int_equal(offsetof(uv_timer_t, timeout), JW_UV_TIMER_TIMEOUT);
+	assert_int_equal(uv_timer_init(uv_default_loop(), &t), 0);
+	assert_int_equal(uv_timer_start(&t, timer_cb, 1234, 0), 0);
+	assert_int_equal(*(uint64_t *)((char *)&t + JW_UV_TIMER_TIMEOUT), uv_now(uv_default_loop()) + 1234);
+	assert_ptr_equal(*(void **)((char *)&t + JW_UV_TIMER_CB), (void *)timer_cb);
+	uv_close((uv_handle_t *)&t, NULL);
+	uv_run(uv_default_loop(), UV_RUN_NOWAIT);
+
+	assert_int_equal(offsetof(GSource, priv), JW_G_SOURCE_PRIV);
+	src = g_timeout_source_new(5000);
+	g_source_set_ready_time(src, 987654321);
+	assert_int_equal(*(gint64 *)((char *)src->priv + JW_G_SOURCE_PRIV_READY_TIME), 987654321);
+	g_source_unref(src);
+}
+#endif
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#if defined(__x86_64__)
+		cmocka_unit_test(test_lengths),
+		cmocka_unit_test(test_calls),
+		cmocka_unit_test(test_plt_slot),
+		cmocka_unit_test(test_sweep_glib),
+		cmocka_unit_test(test_sweep_libuv),
+		cmocka_unit_test(test_glib_sites),
+		cmocka_unit_test(test_libuv_site),
+		cmocka_unit_test(test_no_sites),
+#endif
+#if defined(__aarch64__)
+		cmocka_unit_test(test_arm64_calls),
+#endif
+#ifdef JW_LOOP_HEADERS
+		cmocka_unit_test(test_layouts),
+#endif
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/arch.h"
+#include "process/elfsym.h"
+#include "process/sites.h"
+
+/* The code of function @name in @path, or of its section @section when @name is NULL. */
+struct code {
+	uint8_t *bytes;
+	uint64_t offset;	/* its file offset */
+	uint64_t size;
+};
+
+static int read_code(const char *path, const char *name, struct code *c)
+{
+	char err[512];
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	ret = name ? jw_elf_func_offset(path, name, &c->offset, &c->size, err, sizeof(err)) :
+		     jw_elf_section(path, ".text", &c->offset, &c->size);
+	if (ret)
+		return ret;
+	if (!c->size || c->size > (256u << 20))
+		return -ENOENT;
+	c->bytes = malloc(c->size);
+	if (!c->bytes)
+		return -ENOMEM;
+	ret = jw_file_read_at(path, c->offset, c->bytes, c->size);
+	if (ret) {
+		free(c->bytes);
+		c->bytes = NULL;
+	}
+	return ret;
+}
+
+/* The next probe of @out, for a site in @fn of its library; NULL when they are all taken. */
+static struct jw_preset_probe *new_site(struct jw_preset *out, const char *fn)
+{
+	struct jw_preset_probe *p;
+
+	if (out->n_probes >= JW_MAX_PRESET_PROBES)
+		return NULL;
+	p = &out->probes[out->n_probes];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->path, sizeof(p->path), "%s", out->where);
+	p->entry = fn;
+	p->exact = true;
+	p->name_arg = true;
+	p->chain.kind = JW_HANDLER_CODE;
+	return p;
+}
+
+/* ---- GLib ---- */
+
+struct glib_scan {
+	struct jw_preset *out;
+	uint64_t base;
+	size_t found;
+};
+
+/*
+ * g_main_context_dispatch calls each ready source's dispatch(source, callback, user_data)
+ * through a register; its other indirect calls (the callback functions' ref, unref and get)
+ * go through memory.
+ */
+static int glib_call(const struct jw_arch_call *call, void *ctx)
+{
+	struct glib_scan *g = ctx;
+	struct jw_preset_probe *p;
+
+	if (!call->indirect || call->mem || call->reg < 0)
+		return 0;
+	g->found++;
+	p = new_site(g->out, "g_main_context_dispatch");
+	if (!p)
+		return 0;
+	p->offset = g->base + call->at;
+	p->exit_offset = g->base + call->at + call->len;
+	p->chain.handler.reg = jw_arch_arg_reg(1);	/* the callback */
+	p->chain.handler_else = (uint32_t)call->reg + 1;	/* else the source's dispatch */
+	p->chain.due.reg = jw_arch_arg_reg(0);		/* source->priv->ready_time */
+	p->chain.due.n_offsets = 2;
+	p->chain.due.offsets[0] = JW_G_SOURCE_PRIV;
+	p->chain.due.offsets[1] = JW_G_SOURCE_PRIV_READY_TIME;
+	p->chain.due_unit_ns = 1000;
+	g->out->n_probes++;
+	return 0;
+}
+
+int jw_sites_glib(struct jw_preset *out, char *note, size_t len)
+{
+	struct glib_scan g = { .out = out };
+	size_t before = out->n_probes;
+	struct code c;
+	int ret = read_code(out->where, "g_main_context_dispatch", &c);
+
+	if (ret) {
+		snprintf(note, len, "g_main_context_dispatch's code not read (%s)", strerror(-ret));
+		return ret;
+	}
+	g.base = c.offset;
+	jw_arch_scan_calls(c.bytes, c.size, glib_call, &g);
+	free(c.bytes);
+	if (!g.found || g.found > JW_MAX_PRESET_PROBES - before) {
+		out->n_probes = before;
+		snprintf(note, len, "g_main_context_dispatch makes %zu calls through a register, "
+			 "not the dispatch calls known", g.found);
+		return -ENOENT;
+	}
+	snprintf(note, len, "callbacks named where g_main_context_dispatch calls them (%zu site%s)",
+		 g.found, g.found == 1 ? "" : "s");
+	return 0;
+}
+
+/* ---- libuv ---- */
+
+struct uv_scan {
+	uint64_t base;
+	uint64_t stop[2], again[2];	/* uv_timer_stop and uv_timer_again: function, PLT stub */
+	uint64_t stop_at;		/* the last call of uv_timer_stop (0: none pending) */
+	bool again_seen;		/* ... followed by one of uv_timer_again */
+	uint64_t entry, exit, cb_at;
+	size_t found;
+};
+
+static bool calls(const uint64_t fn[2], uint64_t to)
+{
+	return to && (to == fn[0] || to == fn[1]);
+}
+
+/*
+ * uv__run_timers, for each timer due: uv_timer_stop(handle); uv_timer_again(handle);
+ * handle->timer_cb(handle). Its site begins at the uv_timer_stop call, while handle->timeout
+ * still is the due time.
+ */
+static int uv_call(const struct jw_arch_call *call, void *ctx)
+{
+	struct uv_scan *u = ctx;
+	uint64_t to = call->indirect ? 0 : u->base + (uint64_t)call->target;
+
+	if (!call->indirect && calls(u->stop, to)) {
+		u->stop_at = u->base + call->at;
+		u->again_seen = false;
+	} else if (!call->indirect && calls(u->again, to) && u->stop_at) {
+		u->again_seen = true;
+	} else if (call->indirect && u->again_seen) {
+		u->found++;
+		u->entry = u->stop_at;
+		u->exit = u->base + call->at + call->len;
+		u->cb_at = u->base + call->at;
+		u->stop_at = 0;
+		u->again_seen = false;
+	} else {
+		u->stop_at = 0;
+		u->again_seen = false;
+	}
+	return 0;
+}
+
+/* The file offsets at which @path's code calls @name: the function, and its PLT stub. */
+static void call_targets(const char *path, const char *name, uint64_t out[2])
+{
+	char err[512];
+	uint64_t size;
+
+	out[0] = out[1] = 0;
+	if (jw_elf_func_offset(path, name, &out[0], &size, err, sizeof(err)))
+		out[0] = 0;
+	if (jw_elf_plt_stub(path, name, &out[1]))
+		out[1] = 0;
+}
+
+/* The cookie bits that tell a callback site where call @c's callee is; 0 when they cannot. */
+static uint64_t callee_bits(const struct jw_arch_call *c)
+{
+	if (!c->indirect || c->reg < 0 || c->reg >= JW_UREG_MAX ||
+	    (c->mem && (c->disp < INT16_MIN || c->disp > INT16_MAX)))
+		return 0;
+	return JW_COOKIE_CALLEE | (uint64_t)(c->reg + 1) << JW_CALLEE_REG_SHIFT |
+	       (c->mem ? JW_CALLEE_MEM | (uint64_t)(uint16_t)c->disp << JW_CALLEE_DISP_SHIFT : 0);
+}
+
+struct callback_scan {
+	struct jw_preset *out;
+	uint64_t base;
+	uint64_t skip;		/* the call the timer site covers */
+	size_t found;
+};
+
+/*
+ * Every call through a register or a field in libuv calls a handle's callback, or an I/O
+ * watcher's function (which calls the handle's).
+ */
+static int callback_call(const struct jw_arch_call *call, void *ctx)
+{
+	struct callback_scan *cs = ctx;
+	struct jw_preset *out = cs->out;
+	uint64_t bits = callee_bits(call), at = cs->base + call->at;
+
+	if (!bits || at == cs->skip)
+		return 0;
+	cs->found++;
+	if (out->n_callbacks < JW_MAX_CALLBACK_SITES)
+		out->callbacks[out->n_callbacks++] = (struct jw_callback_site){
+			.call = at, .ret = at + call->len, .callee = bits,
+		};
+	return 0;
+}
+
+int jw_sites_libuv(struct jw_preset *out, char *note, size_t len)
+{
+	struct uv_scan u = { 0 };
+	struct callback_scan cs = { .out = out };
+	struct jw_preset_probe *p;
+	bool whole;
+	struct code c;
+	int ret;
+
+	call_targets(out->where, "uv_timer_stop", u.stop);
+	call_targets(out->where, "uv_timer_again", u.again);
+	if ((!u.stop[0] && !u.stop[1]) || (!u.again[0] && !u.again[1])) {
+		snprintf(note, len, "no uv_timer_stop and uv_timer_again to find timers by");
+		return -ENOENT;
+	}
+	/* uv__run_timers is named where libuv is built with symbols; not in Debian's library. */
+	ret = read_code(out->where, "uv__run_timers", &c);
+	whole = ret != 0;
+	if (whole)
+		ret = read_code(out->where, NULL, &c);
+	if (ret) {
+		snprintf(note, len, "the code of %s not read (%s)", out->where, strerror(-ret));
+		return ret;
+	}
+	u.base = c.offset;
+	jw_arch_scan_calls(c.bytes, c.size, uv_call, &u);
+	/* The library's code is libuv's alone: every other callback is called at a site of its own. */
+	cs.base = c.offset;
+	cs.skip = u.found == 1 ? u.cb_at : 0;
+	out->n_callbacks = 0;
+	if (whole)
+		jw_arch_scan_calls(c.bytes, c.size, callback_call, &cs);
+	free(c.bytes);
+	if (u.found != 1) {
+		out->n_callbacks = 0;
+		snprintf(note, len, "%zu places call a callback after uv_timer_stop and "
+			 "uv_timer_again, not the one of uv__run_timers", u.found);
+		return -ENOENT;
+	}
+	p = new_site(out, "uv__run_timers");
+	if (!p) {
+		snprintf(note, len, "no room for the timers' site");
+		return -ENOSPC;
+	}
+	p->offset = u.entry;
+	p->exit_offset = u.exit;
+	p->chain.handler.reg = jw_arch_arg_reg(0);	/* handle->timer_cb */
+	p->chain.handler.n_offsets = 1;
+	p->chain.handler.offsets[0] = JW_UV_TIMER_CB;
+	p->chain.due.reg = jw_arch_arg_reg(0);		/* handle->timeout */
+	p->chain.due.n_offsets = 1;
+	p->chain.due.offsets[0] = JW_UV_TIMER_TIMEOUT;
+	p->chain.due_unit_ns = 1000000;
+	out->n_probes++;
+	out->callbacks_named = "uv callback";
+	if (cs.found > JW_MAX_CALLBACK_SITES)
+		out->n_callbacks = 0;
+	if (out->n_callbacks)
+		snprintf(note, len, "callbacks named where libuv calls them (timers in "
+			 "uv__run_timers, the others at %zu sites)", out->n_callbacks);
+	else
+		snprintf(note, len, "timer callbacks named where uv__run_timers calls them%s",
+			 cs.found > JW_MAX_CALLBACK_SITES ? " (the others: too many sites)" : "");
+	return 0;
+}

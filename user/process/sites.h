@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Handler sites: the instructions where a loop library calls the program's callbacks, found in
+ * its code. Each is hooked as one of the preset's naming dispatches, from the call to its return
+ * site, and names the callback it runs there; where the loop keeps the timer's due time, the
+ * task's delay is how late the timer ran. Every task of the loop then has a statistics row of
+ * its handler, not only those the stacks name.
+ */
+#ifndef JW_SITES_H
+#define JW_SITES_H
+
+#include <stddef.h>
+
+#include "process/preset.h"
+
+/*
+ * The struct layouts the sites read, from the libraries' public headers, ABI-stable in their
+ * major versions (64-bit; test_sites checks them against the installed headers).
+ */
+#define JW_UV_TIMER_CB 96		/* uv_timer_t: timer_cb (uv.h, libuv 1.x) */
+#define JW_UV_TIMER_TIMEOUT 128		/* uv_timer_t: timeout, the due time in loop ms */
+#define JW_G_SOURCE_PRIV 0x58		/* GSource: priv (gmain.h) */
+#define JW_G_SOURCE_PRIV_READY_TIME 0x10	/* GSourcePrivate: ready_time, µs (GLib 2.36 on) */
+
+/*
+ * GLib: the calls of a source's dispatch function in g_main_context_dispatch (the callback is its
+ * second argument, else the dispatch function names it; a timeout's ready time is its due time).
+ * Adds them to @out's probes and says what it found in @note. 0, or -ENOENT.
+ */
+int jw_sites_glib(struct jw_preset *out, char *note, size_t len);
+
+/*
+ * libuv's shared library: the call of a timer's callback in uv__run_timers, from the
+ * uv_timer_stop that begins it (the handle's callback, and its due time before uv_timer_again
+ * moves it), and every other call of a callback in the library, as callback sites (their callee
+ * is the handler). As jw_sites_glib().
+ */
+int jw_sites_libuv(struct jw_preset *out, char *note, size_t len);
+
+#endif
