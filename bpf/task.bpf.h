@@ -384,7 +384,11 @@ int dispatch_exit(struct pt_regs *ctx)
 
 	cookie = probe_cookie(ctx, task);
 	s = probe_state(task, cookie, false);
-	if (!s || s->depth == 0)
+	if (!s)
+		return 0;
+	if (cookie & JW_COOKIE_SITE_EXIT)
+		s->site_calls++;
+	if (s->depth == 0)
 		return 0;
 	limit = (cookie & JW_COOKIE_RETPROBE) ? arch_entry_sp_after_return(sp) : sp;
 	if (!close_frames(s, limit) && !(cookie & (JW_COOKIE_RETPROBE | JW_COOKIE_SITE_EXIT))) {

@@ -402,7 +402,7 @@ struct jw_task_state {
 	 * edge the probes see.
 	 */
 	__u32 first_wait;
-	__u32 pad;
+	__u32 site_calls;	/* handler sites' return sites passed: user space's cost guard */
 	/*
 	 * Queueing delay. wake_ns: the thread was woken outside a task (in the loop's wait) then,
 	 * not yet taken by a task (0: no such wakeup). ready_ns: when the work of the current run

@@ -16,6 +16,10 @@ For each, watched 7 s:
   and the program's own largest lateness within 2 ms (the delay columns are whole ms, rounded
   down); ticks that ran on time keep its mean low.
 - The jank events name the task's callback as the handler.
+
+Their cost is bounded: jw_glib ticking every millisecond (~1000 callbacks/s) runs over the
+default handler_sites=500; jankwatch says so once and removes the sites, after which the ticker's
+row stops counting (the waits still count every iteration).
 """
 import csv
 import re
@@ -104,6 +108,31 @@ def check_loop(binary, loop, task_cb, site):
     logs.cleanup()
 
 
+def check_guard():
+    logs = LogDir()
+    target = Proc([os.path.join(TARGETS, "jw_glib"), "--light", "1", "--every", "100000"])
+    try:
+        wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+        rc, events, err = run_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3",
+                                         "--duration", "4", "--log-dir", logs.path], 60)
+    finally:
+        target.kill()
+    check(rc == 0, f"guard: jankwatch exits 0 ({rc})")
+    said = [l for l in err if "through its handler sites, over handler_sites=500: sites removed"
+            in l]
+    check(len(said) == 1, f"guard: it says once that it removed the sites ({said})")
+    rate = int(said[0].split(" callbacks/s")[0].split()[-1])
+    check(500 < rate <= 1100, f"guard: at the ticker's rate, ~1000 a second ({rate})")
+    with open(os.path.join(logs.path, "stats.csv")) as f:
+        rows = {r["message_name"]: r for r in csv.DictReader(f) if r["pid"] == str(target.pid)}
+    light, loop_row = int(rows["on_light"]["message_count"]), int(rows["syscall"]["message_count"])
+    # Removed after its first second or two of the four: the waits counted on.
+    check(light < 0.75 * loop_row and loop_row > 2500,
+          f"guard: on_light's row stopped counting ({light} of {loop_row} iterations)")
+    logs.cleanup()
+
+
 check_loop("jw_uv", "libuv", "on_posted", "uv__run_timers")
 check_loop("jw_glib", "glib", "on_tick", "g_main_context_dispatch")
+check_guard()
 print("PASS")

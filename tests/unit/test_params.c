@@ -45,7 +45,7 @@ static const struct range_case ranges[] = {
 	  "allowed 1..1000000" },
 	{ JW_P_STATS_MAX_ENTRIES, "stats_max_entries", 1500, 1, 1000000, "allowed 1..1000000" },
 	{ JW_P_WAIT_TRACEPOINTS, "wait_tracepoints", 2, 0, 2, "allowed 0..2" },
-	{ JW_P_HANDLER_SITES, "handler_sites", 1, 0, 1, "allowed 0..1" },
+	{ JW_P_HANDLER_SITES, "handler_sites", 500, 0, 1000000, "allowed 0..1000000" },
 };
 
 #define N_RANGES (sizeof(ranges) / sizeof(ranges[0]))

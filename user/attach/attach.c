@@ -44,7 +44,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int keep_link(struct jw_attach *a, struct bpf_link *link, pid_t pid, bool at_once)
+static int keep_link(struct jw_attach *a, struct bpf_link *link, pid_t pid, bool at_once,
+		     bool site)
 {
 	if (a->n_links == a->cap_links) {
 		size_t cap = a->cap_links ? 2 * a->cap_links : 16;
@@ -57,7 +58,7 @@ static int keep_link(struct jw_attach *a, struct bpf_link *link, pid_t pid, bool
 		a->links = links;
 		a->cap_links = cap;
 	}
-	a->links[a->n_links++] = (struct owned_link){ link, pid, at_once };
+	a->links[a->n_links++] = (struct owned_link){ link, pid, at_once, site };
 	return 0;
 }
 
@@ -271,7 +272,7 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
 	}
 	jw_log(JW_LOG_DEBUG, "attached %s to %s:%s at file offset 0x%llx (pid %d)",
 	       retprobe ? "return probe" : "uprobe", path, name, (unsigned long long)offset, pid);
-	return keep_link(a, link, pid, false);
+	return keep_link(a, link, pid, false, exact);
 }
 
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, uint32_t slot)
@@ -304,6 +305,21 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, 
 				     (p->inner ? JW_COOKIE_INNER : 0), p->entry_name);
 }
 
+size_t jw_attach__drop_sites(struct jw_attach *a, pid_t pid)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < a->n_links; i++) {
+		if (a->links[i].pid == pid && a->links[i].site)
+			bpf_link__destroy(a->links[i].link);
+		else
+			a->links[kept++] = a->links[i];
+	}
+	i = a->n_links - kept;
+	a->n_links = kept;
+	return i;
+}
+
 int jw_attach__site_range(struct jw_attach *a, uint32_t slot, uint64_t lo, uint64_t hi)
 {
 	struct jw_code_range r = { .lo = lo, .hi = hi };
@@ -323,7 +339,7 @@ static int attach_tracepoint(struct jw_attach *a, struct bpf_program *prog, cons
 		jw_log(JW_LOG_ERROR, "cannot attach to the %s tracepoint: %s", name, strerror(-err));
 		return err;
 	}
-	return keep_link(a, link, 0, false);
+	return keep_link(a, link, 0, false, false);
 }
 
 int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char *name,
@@ -515,7 +531,7 @@ int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int p
 		return err;
 	}
 	/* From here the link owns the perf event's fd and closes it. */
-	return keep_link(a, link, pid, true);
+	return keep_link(a, link, pid, true, false);
 }
 
 int jw_attach__wait_probes_ready(struct jw_attach *a, uint32_t slot)

@@ -56,6 +56,9 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts);
 int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot,
 			    bool first_wait);
 
+/* Removes process @pid's handler sites (its probes hooked exact); returns how many links. */
+size_t jw_attach__drop_sites(struct jw_attach *a, pid_t pid);
+
 /*
  * The code of the library whose callback sites slot @slot's thread has, at [@lo, @hi) in its
  * process: a callee there does not rename the task's handler (bpf/task.bpf.h). 0 or -errno.

@@ -20,6 +20,7 @@ struct owned_link {
 	struct bpf_link *link;
 	pid_t pid;
 	bool at_once;
+	bool site;		/* a handler site's: jw_attach__drop_sites() removes it */
 };
 
 struct jw_attach {

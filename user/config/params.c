@@ -75,9 +75,10 @@ static const struct param_def params_table[] = {
 		"syscall mode: 0 uprobes on the C library's wait functions (cost the watched loop "
 		"only); 1 the system call tracepoints (cheaper per wait, but every system call of "
 		"the machine pays); 2 whichever costs the machine less, measured at start" },
-	[JW_P_HANDLER_SITES] = { JW_P_HANDLER_SITES, "handler_sites", 1, 0, 1, 0, 0,
-		"glib and libuv: 1 a probe where the loop calls each callback names every task's "
-		"handler in the statistics, and a timer's lateness; 0 the stacks name janks' alone" },
+	[JW_P_HANDLER_SITES] = { JW_P_HANDLER_SITES, "handler_sites", 500, 0, 1000000, 0, 0,
+		"glib and libuv: probes where the loop calls its callbacks name every callback's "
+		"statistics row and a timer's lateness, while a process makes at most this many "
+		"such calls a second (removed above: two probe hits each); 0: none" },
 };
 
 _Static_assert(sizeof(params_table) / sizeof(params_table[0]) == JW_P_COUNT,

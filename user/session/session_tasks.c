@@ -67,6 +67,7 @@ void session_check_running(struct session *s, uint64_t now)
 		    jw_attach__task_state(s->attach, i, w->proc.target.tid, &st))
 			continue;
 		check_trace(s, w, &st, now);
+		jw_watched__guard_sites(w, &s->how, &st, now);
 		if (!jw_hang_due(&st, now, hang_ns, w->hang_seq))
 			continue;
 		w->hang_seq = st.seq + 1;

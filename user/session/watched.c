@@ -419,6 +419,42 @@ static void redetect_preset(struct jw_watched *w, const struct jw_watch_how *how
 	       why);
 }
 
+/* Whether @w's preset hooks handler sites. */
+static bool has_sites(const struct jw_watched *w)
+{
+	size_t k;
+
+	for (k = 0; k < w->preset.n_probes; k++)
+		if (w->preset.probes[k].exact)
+			return true;
+	return w->preset.n_callbacks > 0;
+}
+
+void jw_watched__guard_sites(struct jw_watched *w, const struct jw_watch_how *how,
+			     const struct jw_task_state *st, uint64_t now)
+{
+	int64_t most = how->cfg->params.v[JW_P_HANDLER_SITES];
+	uint32_t calls = st->site_calls - w->site_calls_seen;
+	double rate;
+
+	if (w->sites_removed || !how->syscall_mode || !has_sites(w) ||
+	    (w->site_seen_ns && now - w->site_seen_ns < 1000000000ULL))
+		return;
+	if (w->site_seen_ns) {
+		rate = calls * 1e9 / (double)(now - w->site_seen_ns);
+		if (rate > (double)most) {
+			jw_attach__drop_sites(how->attach, w->proc.target.pid);
+			w->sites_removed = true;
+			jw_log(JW_LOG_WARN, "pid %d (%s): %.0f callbacks/s through its handler sites, "
+			       "over handler_sites=%lld: sites removed, its handlers named from the "
+			       "stacks from now on", w->proc.target.pid, w->proc.target.comm, rate,
+			       (long long)most);
+		}
+	}
+	w->site_calls_seen = st->site_calls;
+	w->site_seen_ns = now;
+}
+
 void jw_watched__settle(struct jw_watched *w, const struct jw_watch_how *how)
 {
 	if (w->redetect)

@@ -55,6 +55,10 @@ struct jw_watched {
 	int pidfd;		/* its thread, to unlink it from its slot; -1: none */
 	uint64_t hang_seq;	/* the last task reported as a hang, + 1 */
 	uint64_t trace_seq;	/* the last task that opened a trace window, + 1 */
+	/* Its handler sites' cost guard: the count and time last looked at; removed already. */
+	uint32_t site_calls_seen;
+	uint64_t site_seen_ns;
+	bool sites_removed;
 };
 
 /* The samples held per thread for the task in flight: evenly thinned beyond this. */
@@ -68,6 +72,14 @@ struct jw_watched *jw_watched__new(pid_t pid, uint32_t slot, const struct jw_wat
 
 /* Attaches its hooks and its sampler, and starts naming its code. 0 or -errno, said. */
 int jw_watched__attach(struct jw_watched *w, const struct jw_watch_how *how);
+
+/*
+ * Its handler sites' cost, from its thread's state @st read at @now: once a second, when they
+ * ran more calls a second than handler_sites allows, they are removed (said once), and the
+ * stacks name its handlers from then on.
+ */
+void jw_watched__guard_sites(struct jw_watched *w, const struct jw_watch_how *how,
+			     const struct jw_task_state *st, uint64_t now);
 
 /*
  * Once it runs: the preset it was resolved without (caught at exec, or held before it: nothing
