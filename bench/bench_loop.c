@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "window.h"
+
 /* Calls between two clock reads: a read costs tens of ns, spread here over 64 dispatches. */
 #define CALLS_PER_BATCH 64
 
@@ -96,14 +98,6 @@ __attribute__((noinline)) void narrow_task(struct task *t, int kind)
 DEFINE_DISPATCH(dispatch)
 DEFINE_DISPATCH(dispatch_ref)
 
-static uint64_t clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t now_ns(void)
 {
 	return clock_ns(CLOCK_MONOTONIC);
@@ -113,19 +107,6 @@ static uint64_t now_ns(void)
 static uint64_t cpu_ns(void)
 {
 	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
-}
-
-/* Returns the window in ns, or 0 when @arg is not a number of ms from 10 to 60000. */
-static uint64_t parse_window_ms(const char *arg)
-{
-	char *end;
-	long ms;
-
-	errno = 0;
-	ms = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || ms < 10 || ms > 60000)
-		return 0;
-	return (uint64_t)ms * 1000000ULL;
 }
 
 /* Calls @fn CALLS_PER_BATCH times; returns the ns they took. */

@@ -18,29 +18,10 @@
 #include <sys/eventfd.h>
 #include <time.h>
 
+#include "window.h"
+
 /* Calls between two clock reads: a wait costs hundreds of ns, a clock read tens. */
 #define CALLS_PER_BATCH 64
-
-static uint64_t clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* Returns the window in ns, or 0 when @arg is not a number of ms from 10 to 60000. */
-static uint64_t parse_window_ms(const char *arg)
-{
-	char *end;
-	long ms;
-
-	errno = 0;
-	ms = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || ms < 10 || ms > 60000)
-		return 0;
-	return (uint64_t)ms * 1000000ULL;
-}
 
 /* Returns an epoll instance with a readable eventfd in it, or -1 with a message. */
 static int ready_epoll(void)

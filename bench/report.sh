@@ -9,6 +9,7 @@ configs_of()
 	local -a all=("${PROBE_CONFIGS[@]}")
 
 	[[ $1 != syscall ]] || all=("${SYSCALL_CONFIGS[@]}")
+	[[ $1 != glib && $1 != libuv ]] || all=("${SITE_CONFIGS[@]}")
 	for cfg in "${all[@]}"; do
 		[[ -z ${NS[$1,$cfg]:-} ]] || printf '%s\n' "$cfg"
 	done
@@ -111,6 +112,36 @@ print_build()
 	fi
 }
 
+# The handler sites' loop @1 (glib, libuv): its table, and what the sites add per callback.
+print_sites()
+{
+	local name=$1 cfg add sites
+
+	printf '\n%s loop: an idle callback per iteration, the loop polling between them\n' "$name"
+	printf '  jankwatch-nosites: -p PID --set handler_sites=0 (the waits alone);\n'
+	printf '  jankwatch-sites: -p PID --set handler_sites=1000000 (sites kept at any rate): %s\n' \
+		"${JW_PLACE[$name]:-?}" | fold -s -w 96 | sed '2,$s/^/    /'
+	printf '  the default, -p PID (handler_sites=500), for 3 s: %s\n' "${JW_GUARD[$name]:-?}" |
+		fold -s -w 96 | sed '2,$s/^/    /'
+	printf '  %-18s %10s %9s %10s %7s %7s\n' config ns/task x-none "added ns" spread on-cpu
+	while read -r cfg; do
+		add=$(added "$name" "$cfg")
+		printf '  %-18s %10s %9s %10s %6s%% %6s%%\n' "$cfg" "${NS[$name,$cfg]}" \
+			"$(ratio "${NS[$name,$cfg]}" "${NS[$name,none]}")" "$add" \
+			"${SPREAD[$name,$cfg]}" "${ON_CPU[$name,$cfg]}"
+	done < <(configs_of "$name")
+	sites=$(awk -v a="$(added "$name" jankwatch-sites)" -v b="$(added "$name" jankwatch-nosites)" \
+		'BEGIN { printf "%.1f", a - b }')
+	printf '  handler sites: %s ns per callback (a call and its return site), %s times the\n' \
+		"$sites" "$(ratio "$sites" "$(added "$name" jankwatch-nosites)")"
+	printf '  waits'"'"' own cost per iteration\n'
+	if noisy "$name"; then
+		printf '  WARNING: busy machine (spread over %s%% or loop on a CPU under %s%%);\n' \
+			"$NOISY_SPREAD_PCT" "$MIN_ON_CPU_PCT"
+		printf '  these figures are unreliable: rerun when the machine is idle\n'
+	fi
+}
+
 print_own_costs()
 {
 	local growth
@@ -158,6 +189,9 @@ print_report()
 	[[ -z $BCC_SKIPPED ]] || printf 'funclatency-bpfcc (bcc) skipped: %s\n' "$BCC_SKIPPED"
 	for name in "${BUILDS[@]}"; do
 		print_build "$name"
+	done
+	for name in "${SITE_BUILDS[@]}"; do
+		print_sites "$name"
 	done
 	print_own_costs
 }

@@ -4,10 +4,11 @@
 # function adds per task, configurations interleaved over REPS repetitions, medians: nothing
 # attached, the floor (empty uprobe + uretprobe), jankwatch, bpftrace, libbpf-tools'
 # funclatency and bcc's funclatency-bpfcc (where it runs), on three builds of the loop (frame
-# pointers, none, -fcf-protection=full); syscall mode against the two bare tracepoints; then
+# pointers, none, -fcf-protection=full); syscall mode against the two bare tracepoints; a glib
+# and a libuv loop with and without the handler sites' probes per callback; then
 # jankwatch's own CPU and memory over a minute at ~1000 tasks/s, the time from a slow task's end
 # to its event line, and the per-sample cost of each --unwind mode. Plots the cost per task.
-# Usage: scripts/bench.sh [--quick] [--samples-only]
+# Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only]
 #        (root; installs bpftrace, libbpf-tools and gnuplot from Debian when missing)
 set -euo pipefail
 
@@ -16,6 +17,7 @@ BUILD=$ROOT/build
 PLOT=$ROOT/bench/results.png
 PROBE_CONFIGS=(none floor jankwatch bpftrace funclatency funclatency-bpfcc)
 SYSCALL_CONFIGS=(none sys-floor tp-floor jankwatch jankwatch-up)
+SITE_CONFIGS=(none jankwatch-nosites jankwatch-sites)
 READY_TIMEOUT_MS=60000	# bpftrace and bcc may take a while to compile and attach
 STOP_TIMEOUT_MS=15000
 SETTLE_S=0.2		# after a tool says it is ready, before windows are counted
@@ -32,6 +34,7 @@ JANKS=20		# slow tasks timed from their end to their event line
 SAMPLE_SECONDS=5	# per --unwind mode, for the per-sample cost
 BPF_STATS_WAS=
 ONLY_SAMPLES=
+ONLY_SITES=
 BCC_SKIPPED=		# why funclatency-bpfcc is left out, when it is
 JW_WAITS=		# syscall mode: what wait_tracepoints=2 chose, as jankwatch said it
 
@@ -44,8 +47,8 @@ READER_PID=
 # NS, SPREAD, ON_CPU: per "build,config" over the repetitions; NS_REP per "build,config,rep".
 # REF_REP: dispatch_ref()'s ns per call in the same windows, the floor on it; XREF, XREF_SPREAD:
 # per "build,config", the added ns over the floor's added ns in those windows.
-declare -A NS NS_REP SPREAD ON_CPU ON_CPU_REP FIRST_INSN JW_PLACE REF_REP XREF XREF_SPREAD
-declare -a BUILDS=()
+declare -A NS NS_REP SPREAD ON_CPU ON_CPU_REP FIRST_INSN JW_PLACE JW_GUARD REF_REP XREF XREF_SPREAD
+declare -a BUILDS=() SITE_BUILDS=()
 WATCH_CPU_PCT=''
 WATCH_TICKS=''
 WATCH_TASKS_S=''
@@ -67,9 +70,10 @@ source "$ROOT/bench/report.sh"
 usage()
 {
 	cat <<EOF
-Usage: scripts/bench.sh [--quick] [--samples-only]
+Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only]
   --quick          3 repetitions, shorter windows, a 20 s watch, 10 janks (noisier)
   --samples-only   only the per-sample cost of each --unwind mode
+  --sites-only     only the handler sites' cost, on a glib and a libuv loop
 Runs as root. Builds build/, installs bpftrace, libbpf-tools and gnuplot when missing, prints
 ns per task for each tool and build with ratios to the baseline and the floor, jankwatch's own
 costs, whether DESIGN.md's budget holds, and plots the cost per task to bench/results.png.
@@ -85,6 +89,7 @@ parse_args()
 			SAMPLE_SECONDS=3
 			;;
 		--samples-only) ONLY_SAMPLES=1 ;;
+		--sites-only) ONLY_SITES=1 ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; die "unknown argument: $1" ;;
 		esac
@@ -203,6 +208,17 @@ attach()
 		# --probe (syscall mode) it sees the waits as wait_tracepoints=2 chooses, and says
 		# which. -v: where the probe went.
 		"$BUILD/jankwatch" -v -p "$LOOP_PID" ${bin:+--probe "$bin:dispatch"} \
+			--set ignore_startup_time=3 --duration 600 --log-dir "$WORK/logs" \
+			>"$out" 2>&1 &
+		TOOL_PID=$!
+		wait_for_line "$out" 'ready' "$TOOL_PID" jankwatch
+		;;
+	jankwatch-nosites | jankwatch-sites)
+		# A glib or libuv loop: its preset without handler sites (the waits alone), or with
+		# them kept whatever their rate (the default removes them from so fast a loop).
+		mkdir -p "$WORK/logs"
+		"$BUILD/jankwatch" -v -p "$LOOP_PID" \
+			--set handler_sites=$([[ $cfg == jankwatch-sites ]] && echo 1000000 || echo 0) \
 			--set ignore_startup_time=3 --duration 600 --log-dir "$WORK/logs" \
 			>"$out" 2>&1 &
 		TOOL_PID=$!
@@ -341,6 +357,10 @@ run_build()
 	done
 	if [[ -n $bin ]]; then
 		JW_PLACE[$name]=$(jw_placement "$WORK/$name-jankwatch.out" dispatch)
+	elif [[ $name != syscall ]]; then
+		# A handler sites' loop: the preset jankwatch chose and the sites it found.
+		JW_PLACE[$name]=$(grep -m1 -o 'loop [a-z]* (auto: .*' \
+			"$WORK/$name-jankwatch-sites.out" || echo '?')
 	else
 		JW_PLACE[$name]=$(jw_placement "$WORK/$name-jankwatch-up.out" epoll_wait)
 		# What wait_tracepoints=2 chose in the default configuration's last run, and why.
@@ -374,6 +394,27 @@ syscall_build()
 	FIRST_INSN[syscall]=$(first_insn \
 		"$(ldd "$BUILD/bench/jw_bench_epoll" | awk '/libc\.so/ { print $3 }')" epoll_wait)
 	run_build syscall "$BUILD/bench/jw_bench_epoll" "" "${SYSCALL_CONFIGS[@]}"
+}
+
+# Handler sites: a glib and a libuv loop, a callback per iteration; jankwatch's preset with
+# and without its two probes per callback (handler_sites).
+sites_build()
+{
+	local name out
+
+	for name in glib libuv; do
+		run_build "$name" "$BUILD/bench/jw_bench_${name#lib}" "" "${SITE_CONFIGS[@]}"
+		unset 'BUILDS[-1]'
+		SITE_BUILDS+=("$name")
+		# The default (handler_sites=500) on so fast a loop: what it says as it removes them.
+		out=$WORK/$name-default.out
+		start_loop "$BUILD/bench/jw_bench_${name#lib}" "$WORK/loop-$name-default.out"
+		"$BUILD/jankwatch" -p "$LOOP_PID" --set ignore_startup_time=3 --duration 3 \
+			--log-dir "$WORK/logs" >"$out" 2>&1 || die "jankwatch failed: $(tail -n 3 "$out")"
+		JW_GUARD[$name]=$(grep -m1 -o '[0-9]* callbacks/s through .*' "$out" || echo 'kept')
+		reap "$LOOP_PID"
+		LOOP_PID=
+	done
 }
 
 # jankwatch's own cost while it watches jw_target's ~1000 fast tasks/s and no jank, for
@@ -530,6 +571,8 @@ print(p.get("run_time_ns",0), p.get("run_cnt",0))')
 
 main()
 {
+	local name
+
 	parse_args "$@"
 	trap cleanup EXIT
 	trap 'exit 130' INT
@@ -537,6 +580,13 @@ main()
 	setup
 	WORK=$(mktemp -d /tmp/jw-bench.XXXXXX)
 	LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
+	if [[ -n $ONLY_SITES ]]; then
+		sites_build
+		for name in "${SITE_BUILDS[@]}"; do
+			print_sites "$name"
+		done
+		return 0
+	fi
 	if [[ -z $ONLY_SAMPLES ]]; then
 		start_loop "$BUILD/bench/jw_bench_loop_fp" "$WORK/bcc-loop.out"
 		check_bcc "$LOOP_PID" "$BUILD/bench/jw_bench_loop_fp"
@@ -547,6 +597,7 @@ main()
 		probe_build cet '^endbr64'
 		probe_build narrow '^movslq'
 		syscall_build
+		sites_build
 		watch_cost
 		event_latency
 		print_report

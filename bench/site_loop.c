@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The handler sites' target of scripts/bench.sh: a GLib main loop (or, built with JW_BENCH_UV, a
+ * libuv loop) whose every iteration dispatches one callback that returns at once: an idle source
+ * (an idle handle), so the loop polls without sleeping and dispatches again. Like bench_loop.c
+ * it prints, once per window,
+ *
+ *	window <n> <ns_per_callback> <callbacks> <on_cpu_pct>
+ *
+ * so what a monitor adds to an iteration (the waits' probes, a handler site's two) shows up as
+ * added ns per callback. Runs until killed.
+ * Usage: jw_bench_glib [WINDOW_MS]   (default 500; jw_bench_uv alike)
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#ifdef JW_BENCH_UV
+#include <uv.h>
+#else
+#include <glib.h>
+#endif
+
+#include "window.h"
+
+/* Callbacks between two clock reads. */
+#define CALLS_PER_BATCH 64
+
+static uint64_t window_ns = 500 * 1000000ULL;
+static uint64_t calls, n, start, cpu_start;
+
+/* One callback: counted, and a window printed when one is over. */
+static void count_call(void)
+{
+	uint64_t t;
+
+	if (++calls % CALLS_PER_BATCH)
+		return;
+	t = clock_ns(CLOCK_MONOTONIC);
+	if (t - start < window_ns)
+		return;
+	printf("window %llu %.2f %llu %.1f\n", (unsigned long long)n++,
+	       (double)(t - start) / (double)calls, (unsigned long long)calls,
+	       100.0 * (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start) / (double)(t - start));
+	calls = 0;
+	start = clock_ns(CLOCK_MONOTONIC);
+	cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+#ifdef JW_BENCH_UV
+__attribute__((noinline)) void on_idle(uv_idle_t *idle)
+{
+	(void)idle;
+	count_call();
+}
+
+static int run(void)
+{
+	uv_async_t wake;
+	uv_idle_t idle;
+
+	/* A watcher, so that each iteration polls: libuv skips epoll_wait() with none. */
+	uv_async_init(uv_default_loop(), &wake, NULL);
+	uv_idle_init(uv_default_loop(), &idle);
+	uv_idle_start(&idle, on_idle);
+	return uv_run(uv_default_loop(), UV_RUN_DEFAULT);
+}
+#else
+__attribute__((noinline)) gboolean on_idle(gpointer data)
+{
+	(void)data;
+	count_call();
+	return G_SOURCE_CONTINUE;
+}
+
+static int run(void)
+{
+	GMainLoop *loop = g_main_loop_new(NULL, FALSE);
+
+	g_idle_add(on_idle, NULL);
+	g_main_loop_run(loop);
+	return 1;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	if (argc > 2 || (argc == 2 && !(window_ns = parse_window_ms(argv[1])))) {
+		fprintf(stderr, "usage: %s [WINDOW_MS]   (from 10 to 60000, default 500)\n",
+			argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	start = clock_ns(CLOCK_MONOTONIC);
+	cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	return run();
+}
