@@ -252,11 +252,12 @@ static __noinline void name_inner(struct pt_regs *ctx, struct jw_task_state *s,
 				  const struct jw_arg_chain *c, __u64 now)
 {
 	__u64 regs[JW_UREG_MAX] = {}, p = 0, due;
-	__u32 other = c->handler_else;
+	/* The register itself, bounded as it indexes (0 wraps to none). */
+	__u32 other = c->handler_else - 1;
 
 	copy_user_regs(ctx, regs);
-	if ((!follow_path(regs, &c->handler, &p) || !p) && other >= 1 && other <= JW_UREG_MAX)
-		p = regs[other - 1];
+	if ((!follow_path(regs, &c->handler, &p) || !p) && other < JW_UREG_MAX)
+		p = regs[other];
 	s->cur_handler = p;
 	if (!c->due_unit_ns || !follow_path(regs, &c->due, &due) || (__s64)due <= 0)
 		return;

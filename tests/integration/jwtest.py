@@ -110,10 +110,10 @@ def target_tasks(proc):
     return [TargetTask(l) for l in list(proc.out) if l.startswith("task ")]
 
 
-def task_of(ev, tasks, what):
+def task_of(ev, tasks, what, within_ms=20):
     """The program's own task that event @ev reports: the one of @tasks (TargetTask) that began
-    within 20 ms of it. Checks that there is exactly one; @what says so."""
-    mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < 20]
+    within @within_ms of it. Checks that there is exactly one; @what says so."""
+    mine = [t for t in tasks if abs(mono_to_epoch_ms(t.begin_ns) - ev["begin_time"]) < within_ms]
     check(len(mine) == 1, what)
     return mine[0]
 
