@@ -283,9 +283,10 @@ static __noinline __u64 site_callee(struct pt_regs *ctx, __u64 cookie)
 }
 
 /*
- * A callback site (@cookie) inside the naming dispatch of thread state @s: a callee of the
- * program's renames it (libuv's I/O function called the handle's callback); one of the library's
- * own (a call the program's callback made into the library) does not.
+ * A callback site (@cookie) opening, or inside, the naming dispatch of thread state @s: a callee
+ * of the program's names it (nested: libuv's I/O function called the handle's callback); one of
+ * the library's own (its I/O function; a call the program's callback made into the library)
+ * does not.
  */
 static __noinline void rename_inner(struct pt_regs *ctx, struct jw_task_state *s, __u64 cookie)
 {
@@ -314,7 +315,7 @@ static __always_inline void open_inner(struct pt_regs *ctx, struct jw_task_state
 	s->cur_handler = 0;
 	s->cur_delay_ns = queue_delay(s, now);
 	if (cookie & JW_COOKIE_CALLEE)
-		s->cur_handler = site_callee(ctx, cookie);
+		rename_inner(ctx, s, cookie);
 	if (!(cookie & JW_COOKIE_NAME_ARG))
 		return;
 	c = bpf_map_lookup_elem(&arg_chains, &id);

@@ -2,7 +2,7 @@
 /*
  * Handler sites (process/sites.c) and what they stand on: the instruction decoder's lengths and
  * calls (arch.h), PLT stubs, and the libraries' struct layouts. On x86-64 they are held to
- * objdump and to Debian's own libglib and libuv.
+ * objdump and to Debian's own libglib, libuv and libevent.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -109,6 +109,62 @@ static void test_calls(void **state)
 	assert_int_equal(s.calls[4].reg, -1);	/* indexed */
 	assert_int_equal(s.calls[5].reg, 12);	/* r12 through a SIB byte */
 	assert_int_equal(s.calls[5].disp, 0x100);
+}
+
+/*
+ * Calls through a global table (the function, or its address, read from a fixed place just
+ * before) against an object's callback; what a write to the register in between undoes.
+ */
+static void test_global_calls(void **state)
+{
+	static const uint8_t code[] = {
+		0x48, 0x8b, 0x05, 0x00, 0x01, 0, 0,	/* mov 0x100(%rip),%rax: a GOT slot */
+		0x31, 0xff,				/* xor %edi,%edi */
+		0xff, 0x50, 0x20,			/* call *0x20(%rax): a table's entry */
+		0x48, 0x8b, 0x44, 0x24, 0x10,		/* mov 0x10(%rsp),%rax */
+		0xff, 0xd0,				/* call *%rax: a callback */
+		0x48, 0x8b, 0x2d, 0x00, 0x01, 0, 0,	/* mov 0x100(%rip),%rbp */
+		0xff, 0x55, 0x18,			/* call *0x18(%rbp) */
+		0xff, 0x55, 0x20,			/* call *0x20(%rbp): rbp outlives a call */
+		0x48, 0x8b, 0x05, 0x00, 0x01, 0, 0,	/* mov 0x100(%rip),%rax */
+		0x4c, 0x8b, 0x40, 0x08,			/* mov 0x8(%rax),%r8: through it */
+		0xff, 0x50, 0x20,			/* call *0x20(%rax) */
+		0x41, 0xff, 0xd0,			/* call *%r8: a call clobbered it */
+		0x4c, 0x8b, 0x47, 0x18,			/* mov 0x18(%rdi),%r8: an object's field */
+		0x41, 0xff, 0xd0,			/* call *%r8 */
+	};
+	struct seen s = { 0 };
+
+	(void)state;
+	jw_arch_scan_calls(code, sizeof(code), keep_call, &s);
+	assert_int_equal(s.n, 7);
+	assert_true(s.calls[0].via_global);
+	assert_false(s.calls[1].via_global);
+	assert_true(s.calls[2].via_global);
+	assert_true(s.calls[3].via_global);
+	assert_true(s.calls[4].via_global);
+	assert_false(s.calls[5].via_global);
+	assert_false(s.calls[6].via_global);
+}
+
+/* A table's entry loaded through a global, then called. */
+static void test_global_through(void **state)
+{
+	static const uint8_t code[] = {
+		0x48, 0x8b, 0x05, 0x00, 0x01, 0, 0,	/* mov 0x100(%rip),%rax */
+		0x48, 0x8b, 0x50, 0x18,			/* mov 0x18(%rax),%rdx */
+		0xff, 0xd2,				/* call *%rdx */
+		0x48, 0x8b, 0x05, 0x00, 0x01, 0, 0,	/* mov 0x100(%rip),%rax */
+		0x48, 0x89, 0xf8,			/* mov %rdi,%rax: overwritten */
+		0xff, 0x50, 0x20,			/* call *0x20(%rax) */
+	};
+	struct seen s = { 0 };
+
+	(void)state;
+	jw_arch_scan_calls(code, sizeof(code), keep_call, &s);
+	assert_int_equal(s.n, 2);
+	assert_true(s.calls[0].via_global);
+	assert_false(s.calls[1].via_global);
 }
 
 /* The PLT stubs of both layouts: .plt's "jmp *rel(%rip)", .plt.sec's "endbr64; bnd jmp". */
@@ -266,6 +322,43 @@ static void test_libuv_site(void **state)
 	}
 }
 
+/*
+ * Debian's libevent: the callbacks' calls in the function that runs its queues, each through a
+ * register or a field of the event, none through the lock table; all in one function.
+ */
+static void test_libevent_sites(void **state)
+{
+	const char *lib = "/usr/lib/x86_64-linux-gnu/libevent-2.1.so.7";
+	struct jw_preset p = { 0 };
+	uint64_t loop, size, end, lo = UINT64_MAX, hi = 0;
+	char note[256], err[256];
+
+	(void)state;
+	snprintf(p.where, sizeof(p.where), "%s", lib);
+	assert_int_equal(jw_sites_libevent(&p, note, sizeof(note)), 0);
+	assert_string_equal(p.callbacks_named, "libevent callback");
+	assert_int_equal(p.n_probes, 0);
+	/* event, persistent event, signal, self, finalizer: 4 to 8 calls */
+	assert_true(p.n_callbacks >= 4 && p.n_callbacks <= 8);
+	for (size_t i = 0; i < p.n_callbacks; i++) {
+		const struct jw_callback_site *cb = &p.callbacks[i];
+		struct jw_arch_call c = call_at(lib, cb->call);
+
+		assert_true(c.indirect && c.reg >= 0 && !c.via_global);
+		assert_int_equal(cb->ret, cb->call + c.len);
+		lo = cb->call < lo ? cb->call : lo;
+		hi = cb->call > hi ? cb->call : hi;
+	}
+	assert_true(hi - lo < 0x1000);
+	assert_non_null(strstr(note, "sites"));
+
+	/* The unwind table bounds the exported event_base_loop where its symbol does. */
+	assert_int_equal(jw_elf_func_offset(lib, "event_base_loop", &loop, &size, err, sizeof(err)), 0);
+	assert_int_equal(jw_elf_function_end(lib, loop, &end), 0);
+	assert_true(end >= loop + size && end < loop + size + 64);
+	assert_true(lo < loop && lo > loop - 0x2000);
+}
+
 /* A library without the functions: no site, and the note says why. */
 static void test_no_sites(void **state)
 {
@@ -278,10 +371,38 @@ static void test_no_sites(void **state)
 	assert_int_not_equal(jw_sites_libuv(&p, note, sizeof(note)), 0);
 	assert_int_equal(p.n_probes, 0);
 	assert_non_null(strstr(note, "uv_timer_stop"));
+	assert_int_not_equal(jw_sites_libevent(&p, note, sizeof(note)), 0);
+	assert_int_equal(p.n_callbacks, 0);
+	assert_non_null(strstr(note, "event_base_loop"));
 }
 #endif
 
 #if defined(__aarch64__)
+/* Calls through a global table (adrp, a GOT entry, the table's entry) or an object's field. */
+static void test_arm64_global_calls(void **state)
+{
+	static const uint32_t code[] = {
+		0x90000000,	/* adrp x0, . */
+		0xf9400400,	/* ldr x0, [x0, #8]: a GOT entry */
+		0xf9400c01,	/* ldr x1, [x0, #24]: the table's entry */
+		0xd63f0020,	/* blr x1: through a global */
+		0xf9400e61,	/* ldr x1, [x19, #24]: an object's field */
+		0xd63f0020,	/* blr x1: a callback */
+		0x90000002,	/* adrp x2, . */
+		0xf9400442,	/* ldr x2, [x2, #8] */
+		0xaa1303e2,	/* mov x2, x19: overwritten */
+		0xd63f0040,	/* blr x2 */
+	};
+	struct seen s = { 0 };
+
+	(void)state;
+	jw_arch_scan_calls((const uint8_t *)code, sizeof(code), keep_call, &s);
+	assert_int_equal(s.n, 3);
+	assert_true(s.calls[0].via_global);
+	assert_false(s.calls[1].via_global);
+	assert_false(s.calls[2].via_global);
+}
+
 /* bl, blr and blraaz; an adrp/ldr PLT stub. */
 static void test_arm64_calls(void **state)
 {
@@ -343,15 +464,19 @@ int main(void)
 #if defined(__x86_64__)
 		cmocka_unit_test(test_lengths),
 		cmocka_unit_test(test_calls),
+		cmocka_unit_test(test_global_calls),
+		cmocka_unit_test(test_global_through),
 		cmocka_unit_test(test_plt_slot),
 		cmocka_unit_test(test_sweep_glib),
 		cmocka_unit_test(test_sweep_libuv),
 		cmocka_unit_test(test_glib_sites),
 		cmocka_unit_test(test_libuv_site),
+		cmocka_unit_test(test_libevent_sites),
 		cmocka_unit_test(test_no_sites),
 #endif
 #if defined(__aarch64__)
 		cmocka_unit_test(test_arm64_calls),
+		cmocka_unit_test(test_arm64_global_calls),
 #endif
 #ifdef JW_LOOP_HEADERS
 		cmocka_unit_test(test_layouts),

@@ -40,13 +40,20 @@ struct jw_arch_call {
 	int reg;
 	bool mem;
 	int32_t disp;
+	/*
+	 * indirect: the function, or the address it is read from, comes from a fixed place in the
+	 * code's data (x86-64: a RIP-relative load or lea; arm64: adrp, then at most two loads),
+	 * as far as reading the instructions before it in a straight line tells: a call through a
+	 * global table of functions (libevent's lock callbacks), no object's callback
+	 */
+	bool via_global;
 };
 
 /*
  * Decodes @len bytes of code at @code, from an instruction's start, one instruction after another
  * (a linear sweep: the code of one function, or a section of compiled code), and calls @fn on
  * every call instruction; @fn returns non-zero to stop. An instruction it cannot decode is
- * stepped over byte by byte. Returns what the last @fn returned, or 0.
+ * stepped over byte by byte (and forgets what it knew of the registers). Returns what the last @fn returned, or 0.
  */
 int jw_arch_scan_calls(const uint8_t *code, size_t len,
 		       int (*fn)(const struct jw_arch_call *call, void *ctx), void *ctx);

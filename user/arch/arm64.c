@@ -108,9 +108,39 @@ int jw_arch_plt_slot(const uint8_t *stub, size_t len, uint64_t addr, uint64_t *s
 	return 0;
 }
 
+/*
+ * How a register's value came from a fixed place, as the instructions before tell: the page of
+ * adrp, an address in it (add), a value loaded from there (a GOT entry: a global's address; or a
+ * global), and one loaded through that (an entry of a global table).
+ */
+enum fixed { NOT_FIXED, FIXED_PAGE, FIXED_ADDR, FIXED_LOADED, FIXED_TABLE };
+
+/* What instruction @w, no call, makes of the registers' states @st. */
+static void track_fixed(uint32_t w, uint8_t st[32])
+{
+	unsigned int d = w & 31, n = w >> 5 & 31, t;
+	uint32_t off;
+	uint8_t from = st[n];
+
+	if ((w & 0x9f000000) == 0x90000000) {		/* adrp */
+		st[d] = FIXED_PAGE;
+	} else if ((w & 0xffc00000) == 0x91000000) {	/* add Xd, Xn, #imm */
+		st[d] = from == FIXED_PAGE ? FIXED_ADDR : NOT_FIXED;
+	} else if (ldr_imm(w, &t, &n, &off)) {
+		st[t] = from == FIXED_PAGE || from == FIXED_ADDR ? FIXED_LOADED :
+			from == FIXED_LOADED ? FIXED_TABLE : NOT_FIXED;
+	} else {
+		/* Anything else may write the register in its low bits; a pair, the second too. */
+		st[d] = NOT_FIXED;
+		if ((w & 0x3a000000) == 0x28000000)
+			st[w >> 10 & 31] = NOT_FIXED;
+	}
+}
+
 int jw_arch_scan_calls(const uint8_t *code, size_t len,
 		       int (*fn)(const struct jw_arch_call *call, void *ctx), void *ctx)
 {
+	uint8_t st[32] = { 0 };
 	struct jw_arch_call c;
 	size_t at;
 	int ret;
@@ -127,12 +157,17 @@ int jw_arch_scan_calls(const uint8_t *code, size_t len,
 			   (w & 0xfffff81f) == 0xd63f081f) {	/* blraaz, blrabz */
 			c.indirect = true;
 			c.reg = w >> 5 & 31;
+			c.via_global = st[c.reg] >= FIXED_LOADED;
 		} else {
+			track_fixed(w, st);
 			continue;
 		}
 		ret = fn(&c, ctx);
 		if (ret)
 			return ret;
+		/* A call may change x0-x18 and the link register. */
+		memset(st, NOT_FIXED, 19);
+		st[30] = NOT_FIXED;
 	}
 	return 0;
 }

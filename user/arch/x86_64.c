@@ -510,10 +510,14 @@ size_t jw_arch_insn_len(const uint8_t *p, size_t len)
 	return decode_len(p, len, &in) ? in.len : 0;
 }
 
-/* Whether @in (at @at) is a call, described in @c. */
-static bool as_call(const struct x86_insn *in, size_t at, struct jw_arch_call *c)
+/*
+ * Whether @in (at @at) is a call, described in @c, with @global the registers (hardware
+ * numbers) last loaded from a fixed address.
+ */
+static bool as_call(const struct x86_insn *in, size_t at, unsigned int global,
+		    struct jw_arch_call *c)
 {
-	unsigned int mod, rm, base, index, sib;
+	unsigned int mod, rm, base, index, sib, hw;
 	const uint8_t *d;
 
 	memset(c, 0, sizeof(*c));
@@ -532,7 +536,9 @@ static bool as_call(const struct x86_insn *in, size_t at, struct jw_arch_call *c
 	rm = *in->modrm & 7;
 	c->reg = -1;
 	if (mod == 3) {
-		c->reg = dwarf_reg[rm | (in->rex & 1 ? 8 : 0)];
+		hw = rm | (in->rex & 1 ? 8 : 0);
+		c->reg = dwarf_reg[hw];
+		c->via_global = global >> hw & 1;
 		return true;
 	}
 	c->mem = true;
@@ -544,9 +550,12 @@ static bool as_call(const struct x86_insn *in, size_t at, struct jw_arch_call *c
 			return true;	/* indexed, or no base */
 		rm = base;
 	} else if (rm == 5 && mod == 0) {
-		return true;		/* RIP-relative */
+		c->via_global = true;	/* RIP-relative: a GOT slot, a global */
+		return true;
 	}
-	c->reg = dwarf_reg[rm | (in->rex & 1 ? 8 : 0)];
+	hw = rm | (in->rex & 1 ? 8 : 0);
+	c->reg = dwarf_reg[hw];
+	c->via_global = global >> hw & 1;
 	d = in->modrm + 1 + sib;
 	if (mod == 1)
 		c->disp = (int8_t)d[0];
@@ -554,6 +563,67 @@ static bool as_call(const struct x86_insn *in, size_t at, struct jw_arch_call *c
 		c->disp = (int32_t)((uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
 				    (uint32_t)d[3] << 24);
 	return true;
+}
+
+/* The registers a call may change: rax, rcx, rdx, rsi, rdi, r8-r11 (hardware numbers). */
+#define CALL_CLOBBERED 0x0fc7u
+#define REG_AX 0x0001u
+#define REG_DX 0x0004u
+
+/*
+ * The registers (hardware numbers) instruction @in may write, over-counted: whatever its ModRM
+ * names as a register, the one in its opcode, and the implicit ones of the few that have them.
+ */
+static unsigned int may_write(const struct x86_insn *in)
+{
+	unsigned int op = in->op, mask = 0;
+
+	if (in->modrm) {
+		unsigned int m = *in->modrm;
+
+		/* the reg field, unless it is an opcode extension or the source of a store/compare */
+		if (!(op == 0x88 || op == 0x89 || op == 0x38 || op == 0x39 || op == 0x84 ||
+		      op == 0x85 || (op >= 0x80 && op <= 0x83) || op == 0xc0 || op == 0xc1 ||
+		      (op >= 0xd0 && op <= 0xd3) || op == 0xc6 || op == 0xc7 || op == 0xf6 ||
+		      op == 0xf7 || op == 0xfe || op == 0xff))
+			mask |= 1u << (((m >> 3) & 7) | (in->rex & 4 ? 8 : 0));
+		if (m >> 6 == 3)
+			mask |= 1u << ((m & 7) | (in->rex & 1 ? 8 : 0));
+		if (op == 0xf6 || op == 0xf7 || !op)	/* mul, div; cmpxchg and the like */
+			mask |= REG_AX | REG_DX;
+		return mask;
+	}
+	if ((op >= 0x58 && op <= 0x5f) || (op >= 0x90 && op <= 0x97) || (op >= 0xb0 && op <= 0xbf))
+		mask |= 1u << ((op & 7) | (in->rex & 1 ? 8 : 0));	/* pop, xchg, mov $imm */
+	if (op >= 0x90 && op <= 0x97)
+		mask |= REG_AX;
+	if (op == 0x90 && !(in->rex & 1))
+		mask = 0;					/* nop */
+	if (op >= 0xa0 && op <= 0xa3)
+		mask |= REG_AX;					/* mov moffs */
+	if (op == 0x98 || op == 0x99 || (op >= 0xa4 && op <= 0xaf) || op == 0xc9 || !op)
+		mask = 0xffffu;		/* cbw, cqo, string ops, leave, 0f-map ops: anything */
+	return mask;
+}
+
+/*
+ * The register a 64-bit "mov rel(%rip),%reg" or "lea rel(%rip),%reg" (@from: -1) or "mov
+ * disp(%base),%reg" (@from: base) loads; -1 when @in is no such load.
+ */
+static int load_of(const struct x86_insn *in, int *from)
+{
+	unsigned int m;
+
+	if ((in->op != 0x8b && in->op != 0x8d) || !(in->rex & 8) || !in->modrm)
+		return -1;
+	m = *in->modrm;
+	if ((m & 0xc7) == 0x05)
+		*from = -1;
+	else if (in->op == 0x8b && m >> 6 != 3 && (m & 7) != 4 && (m & 0xc7) != 0x05)
+		*from = (int)((m & 7) | (in->rex & 1 ? 8 : 0));
+	else
+		return -1;
+	return (int)(((m >> 3) & 7) | (in->rex & 4 ? 8 : 0));
 }
 
 int jw_arch_plt_slot(const uint8_t *stub, size_t len, uint64_t addr, uint64_t *slot)
@@ -576,20 +646,35 @@ int jw_arch_plt_slot(const uint8_t *stub, size_t len, uint64_t addr, uint64_t *s
 int jw_arch_scan_calls(const uint8_t *code, size_t len,
 		       int (*fn)(const struct jw_arch_call *call, void *ctx), void *ctx)
 {
+	/* Registers last loaded from a fixed address, and through one of those (a table's entry). */
+	unsigned int fixed = 0, through = 0;
 	struct jw_arch_call c;
 	struct x86_insn in;
 	size_t at = 0;
-	int ret;
+	int ret, dest, from;
 
 	while (at < len) {
 		if (!decode_len(code + at, len - at, &in)) {
+			fixed = through = 0;
 			at++;
 			continue;
 		}
-		if (as_call(&in, at, &c)) {
+		if (as_call(&in, at, fixed | through, &c)) {
 			ret = fn(&c, ctx);
 			if (ret)
 				return ret;
+			fixed &= ~CALL_CLOBBERED;
+			through &= ~CALL_CLOBBERED;
+		} else {
+			dest = load_of(&in, &from);
+			if (dest >= 0 && from >= 0 && !(fixed >> from & 1))
+				dest = -1;
+			fixed &= ~may_write(&in);
+			through &= ~may_write(&in);
+			if (dest >= 0 && from < 0)
+				fixed |= 1u << dest;
+			else if (dest >= 0)
+				through |= 1u << dest;
 		}
 		at += in.len;
 	}

@@ -453,3 +453,59 @@ int jw_elf_plt_stub(const char *path, const char *name, uint64_t *offset)
 	elf_file_close(&ef);
 	return -ENOENT;
 }
+
+/* A 32-bit little- or big-endian field of the ELF file @elf at @p. */
+static uint32_t elf_u32(Elf *elf, const uint8_t *p)
+{
+	const unsigned char *id = (const unsigned char *)elf_getident(elf, NULL);
+
+	if (id && id[EI_DATA] == ELFDATA2MSB)
+		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+/* .eh_frame_hdr's encodings (DWARF's DW_EH_PE_*) the linkers write. */
+#define EH_PE_UDATA4 0x03
+#define EH_PE_SDATA4 0x0b
+#define EH_PE_DATAREL_SDATA4 0x3b
+
+int jw_elf_function_end(const char *path, uint64_t offset, uint64_t *end)
+{
+	struct elf_file ef;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	const uint8_t *h;
+	uint64_t best = UINT64_MAX, count, i, at;
+	int ret = elf_file_open(path, &ef);
+
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+	scn = section_named(ef.elf, ".eh_frame_hdr", &sh);
+	d = scn ? elf_getdata(scn, NULL) : NULL;
+	h = d ? d->d_buf : NULL;
+	/* version 1; eh_frame_ptr in 4 bytes; a count in 4; a sorted table of 4-byte pairs */
+	if (!h || d->d_size < 12 || h[0] != 1 || (h[1] & 0x0f) != EH_PE_SDATA4 ||
+	    (h[2] != EH_PE_UDATA4 && h[2] != EH_PE_SDATA4) || h[3] != EH_PE_DATAREL_SDATA4)
+		goto out;
+	count = elf_u32(ef.elf, h + 8);
+	if (count > (d->d_size - 12) / 8)
+		goto out;
+	/* Each pair: where a function begins, from the section's address; then its FDE. */
+	for (i = 0; i < count; i++) {
+		int32_t rel = (int32_t)elf_u32(ef.elf, h + 12 + 8 * i);
+
+		if (vaddr_to_offset(ef.elf, sh.sh_addr + (int64_t)rel, &at))
+			continue;
+		if (at > offset && at < best)
+			best = at;
+	}
+	if (best != UINT64_MAX) {
+		*end = best;
+		ret = 0;
+	}
+out:
+	elf_file_close(&ef);
+	return ret;
+}

@@ -45,6 +45,13 @@ int jw_elf_section(const char *path, const char *name, uint64_t *offset, uint64_
  */
 int jw_elf_plt_stub(const char *path, const char *name, uint64_t *offset);
 
+/*
+ * Where the function beginning at file offset @offset of @path ends, for a stripped file whose
+ * symbols do not say: where the next function its unwind table (.eh_frame_hdr) knows begins.
+ * 0, or -ENOENT when it has no such table or nothing follows.
+ */
+int jw_elf_function_end(const char *path, uint64_t offset, uint64_t *end);
+
 /* Reads @len bytes of @path at file offset @off into @buf. 0, or -errno (-EIO when short). */
 int jw_file_read_at(const char *path, uint64_t off, uint8_t *buf, size_t len);
 

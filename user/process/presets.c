@@ -48,7 +48,7 @@ static const struct preset_desc presets[] = {
 	{ .name = "libuv", .library = "libuv.so", .needs = NAMES("uv_run"),
 	  .rule = { "uv_run", false, NULL }, .sites = jw_sites_libuv },
 	{ .name = "libevent", .library = "libevent-2.1.so", .needs = NAMES("event_base_loop"),
-	  .rule = { "event_base_loop", false, NULL } },
+	  .rule = { "event_base_loop", false, NULL }, .sites = jw_sites_libevent },
 	/*
 	 * An nginx worker: ngx_process_events_and_timers holds the wait, so the waits bound the
 	 * task; the handler is the first named function past the event and HTTP core plumbing

@@ -16,27 +16,37 @@ struct code {
 	uint64_t size;
 };
 
-static int read_code(const char *path, const char *name, struct code *c)
+/* @size bytes of @path's code at file offset @offset, into @c. */
+static int read_range(const char *path, uint64_t offset, uint64_t size, struct code *c)
 {
-	char err[512];
 	int ret;
 
-	memset(c, 0, sizeof(*c));
-	ret = name ? jw_elf_func_offset(path, name, &c->offset, &c->size, err, sizeof(err)) :
-		     jw_elf_section(path, ".text", &c->offset, &c->size);
-	if (ret)
-		return ret;
-	if (!c->size || c->size > (256u << 20))
+	c->offset = offset;
+	c->size = size;
+	c->bytes = NULL;
+	if (!size || size > (256u << 20))
 		return -ENOENT;
-	c->bytes = malloc(c->size);
+	c->bytes = malloc(size);
 	if (!c->bytes)
 		return -ENOMEM;
-	ret = jw_file_read_at(path, c->offset, c->bytes, c->size);
+	ret = jw_file_read_at(path, offset, c->bytes, size);
 	if (ret) {
 		free(c->bytes);
 		c->bytes = NULL;
 	}
 	return ret;
+}
+
+static int read_code(const char *path, const char *name, struct code *c)
+{
+	uint64_t offset, size;
+	char err[512];
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	ret = name ? jw_elf_func_offset(path, name, &offset, &size, err, sizeof(err)) :
+		     jw_elf_section(path, ".text", &offset, &size);
+	return ret ? ret : read_range(path, offset, size, c);
 }
 
 /* The next probe of @out, for a site in @fn of its library; NULL when they are all taken. */
@@ -195,7 +205,8 @@ struct callback_scan {
 
 /*
  * Every call through a register or a field in libuv calls a handle's callback, or an I/O
- * watcher's function (which calls the handle's).
+ * watcher's function (which calls the handle's); in libevent's queue runner, an event's. A call
+ * through a global table of functions (libevent's locks) is the library's own.
  */
 static int callback_call(const struct jw_arch_call *call, void *ctx)
 {
@@ -203,7 +214,7 @@ static int callback_call(const struct jw_arch_call *call, void *ctx)
 	struct jw_preset *out = cs->out;
 	uint64_t bits = callee_bits(call), at = cs->base + call->at;
 
-	if (!bits || at == cs->skip)
+	if (!bits || call->via_global || at == cs->skip)
 		return 0;
 	cs->found++;
 	if (out->n_callbacks < JW_MAX_CALLBACK_SITES)
@@ -276,5 +287,81 @@ int jw_sites_libuv(struct jw_preset *out, char *note, size_t len)
 	else
 		snprintf(note, len, "timer callbacks named where uv__run_timers calls them%s",
 			 cs.found > JW_MAX_CALLBACK_SITES ? " (the others: too many sites)" : "");
+	return 0;
+}
+
+/* ---- libevent ---- */
+
+#define MAX_LOOP_CALLEES 16
+
+/* The library's functions event_base_loop calls directly. */
+struct loop_callees {
+	uint64_t base, text_lo, text_hi;
+	uint64_t fn[MAX_LOOP_CALLEES];
+	size_t n;
+};
+
+static int loop_callee(const struct jw_arch_call *call, void *ctx)
+{
+	struct loop_callees *lc = ctx;
+	uint64_t to = lc->base + (uint64_t)call->target;
+	size_t k;
+
+	if (call->indirect || to < lc->text_lo || to >= lc->text_hi || to == lc->base)
+		return 0;
+	for (k = 0; k < lc->n; k++)
+		if (lc->fn[k] == to)
+			return 0;
+	if (lc->n < MAX_LOOP_CALLEES)
+		lc->fn[lc->n++] = to;
+	return 0;
+}
+
+/*
+ * libevent 2.1 runs its active queues in event_process_active_single_queue, static, which
+ * event_base_loop calls directly: its calls through a register or an event's field are the
+ * events' callbacks; its calls through the global lock and condition tables are not. The
+ * library is stripped: each function event_base_loop calls is read to where the unwind table
+ * says the next one begins. event_base_loop's own indirect calls (the backend's dispatch, which
+ * holds the wait) are no sites.
+ */
+int jw_sites_libevent(struct jw_preset *out, char *note, size_t len)
+{
+	struct loop_callees lc = { 0 };
+	struct callback_scan cs = { .out = out };
+	uint64_t text_size, end;
+	struct code c;
+	size_t k;
+	int ret = read_code(out->where, "event_base_loop", &c);
+
+	if (!ret)
+		ret = jw_elf_section(out->where, ".text", &lc.text_lo, &text_size);
+	if (ret) {
+		free(c.bytes);
+		snprintf(note, len, "event_base_loop's code not read (%s)", strerror(-ret));
+		return ret;
+	}
+	lc.text_hi = lc.text_lo + text_size;
+	lc.base = c.offset;
+	jw_arch_scan_calls(c.bytes, c.size, loop_callee, &lc);
+	free(c.bytes);
+	out->n_callbacks = 0;
+	for (k = 0; k < lc.n; k++) {
+		if (jw_elf_function_end(out->where, lc.fn[k], &end) || end - lc.fn[k] > (1u << 16) ||
+		    read_range(out->where, lc.fn[k], end - lc.fn[k], &c))
+			continue;
+		cs.base = c.offset;
+		jw_arch_scan_calls(c.bytes, c.size, callback_call, &cs);
+		free(c.bytes);
+	}
+	if (!cs.found || cs.found > JW_MAX_CALLBACK_SITES) {
+		out->n_callbacks = 0;
+		snprintf(note, len, "%zu calls of a callback found in the %zu functions "
+			 "event_base_loop calls", cs.found, lc.n);
+		return -ENOENT;
+	}
+	out->callbacks_named = "libevent callback";
+	snprintf(note, len, "callbacks named where libevent's queues call them (%zu sites)",
+		 out->n_callbacks);
 	return 0;
 }

@@ -37,4 +37,11 @@ int jw_sites_glib(struct jw_preset *out, char *note, size_t len);
  */
 int jw_sites_libuv(struct jw_preset *out, char *note, size_t len);
 
+/*
+ * libevent 2.1: the calls of the events' callbacks in the function that runs its active queues
+ * (the one event_base_loop calls that calls through an event's field), as callback sites. As
+ * jw_sites_glib().
+ */
+int jw_sites_libevent(struct jw_preset *out, char *note, size_t len);
+
 #endif
