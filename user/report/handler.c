@@ -6,6 +6,7 @@
 #include "base/demangle.h"
 #include "base/text.h"
 #include "report/handler.h"
+#include "report/stacktree.h"
 
 const char *jw_handler_hooked(const struct jw_proc *p, uint32_t probe_id, uint32_t inner_probe,
 			      char *buf, size_t len)
@@ -51,10 +52,9 @@ const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_fac
 		jw_symbolizer__frame(p->sym, f->handler_addr, false, &fr);
 		if (fr.symbol)
 			return fr.symbol;
-		if (!f->from_stacks) {
-			snprintf(buf, len, "0x%" PRIx64, f->handler_addr);
-			return buf;
-		}
+		/* Unnamed code: its module and offset, as the stacks show it ("0x..." outside any). */
+		if (!f->from_stacks)
+			return jw_frame_name(&fr, buf, len);
 	}
 	if (f->from_stacks)
 		return f->from_stacks;
