@@ -3,7 +3,14 @@
 waits (ngx_process_events_and_timers holds the wait, so it is never timed whole), and the handler
 the module's request handler read from the stacks past nginx's event and HTTP core
 (ngx_http_perl_handle_request for the perl jank). wall_ms within 5% of what the handler measured
-itself. Given the master's PID, jankwatch says the master runs no loop and watches its worker."""
+itself. Given the master's PID, jankwatch says the master runs no loop and watches its worker.
+
+The handler sites (where nginx calls an event's handler) give every task a statistics row of its
+handler: the worker's accept handler (ngx_event_accept) counts each connection; the request's
+read handler (static, so named by its module and offset, nginx+0x...) each request, the janks
+among them: its maximum latency the longest jank's own within 5%."""
+import csv
+
 from jwtest import *
 
 require_bpf()
@@ -26,8 +33,24 @@ def watch_janks(nginx, pid, n=3):
     jw.p.send_signal(2)
     rc = jw.wait(30)
     check(rc == 0, f"jankwatch exits 0 after Ctrl-C ({rc})")
+    with open(os.path.join(logs.path, "stats.csv")) as f:
+        rows = [r for r in csv.DictReader(f) if r["handler_class"] == "ngx event handler"]
     logs.cleanup()
+    check_rows(rows, own, n)
     return [json.loads(l) for l in jw.out if l.startswith("{")], jw.err, own
+
+
+def check_rows(rows, own, n):
+    names = [r["message_name"] for r in rows]
+    accept = [r for r in rows if r["message_name"] == "ngx_event_accept"]
+    check(len(accept) == 1 and int(accept[0]["message_count"]) >= n,
+          f"a row of nginx's accept handler counting the {n} connections ({names})")
+    own_max = max(t.dur_ns for t in own) / 1e3
+    jank = [r for r in rows if abs(int(r["max_latency_micros"]) - own_max) <= 0.05 * own_max]
+    check(len(jank) == 1 and jank[0]["message_name"].startswith("nginx+0x") and
+          int(jank[0]["message_count"]) >= n,
+          f"a row of the request's handler, nginx+0x..., whose max latency is the longest "
+          f"jank's own {own_max:.0f} us ({[(r['message_name'], r['max_latency_micros']) for r in rows]})")
 
 
 def check_events(events, own, worker, what):

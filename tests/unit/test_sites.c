@@ -2,7 +2,7 @@
 /*
  * Handler sites (process/sites.c) and what they stand on: the instruction decoder's lengths and
  * calls (arch.h), PLT stubs, and the libraries' struct layouts. On x86-64 they are held to
- * objdump and to Debian's own libglib, libuv and libevent.
+ * objdump and to Debian's own libglib, libuv, libevent and nginx.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -330,7 +330,7 @@ static void test_libevent_sites(void **state)
 {
 	const char *lib = "/usr/lib/x86_64-linux-gnu/libevent-2.1.so.7";
 	struct jw_preset p = { 0 };
-	uint64_t loop, size, end, lo = UINT64_MAX, hi = 0;
+	uint64_t loop, size, start, end, lo = UINT64_MAX, hi = 0;
 	char note[256], err[256];
 
 	(void)state;
@@ -354,9 +354,44 @@ static void test_libevent_sites(void **state)
 
 	/* The unwind table bounds the exported event_base_loop where its symbol does. */
 	assert_int_equal(jw_elf_func_offset(lib, "event_base_loop", &loop, &size, err, sizeof(err)), 0);
-	assert_int_equal(jw_elf_function_end(lib, loop, &end), 0);
+	assert_int_equal(jw_elf_function_bounds(lib, loop + size / 2, &start, &end), 0);
+	assert_int_equal(start, loop);
 	assert_true(end >= loop + size && end < loop + size + 64);
 	assert_true(lo < loop && lo > loop - 0x2000);
+}
+
+/*
+ * Debian's nginx: the timer handler's call in ngx_event_expire_timers, through the timer node
+ * the loop holds (the handler lies JW_NGX_EVENT_TIMER_KEY - JW_NGX_EVENT_HANDLER before the
+ * node's key: the layout the site reads); the other handlers' calls as callback sites, named by
+ * nginx's own code.
+ */
+static void test_nginx_sites(void **state)
+{
+	const char *exe = "/usr/sbin/nginx";
+	struct jw_preset p = { 0 };
+	struct jw_arch_call c;
+	char note[256];
+
+	(void)state;
+	snprintf(p.where, sizeof(p.where), "%s", exe);
+	assert_int_equal(jw_sites_nginx(&p, note, sizeof(note)), 0);
+	assert_int_equal(p.n_probes, 1);
+	c = call_at(exe, p.probes[0].offset);
+	assert_true(c.indirect && c.mem && !c.via_global);
+	assert_int_equal(c.disp, JW_NGX_EVENT_HANDLER - JW_NGX_EVENT_TIMER_KEY);
+	assert_int_equal(p.probes[0].exit_offset, p.probes[0].offset + c.len);
+	assert_int_equal(p.probes[0].chain.handler.offsets[0], JW_NGX_EVENT_HANDLER);
+	assert_int_equal(p.probes[0].chain.due.offsets[0], JW_NGX_EVENT_TIMER_KEY);
+	assert_true(p.own_handlers);
+	assert_string_equal(p.callbacks_named, "ngx event handler");
+	/* ngx_event_process_posted's and epoll's: read and write events, with and without debug */
+	assert_true(p.n_callbacks >= 3 && p.n_callbacks <= 8);
+	for (size_t i = 0; i < p.n_callbacks; i++) {
+		c = call_at(exe, p.callbacks[i].call);
+		assert_true(c.indirect && c.mem && !c.via_global && c.reg >= 0);
+	}
+	assert_non_null(strstr(note, "ngx_event_expire_timers"));
 }
 
 /* A library without the functions: no site, and the note says why. */
@@ -472,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_glib_sites),
 		cmocka_unit_test(test_libuv_site),
 		cmocka_unit_test(test_libevent_sites),
+		cmocka_unit_test(test_nginx_sites),
 		cmocka_unit_test(test_no_sites),
 #endif
 #if defined(__aarch64__)

@@ -469,14 +469,15 @@ static uint32_t elf_u32(Elf *elf, const uint8_t *p)
 #define EH_PE_SDATA4 0x0b
 #define EH_PE_DATAREL_SDATA4 0x3b
 
-int jw_elf_function_end(const char *path, uint64_t offset, uint64_t *end)
+int jw_elf_function_bounds(const char *path, uint64_t at, uint64_t *start, uint64_t *end)
 {
 	struct elf_file ef;
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	Elf_Data *d;
 	const uint8_t *h;
-	uint64_t best = UINT64_MAX, count, i, at;
+	uint64_t first = 0, next = UINT64_MAX, count, i, off;
+	bool found = false;
 	int ret = elf_file_open(path, &ef);
 
 	if (ret)
@@ -496,13 +497,18 @@ int jw_elf_function_end(const char *path, uint64_t offset, uint64_t *end)
 	for (i = 0; i < count; i++) {
 		int32_t rel = (int32_t)elf_u32(ef.elf, h + 12 + 8 * i);
 
-		if (vaddr_to_offset(ef.elf, sh.sh_addr + (int64_t)rel, &at))
+		if (vaddr_to_offset(ef.elf, sh.sh_addr + (int64_t)rel, &off))
 			continue;
-		if (at > offset && at < best)
-			best = at;
+		if (off <= at && (!found || off > first)) {
+			first = off;
+			found = true;
+		} else if (off > at && off < next) {
+			next = off;
+		}
 	}
-	if (best != UINT64_MAX) {
-		*end = best;
+	if (found && next != UINT64_MAX) {
+		*start = first;
+		*end = next;
 		ret = 0;
 	}
 out:

@@ -46,11 +46,11 @@ int jw_elf_section(const char *path, const char *name, uint64_t *offset, uint64_
 int jw_elf_plt_stub(const char *path, const char *name, uint64_t *offset);
 
 /*
- * Where the function beginning at file offset @offset of @path ends, for a stripped file whose
- * symbols do not say: where the next function its unwind table (.eh_frame_hdr) knows begins.
- * 0, or -ENOENT when it has no such table or nothing follows.
+ * The function of @path that file offset @at is in, for a stripped file whose symbols do not
+ * say: from the last function its unwind table (.eh_frame_hdr) knows to begin at or before @at,
+ * to where the next one begins. 0, or -ENOENT when it has no such table or no such functions.
  */
-int jw_elf_function_end(const char *path, uint64_t offset, uint64_t *end);
+int jw_elf_function_bounds(const char *path, uint64_t at, uint64_t *start, uint64_t *end);
 
 /* Reads @len bytes of @path at file offset @off into @buf. 0, or -errno (-EIO when short). */
 int jw_file_read_at(const char *path, uint64_t off, uint8_t *buf, size_t len);

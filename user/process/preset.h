@@ -66,6 +66,7 @@ struct jw_preset {
 	struct jw_callback_site callbacks[JW_MAX_CALLBACK_SITES];	/* in @where */
 	size_t n_callbacks;
 	const char *callbacks_named;	/* what their statistics rows are ("uv callback") */
+	bool own_handlers;		/* @where has the handlers too: no callee is the loop's own */
 	int version;			/* python: 311 for 3.11; -1 unknown */
 	bool handler_addr_is_data;	/* its probes' handler address is no code (python) */
 	/*

@@ -61,7 +61,7 @@ static const struct preset_desc presets[] = {
 		    NAMES("ngx_event_", "ngx_http_core_", "ngx_http_handler",
 			  "ngx_http_process_request", "ngx_http_run_posted_requests",
 			  "ngx_http_request_handler", "ngx_http_read_client_request_body") },
-	  .workers = jw_nginx_workers },
+	  .sites = jw_sites_nginx, .workers = jw_nginx_workers },
 	{ .name = "redis", .needs = NAMES("aeMain", "processCommand", "call"),
 	  .hook = jw_redis_hook, .why = jw_redis_why },
 	{ .name = "python", .library = "libpython3.*", .or_exe = true,

@@ -49,6 +49,27 @@ static int read_code(const char *path, const char *name, struct code *c)
 	return ret ? ret : read_range(path, offset, size, c);
 }
 
+/*
+ * Calls @cb on every call in function @fn of @path, with @base (in @cb's context) the file offset
+ * of its code; says in @note when the code cannot be read. 0, or -errno.
+ */
+static int scan_named(const char *path, const char *fn, uint64_t *base,
+		      int (*cb)(const struct jw_arch_call *call, void *ctx), void *ctx, char *note,
+		      size_t len)
+{
+	struct code c;
+	int ret = read_code(path, fn, &c);
+
+	if (ret) {
+		snprintf(note, len, "%s's code not read (%s)", fn, strerror(-ret));
+		return ret;
+	}
+	*base = c.offset;
+	jw_arch_scan_calls(c.bytes, c.size, cb, ctx);
+	free(c.bytes);
+	return 0;
+}
+
 /* The next probe of @out, for a site in @fn of its library; NULL when they are all taken. */
 static struct jw_preset_probe *new_site(struct jw_preset *out, const char *fn)
 {
@@ -107,16 +128,11 @@ int jw_sites_glib(struct jw_preset *out, char *note, size_t len)
 {
 	struct glib_scan g = { .out = out };
 	size_t before = out->n_probes;
-	struct code c;
-	int ret = read_code(out->where, "g_main_context_dispatch", &c);
+	int ret = scan_named(out->where, "g_main_context_dispatch", &g.base, glib_call, &g, note,
+			     len);
 
-	if (ret) {
-		snprintf(note, len, "g_main_context_dispatch's code not read (%s)", strerror(-ret));
+	if (ret)
 		return ret;
-	}
-	g.base = c.offset;
-	jw_arch_scan_calls(c.bytes, c.size, glib_call, &g);
-	free(c.bytes);
 	if (!g.found || g.found > JW_MAX_PRESET_PROBES - before) {
 		out->n_probes = before;
 		snprintf(note, len, "g_main_context_dispatch makes %zu calls through a register, "
@@ -290,6 +306,20 @@ int jw_sites_libuv(struct jw_preset *out, char *note, size_t len)
 	return 0;
 }
 
+/* The callback sites of the function of @path that @at is in (its extent from the unwind table). */
+static void scan_function(struct callback_scan *cs, const char *path, uint64_t at)
+{
+	uint64_t start, end;
+	struct code c;
+
+	if (jw_elf_function_bounds(path, at, &start, &end) || end - start > (1u << 16) ||
+	    read_range(path, start, end - start, &c))
+		return;
+	cs->base = c.offset;
+	jw_arch_scan_calls(c.bytes, c.size, callback_call, cs);
+	free(c.bytes);
+}
+
 /* ---- libevent ---- */
 
 #define MAX_LOOP_CALLEES 16
@@ -329,31 +359,21 @@ int jw_sites_libevent(struct jw_preset *out, char *note, size_t len)
 {
 	struct loop_callees lc = { 0 };
 	struct callback_scan cs = { .out = out };
-	uint64_t text_size, end;
-	struct code c;
+	uint64_t text_size;
 	size_t k;
-	int ret = read_code(out->where, "event_base_loop", &c);
+	int ret = jw_elf_section(out->where, ".text", &lc.text_lo, &text_size);
 
-	if (!ret)
-		ret = jw_elf_section(out->where, ".text", &lc.text_lo, &text_size);
 	if (ret) {
-		free(c.bytes);
-		snprintf(note, len, "event_base_loop's code not read (%s)", strerror(-ret));
+		snprintf(note, len, "no .text in %s (%s)", out->where, strerror(-ret));
 		return ret;
 	}
 	lc.text_hi = lc.text_lo + text_size;
-	lc.base = c.offset;
-	jw_arch_scan_calls(c.bytes, c.size, loop_callee, &lc);
-	free(c.bytes);
+	ret = scan_named(out->where, "event_base_loop", &lc.base, loop_callee, &lc, note, len);
+	if (ret)
+		return ret;
 	out->n_callbacks = 0;
-	for (k = 0; k < lc.n; k++) {
-		if (jw_elf_function_end(out->where, lc.fn[k], &end) || end - lc.fn[k] > (1u << 16) ||
-		    read_range(out->where, lc.fn[k], end - lc.fn[k], &c))
-			continue;
-		cs.base = c.offset;
-		jw_arch_scan_calls(c.bytes, c.size, callback_call, &cs);
-		free(c.bytes);
-	}
+	for (k = 0; k < lc.n; k++)
+		scan_function(&cs, out->where, lc.fn[k]);
 	if (!cs.found || cs.found > JW_MAX_CALLBACK_SITES) {
 		out->n_callbacks = 0;
 		snprintf(note, len, "%zu calls of a callback found in the %zu functions "
@@ -363,5 +383,101 @@ int jw_sites_libevent(struct jw_preset *out, char *note, size_t len)
 	out->callbacks_named = "libevent callback";
 	snprintf(note, len, "callbacks named where libevent's queues call them (%zu sites)",
 		 out->n_callbacks);
+	return 0;
+}
+
+/* ---- nginx ---- */
+
+/* The offsets in @path's code of its direct calls of @stub. */
+struct calls_of {
+	uint64_t base, stub;
+	uint64_t at[8];
+	size_t n;
+};
+
+static int call_of(const struct jw_arch_call *call, void *ctx)
+{
+	struct calls_of *co = ctx;
+
+	if (!call->indirect && co->base + (uint64_t)call->target == co->stub && co->n < 8)
+		co->at[co->n++] = co->base + call->at;
+	return 0;
+}
+
+/* Where nginx's timer handler is called: the one call through a field in @fn. */
+struct timer_call {
+	uint64_t base, at;
+	size_t len, found;
+	int32_t disp;
+};
+
+static int timer_call(const struct jw_arch_call *call, void *ctx)
+{
+	struct timer_call *t = ctx;
+
+	if (!call->indirect || call->via_global || !call->mem || call->reg < 0)
+		return 0;
+	t->found++;
+	t->at = t->base + call->at;
+	t->len = call->len;
+	t->disp = call->disp;
+	return 0;
+}
+
+/*
+ * nginx calls an event's handler, ev->handler(ev): for each timer due in
+ * ngx_event_expire_timers (the event's timer key still its due time), for each posted event in
+ * ngx_event_process_posted, and for each ready one in the event module's process_events, static:
+ * the function that calls epoll_wait. Its handlers are nginx's own code.
+ */
+int jw_sites_nginx(struct jw_preset *out, char *note, size_t len)
+{
+	struct callback_scan cs = { .out = out };
+	struct timer_call t = { 0 };
+	struct calls_of co = { 0 };
+	struct jw_preset_probe *p;
+	struct code c;
+	size_t k;
+	int ret = scan_named(out->where, "ngx_event_expire_timers", &t.base, timer_call, &t, note,
+			     len);
+
+	if (ret)
+		return ret;
+	if (t.found != 1) {
+		snprintf(note, len, "ngx_event_expire_timers makes %zu calls through a field, not "
+			 "the one of the timer's handler", t.found);
+		return -ENOENT;
+	}
+	out->n_callbacks = 0;
+	scan_named(out->where, "ngx_event_process_posted", &cs.base, callback_call, &cs, note, len);
+	if (!jw_elf_plt_stub(out->where, "epoll_wait", &co.stub) &&
+	    !read_code(out->where, NULL, &c)) {
+		co.base = c.offset;
+		jw_arch_scan_calls(c.bytes, c.size, call_of, &co);
+		free(c.bytes);
+		for (k = 0; k < co.n; k++)
+			scan_function(&cs, out->where, co.at[k]);
+	}
+	if (cs.found > JW_MAX_CALLBACK_SITES)
+		out->n_callbacks = 0;
+	p = new_site(out, "ngx_event_expire_timers");
+	if (!p) {
+		snprintf(note, len, "no room for the timers' site");
+		return -ENOSPC;
+	}
+	p->offset = t.at;
+	p->exit_offset = t.at + t.len;
+	p->chain.handler.reg = jw_arch_arg_reg(0);	/* ev->handler */
+	p->chain.handler.n_offsets = 1;
+	p->chain.handler.offsets[0] = JW_NGX_EVENT_HANDLER;
+	p->chain.due.reg = jw_arch_arg_reg(0);		/* ev->timer.key */
+	p->chain.due.n_offsets = 1;
+	p->chain.due.offsets[0] = JW_NGX_EVENT_TIMER_KEY;
+	p->chain.due_unit_ns = 1000000;
+	out->n_probes++;
+	out->callbacks_named = "ngx event handler";
+	out->own_handlers = true;
+	snprintf(note, len, "event handlers named where nginx calls them (timers in "
+		 "ngx_event_expire_timers, the others at %zu sites)", out->n_callbacks);
 	return 0;
 }

@@ -178,7 +178,7 @@ static int attach_preset(struct jw_watched *w, const struct jw_watch_how *how)
 		uint64_t lo, hi;
 
 		/* A holding (not yet started) program's libraries are not mapped: it has none. */
-		if (!jw_target_code_range(t->pid, pr->where, &lo, &hi))
+		if (!pr->own_handlers && !jw_target_code_range(t->pid, pr->where, &lo, &hi))
 			jw_attach__site_range(how->attach, w->slot, lo, hi);
 	}
 	for (k = 0; k < pr->n_callbacks; k++) {
