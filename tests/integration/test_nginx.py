@@ -8,7 +8,12 @@ itself. Given the master's PID, jankwatch says the master runs no loop and watch
 The handler sites (where nginx calls an event's handler) give every task a statistics row of its
 handler: the worker's accept handler (ngx_event_accept) counts each connection; the request's
 read handler (static, so named by its module and offset, nginx+0x...) each request, the janks
-among them: its maximum latency the longest jank's own within 5%."""
+among them: its maximum latency the longest jank's own within 5%. A timer's row has its lateness: a connection left idle times out 1 s after
+it was accepted (client_header_timeout), during a 400 ms jank; the timer's handler closes the
+connection late (after the jank, and after the wait nginx then makes for the rest of the timeout
+by its clock cached before the jank: ~400 ms), and its row under ngx_event_expire_timers says how
+late, within 15 ms of when the client saw the close less the due time (nginx reads its clock
+coarsely)."""
 import csv
 
 from jwtest import *
@@ -67,6 +72,36 @@ def check_events(events, own, worker, what):
               f"handler's own {own_ms:.3f}")
 
 
+def check_timer(nginx, worker):
+    logs = LogDir()
+    jw = start_jankwatch(["-p", str(worker), "--set", "ignore_startup_time=3", "--log-dir",
+                          logs.path])
+    wait_for(lambda: any("ready" in l for l in jw.err) or jw.p.poll() is not None, 30,
+             "jankwatch to be ready")
+    idle = socket.create_connection(("127.0.0.1", nginx.port))
+    connected_ms = time.monotonic() * 1000
+    time.sleep(0.8)
+    jank, _ = nginx.jank(400)
+    idle.settimeout(5)
+    closed = idle.recv(1) == b""
+    closed_ms = time.monotonic() * 1000
+    idle.close()
+    jw.p.send_signal(2)
+    rc = jw.wait(30)
+    check(rc == 0 and closed, f"timer: jankwatch exits 0 ({rc}), nginx timed the connection out")
+    with open(os.path.join(logs.path, "stats.csv")) as f:
+        rows = [r for r in csv.DictReader(f) if r["handler_class"] == "ngx_event_expire_timers"]
+    logs.cleanup()
+    late = closed_ms - (connected_ms + 1000)
+    check((jank.begin_ns + jank.dur_ns) / 1e6 < closed_ms, "timer: closed after the jank")
+    check(len(rows) == 1 and int(rows[0]["recorded_delay_message_count"]) >= 1,
+          f"timer: a row of the timed-out connection's handler, with a delay "
+          f"({[(r['message_name'], r['recorded_delay_message_count']) for r in rows]})")
+    got = int(rows[0]["max_delay_millis"])
+    check(late > 100 and abs(got - late) <= 15,
+          f"timer: max_delay_millis {got} is how late the timer ran, {late:.1f} ms")
+
+
 nginx = Nginx()
 try:
     check(len(nginx.workers) == 1, f"nginx runs one worker ({nginx.workers})")
@@ -80,6 +115,7 @@ try:
     check(any(f"pid {nginx.pid} is nginx's master process" in l and str(worker) in l
               for l in err), "given the master, it says it watches the worker instead")
     check_events(events, own, worker, "-p MASTER")
+    check_timer(nginx, worker)
 finally:
     nginx.kill()
 print("PASS")

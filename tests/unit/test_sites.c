@@ -361,9 +361,9 @@ static void test_libevent_sites(void **state)
 }
 
 /*
- * Debian's nginx: the timer handler's call in ngx_event_expire_timers, through the timer node
- * the loop holds (the handler lies JW_NGX_EVENT_TIMER_KEY - JW_NGX_EVENT_HANDLER before the
- * node's key: the layout the site reads); the other handlers' calls as callback sites, named by
+ * Debian's nginx: the timer handler's call in ngx_event_expire_timers, from the
+ * ngx_rbtree_delete before it, through the timer node the loop holds (the handler lies
+ * JW_NGX_EVENT_TIMER - JW_NGX_EVENT_HANDLER before the node: the layout the site reads); the other handlers' calls as callback sites, named by
  * nginx's own code.
  */
 static void test_nginx_sites(void **state)
@@ -371,18 +371,26 @@ static void test_nginx_sites(void **state)
 	const char *exe = "/usr/sbin/nginx";
 	struct jw_preset p = { 0 };
 	struct jw_arch_call c;
-	char note[256];
+	uint64_t del, size;
+	char note[256], err[256];
 
 	(void)state;
 	snprintf(p.where, sizeof(p.where), "%s", exe);
 	assert_int_equal(jw_sites_nginx(&p, note, sizeof(note)), 0);
 	assert_int_equal(p.n_probes, 1);
+	assert_int_equal(jw_elf_func_offset(exe, "ngx_rbtree_delete", &del, &size, err,
+					    sizeof(err)), 0);
 	c = call_at(exe, p.probes[0].offset);
-	assert_true(c.indirect && c.mem && !c.via_global);
-	assert_int_equal(c.disp, JW_NGX_EVENT_HANDLER - JW_NGX_EVENT_TIMER_KEY);
-	assert_int_equal(p.probes[0].exit_offset, p.probes[0].offset + c.len);
-	assert_int_equal(p.probes[0].chain.handler.offsets[0], JW_NGX_EVENT_HANDLER);
-	assert_int_equal(p.probes[0].chain.due.offsets[0], JW_NGX_EVENT_TIMER_KEY);
+	assert_false(c.indirect);
+	assert_int_equal(p.probes[0].offset + (uint64_t)c.target, del);
+	/* ... to the return of the handler's call, through the node: its field before the key */
+	c = call_at(exe, p.probes[0].exit_offset - 3);
+	assert_true(c.indirect && c.mem && !c.via_global && c.len == 3);
+	assert_int_equal(c.disp, JW_NGX_EVENT_HANDLER - JW_NGX_EVENT_TIMER);
+	assert_int_equal(p.probes[0].chain.handler.reg, jw_arch_arg_reg(1));
+	assert_int_equal(p.probes[0].chain.handler.offsets[0],
+			 JW_NGX_EVENT_HANDLER - JW_NGX_EVENT_TIMER);
+	assert_int_equal(p.probes[0].chain.due.offsets[0], 0);
 	assert_true(p.own_handlers);
 	assert_string_equal(p.callbacks_named, "ngx event handler");
 	/* ngx_event_process_posted's and epoll's: read and write events, with and without debug */

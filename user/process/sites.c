@@ -404,29 +404,41 @@ static int call_of(const struct jw_arch_call *call, void *ctx)
 	return 0;
 }
 
-/* Where nginx's timer handler is called: the one call through a field in @fn. */
+/*
+ * Where nginx calls a timer's handler: ngx_rbtree_delete(tree, &ev->timer), which zeroes the
+ * timer's key, then ev->handler(ev) through a field.
+ */
 struct timer_call {
-	uint64_t base, at;
-	size_t len, found;
-	int32_t disp;
+	uint64_t base;
+	uint64_t del[2];	/* ngx_rbtree_delete: the function, its PLT stub */
+	uint64_t del_at;	/* the last call of it (0: none pending) */
+	uint64_t entry, exit, cb_at;
+	size_t found;
 };
 
 static int timer_call(const struct jw_arch_call *call, void *ctx)
 {
 	struct timer_call *t = ctx;
+	uint64_t to = call->indirect ? 0 : t->base + (uint64_t)call->target;
 
-	if (!call->indirect || call->via_global || !call->mem || call->reg < 0)
-		return 0;
-	t->found++;
-	t->at = t->base + call->at;
-	t->len = call->len;
-	t->disp = call->disp;
+	if (!call->indirect && calls(t->del, to)) {
+		t->del_at = t->base + call->at;
+	} else if (call->indirect && call->mem && !call->via_global && t->del_at) {
+		t->found++;
+		t->entry = t->del_at;
+		t->cb_at = t->base + call->at;
+		t->exit = t->cb_at + call->len;
+		t->del_at = 0;
+	} else {
+		t->del_at = 0;
+	}
 	return 0;
 }
 
 /*
  * nginx calls an event's handler, ev->handler(ev): for each timer due in
- * ngx_event_expire_timers (the event's timer key still its due time), for each posted event in
+ * ngx_event_expire_timers (from the ngx_rbtree_delete before it, while the timer's key is still
+ * its due time), for each posted event in
  * ngx_event_process_posted, and for each ready one in the event module's process_events, static:
  * the function that calls epoll_wait. Its handlers are nginx's own code.
  */
@@ -438,14 +450,15 @@ int jw_sites_nginx(struct jw_preset *out, char *note, size_t len)
 	struct jw_preset_probe *p;
 	struct code c;
 	size_t k;
-	int ret = scan_named(out->where, "ngx_event_expire_timers", &t.base, timer_call, &t, note,
-			     len);
+	int ret;
 
+	call_targets(out->where, "ngx_rbtree_delete", t.del);
+	ret = scan_named(out->where, "ngx_event_expire_timers", &t.base, timer_call, &t, note, len);
 	if (ret)
 		return ret;
 	if (t.found != 1) {
-		snprintf(note, len, "ngx_event_expire_timers makes %zu calls through a field, not "
-			 "the one of the timer's handler", t.found);
+		snprintf(note, len, "ngx_event_expire_timers makes %zu calls through a field after "
+			 "ngx_rbtree_delete, not the one of the timer's handler", t.found);
 		return -ENOENT;
 	}
 	out->n_callbacks = 0;
@@ -465,14 +478,15 @@ int jw_sites_nginx(struct jw_preset *out, char *note, size_t len)
 		snprintf(note, len, "no room for the timers' site");
 		return -ENOSPC;
 	}
-	p->offset = t.at;
-	p->exit_offset = t.at + t.len;
-	p->chain.handler.reg = jw_arch_arg_reg(0);	/* ev->handler */
+	/* At the ngx_rbtree_delete call, its second argument is &ev->timer, its key not yet 0. */
+	p->offset = t.entry;
+	p->exit_offset = t.exit;
+	p->chain.handler.reg = jw_arch_arg_reg(1);	/* ev->handler */
 	p->chain.handler.n_offsets = 1;
-	p->chain.handler.offsets[0] = JW_NGX_EVENT_HANDLER;
-	p->chain.due.reg = jw_arch_arg_reg(0);		/* ev->timer.key */
+	p->chain.handler.offsets[0] = JW_NGX_EVENT_HANDLER - JW_NGX_EVENT_TIMER;
+	p->chain.due.reg = jw_arch_arg_reg(1);		/* ev->timer.key */
 	p->chain.due.n_offsets = 1;
-	p->chain.due.offsets[0] = JW_NGX_EVENT_TIMER_KEY;
+	p->chain.due.offsets[0] = 0;
 	p->chain.due_unit_ns = 1000000;
 	out->n_probes++;
 	out->callbacks_named = "ngx event handler";

@@ -22,7 +22,8 @@
 #define JW_G_SOURCE_PRIV 0x58		/* GSource: priv (gmain.h) */
 #define JW_G_SOURCE_PRIV_READY_TIME 0x10	/* GSourcePrivate: ready_time, µs (GLib 2.36 on) */
 #define JW_NGX_EVENT_HANDLER 0x10	/* ngx_event_t: handler (nginx 1.x, no IOCP) */
-#define JW_NGX_EVENT_TIMER_KEY 0x28	/* ngx_event_t: timer.key, due in ms of the monotonic clock */
+#define JW_NGX_EVENT_TIMER 0x28		/* ngx_event_t: timer, a node whose key is the due time */
+					/* (ms of the monotonic clock) */
 
 /*
  * GLib: the calls of a source's dispatch function in g_main_context_dispatch (the callback is its
@@ -47,8 +48,8 @@ int jw_sites_libuv(struct jw_preset *out, char *note, size_t len);
 int jw_sites_libevent(struct jw_preset *out, char *note, size_t len);
 
 /*
- * nginx: the call of a timer's handler in ngx_event_expire_timers (its due time, the event's
- * timer key), and as callback sites the calls of the events' handlers in
+ * nginx: the call of a timer's handler in ngx_event_expire_timers, from the ngx_rbtree_delete
+ * that takes it from the timers (its due time, the timer node's key, which that zeroes), and as callback sites the calls of the events' handlers in
  * ngx_event_process_posted and in the function that calls epoll_wait. As jw_sites_glib().
  */
 int jw_sites_nginx(struct jw_preset *out, char *note, size_t len);
