@@ -19,12 +19,16 @@ For each, watched 7 s:
   down); ticks that ran on time keep its mean low.
 - The jank events name the task's callback as the handler.
 
+node runs the same ticker in JS: its rows are node's C++ callbacks (RunTimers, late as the JS
+ticker is; CheckImmediate, the posted task), its events the JS function.
+
 Their cost is bounded: jw_glib ticking every millisecond (~1000 callbacks/s) runs over the
 default handler_sites=500; jankwatch says so once and removes the sites, after which the ticker's
 row stops counting (the waits still count every iteration).
 """
 import csv
 import re
+import shutil
 
 from jwtest import *
 
@@ -137,9 +141,57 @@ def check_guard():
     logs.cleanup()
 
 
+def check_node():
+    """node (libuv linked in): the same ticker in JS (node_ticker.js), its task posted with
+    setImmediate. The rows are node's C++ callbacks libuv calls (the JS timers all run under
+    node::Environment::RunTimers, one libuv timer that does not repeat: its lateness is the JS
+    ticker's); the jank events name the JS function, from the stacks (node's perf map)."""
+    node = shutil.which("node") or shutil.which("nodejs")
+    script = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                           "targets", "node_ticker.js"))
+    logs = LogDir()
+    target = Proc([node, "--perf-basic-prof", script], cwd=logs.path)
+    try:
+        wait_for(lambda: any(l.startswith("ready") for l in target.out) or
+                 target.p.poll() is not None, 30, "node to start")
+        wait_for(lambda: process_age_s(target.pid) >= 3, 10, "node to be 3 s old")
+        ticks_before = len(own_ticks(target))
+        rc, events, err = run_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3",
+                                         "--all", "--duration", str(WATCH_S), "--log-dir",
+                                         logs.path], 60)
+        ticks_after = len(own_ticks(target))
+    finally:
+        target.kill()
+    check(rc == 0, f"node: jankwatch exits 0 ({rc}): {err}")
+    check(any("loop node (auto: " in l and "callbacks named where" in l for l in err),
+          f"node: it says its handler sites were found ({[l for l in err if 'loop' in l]})")
+    with open(os.path.join(logs.path, "stats.csv")) as f:
+        rows = {(r["handler_class"], r["message_name"]): r for r in csv.DictReader(f)
+                if r["pid"] == str(target.pid)}
+    timers = rows.get(("uv__run_timers", "node::Environment::RunTimers(uv_timer_s*)"))
+    check_ = rows.get(("uv callback", "node::Environment::CheckImmediate(uv_check_s*)"))
+    check(timers and check_, f"node: rows of RunTimers and CheckImmediate ({sorted(rows)})")
+    tasks = [l.split() for l in list(target.out) if l.startswith("task ")]
+    own_max_ms = max(int(t[4]) for t in tasks) / 1e6
+    max_ms = int(check_["max_latency_micros"]) / 1000
+    check(abs(max_ms - own_max_ms) <= 0.05 * own_max_ms,
+          f"node: CheckImmediate's max latency {max_ms} ms within 5% of the program's own "
+          f"longest task {own_max_ms:.3f}")
+    late = own_ticks(target)
+    own_late = max(ms for n, ms in late.items() if ticks_before < n <= ticks_after)
+    max_delay = int(timers["max_delay_millis"])
+    check(225 <= max_delay <= 275 and own_late - 3 <= max_delay <= own_late + 2,
+          f"node: RunTimers' max_delay_millis {max_delay} is 250 +- 10% and the JS ticker's own "
+          f"largest lateness {own_late:.3f} ms")
+    check(len(events) >= WATCH_S - 3 and all(ev["handler"] == "onPosted" for ev in events),
+          f"node: the events name the JS function ({[ev['handler'] for ev in events]})")
+    logs.cleanup()
+
+
 check_loop("jw_uv", "libuv", "on_posted", "uv__run_timers")
 check_loop("jw_glib", "glib", "on_tick", "g_main_context_dispatch")
 # libevent keeps no due time the sites could read: rows of their own, no lateness.
 check_loop("jw_event", "libevent", "on_posted", "libevent callback", due=False)
+check_node()
 check_guard()
 print("PASS")

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "process/preset.h"
 #include "report/handler.h"
 
 static struct jw_proc proc(void)
@@ -97,12 +98,29 @@ static void test_read_name(void **state)
 	assert_string_equal(jw_handler_name(&p, &f, buf, sizeof(buf)), "cb");
 }
 
+/* node's stacks name the JS handler: it beats the site's C++ callback, which names it else. */
+static void test_stacks_over_site(void **state)
+{
+	struct jw_stack_rule rule = { .dispatch = "uv_run", .jit = true };
+	struct jw_proc p = proc();
+	struct jw_handler_facts f = { .probe_id = 1, .handler_addr = 0x4011d0,
+				      .from_stacks = "onPosted" };
+	char buf[64];
+
+	(void)state;
+	p.handler_rule = &rule;
+	assert_string_equal(jw_handler_name(&p, &f, buf, sizeof(buf)), "onPosted");
+	f.from_stacks = NULL;
+	assert_string_equal(jw_handler_name(&p, &f, buf, sizeof(buf)), "0x4011d0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hooked),
 		cmocka_unit_test(test_hooked_cxx),
 		cmocka_unit_test(test_stacks_then_address),
+		cmocka_unit_test(test_stacks_over_site),
 		cmocka_unit_test(test_read_name),
 	};
 

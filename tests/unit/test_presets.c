@@ -109,6 +109,43 @@ static void test_detect_self(void **state)
 	assert_string_equal(why, "as asked");
 }
 
+/*
+ * The stack rules, on a stack from its root: the handler is the first named frame below the
+ * dispatch function past the loop's own; for node, a JS frame its perf map names (not node's own
+ * JS), and code in no module (JS not named) ends the search.
+ */
+static void test_stack_rule(void **state)
+{
+	struct jw_preset node, glib;
+	struct jw_frame f[] = {
+		{ .symbol = "main", .module = "/usr/bin/node" },
+		{ .symbol = "uv_run", .module = "/usr/bin/node" },
+		{ .symbol = "uv__run_check", .module = "/usr/bin/node" },
+		{ .kind = JW_FRAME_JIT, .symbol = "processImmediate", .src = "node:internal/timers:1" },
+		{ .symbol = NULL, .module = NULL },			/* JS with no name */
+		{ .symbol = "clock_gettime", .module = "/usr/lib/x86_64-linux-gnu/libc.so.6" },
+	};
+	size_t n = sizeof(f) / sizeof(f[0]);
+
+	(void)state;
+	assert_int_equal(jw_preset_by_name("node", &node), 0);
+	assert_int_equal(jw_preset_by_name("glib", &glib), 0);
+	assert_true(node.handler_rule->jit && !glib.handler_rule->jit);
+	/* The unnamed JS ends node's search: clock_gettime is no handler. */
+	assert_int_equal(jw_stack_rule_handler(node.handler_rule, f, n), -1);
+	/* Named by the perf map, the program's JS is. */
+	f[4] = (struct jw_frame){ .kind = JW_FRAME_JIT, .symbol = "onPosted", .src = "/a.js:3:1" };
+	assert_int_equal(jw_stack_rule_handler(node.handler_rule, f, n), 4);
+	/* GLib's rule passes frames it cannot name, to the first in another module. */
+	f[1].symbol = "g_main_context_dispatch";
+	f[3] = (struct jw_frame){ .symbol = NULL, .module = NULL };
+	f[4] = f[3];
+	assert_int_equal(jw_stack_rule_handler(glib.handler_rule, f, n), 5);
+	/* No dispatch function on the stack: nothing. */
+	f[1].symbol = "other";
+	assert_int_equal(jw_stack_rule_handler(glib.handler_rule, f, 2), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -117,6 +154,7 @@ int main(void)
 		cmocka_unit_test(test_loop_names),
 		cmocka_unit_test(test_by_name),
 		cmocka_unit_test(test_detect_self),
+		cmocka_unit_test(test_stack_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,6 +45,12 @@ struct jw_stack_rule {
 	const char *dispatch;
 	bool same_module;
 	const char *const *skip;	/* NULL-terminated prefixes, or NULL */
+	/*
+	 * node: the name it gives (a JS function) beats a handler site's (node's C++ around it),
+	 * and code in no module (JS its perf map does not name) ends the search: below it are the
+	 * JS function's own calls, not the handler
+	 */
+	bool jit;
 };
 
 /* At most this many callback sites (sites.h) per preset. */

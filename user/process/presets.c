@@ -44,7 +44,7 @@ static const struct preset_desc presets[] = {
 	/* node links libuv in; its handlers are JS (named from its perf map). */
 	{ .name = "node", .also_for = "libuv",
 	  .needs = NAMES("uv_run", "uv__run_timers", "uv__io_poll"),
-	  .rule = { "uv_run", false, NULL } },
+	  .rule = { "uv_run", false, NULL, .jit = true }, .sites = jw_sites_node },
 	{ .name = "libuv", .library = "libuv.so", .needs = NAMES("uv_run"),
 	  .rule = { "uv_run", false, NULL }, .sites = jw_sites_libuv },
 	{ .name = "libevent", .library = "libevent-2.1.so", .needs = NAMES("event_base_loop"),
@@ -251,6 +251,8 @@ int jw_stack_rule_handler(const struct jw_stack_rule *rule, const struct jw_fram
 		/* node's own JS (its timers, its streams) is not the program's handler. */
 		if (f->kind == JW_FRAME_JIT && f->src && !strncmp(f->src, "node:", 5))
 			continue;
+		if (rule->jit && f->kind == JW_FRAME_NATIVE && !f->module)
+			return -1;	/* JS with no name: what it calls is no handler */
 		if (!f->symbol || (!rule->same_module && f->module == frames[i].module) ||
 		    skipped(rule, f->symbol))
 			continue;

@@ -495,3 +495,91 @@ int jw_sites_nginx(struct jw_preset *out, char *note, size_t len)
 		 "ngx_event_expire_timers, the others at %zu sites)", out->n_callbacks);
 	return 0;
 }
+
+/* ---- libuv linked into node ---- */
+
+/* The calls of the timers' callbacks in uv__run_timers, at most 2. */
+struct node_timers {
+	uint64_t base;
+	uint64_t start[2];		/* uv_timer_start: a repeating timer restarted */
+	bool restarted;			/* since the last callback's call */
+	struct jw_preset *out;
+	size_t found;
+};
+
+static int node_timer_call(const struct jw_arch_call *call, void *ctx)
+{
+	struct node_timers *nt = ctx;
+	struct jw_preset_probe *p;
+	uint64_t at = nt->base + call->at;
+
+	if (!call->indirect) {
+		nt->restarted = calls(nt->start, nt->base + (uint64_t)call->target);
+		return 0;
+	}
+	if (call->via_global)
+		return 0;
+	nt->found++;
+	p = new_site(nt->out, "uv__run_timers");
+	if (!p)
+		return 0;
+	p->offset = at;
+	p->exit_offset = at + call->len;
+	p->chain.handler.reg = jw_arch_arg_reg(0);	/* handle->timer_cb */
+	p->chain.handler.n_offsets = 1;
+	p->chain.handler.offsets[0] = JW_UV_TIMER_CB;
+	/* A repeating timer's timeout already is its next due time: no lateness then. */
+	if (!nt->restarted) {
+		p->chain.due.reg = jw_arch_arg_reg(0);
+		p->chain.due.n_offsets = 1;
+		p->chain.due.offsets[0] = JW_UV_TIMER_TIMEOUT;
+		p->chain.due_unit_ns = 1000000;
+	}
+	nt->out->n_probes++;
+	nt->restarted = false;
+	return 0;
+}
+
+/* libuv's functions that call the handles' and watchers' callbacks, in node's symbols. */
+static const char *const uv_runners[] = {
+	"uv__io_poll", "uv__async_io", "uv__stream_io", "uv__server_io", "uv__udp_io",
+	"uv__run_check", "uv__run_idle", "uv__run_prepare", "uv__work_done", "uv__signal_event",
+	"uv__poll_io",
+};
+
+int jw_sites_node(struct jw_preset *out, char *note, size_t len)
+{
+	struct node_timers nt = { .out = out };
+	struct callback_scan cs = { .out = out };
+	size_t before = out->n_probes, k, n;
+	char none[8];
+	int ret;
+
+	call_targets(out->where, "uv_timer_start", nt.start);
+	ret = scan_named(out->where, "uv__run_timers", &nt.base, node_timer_call, &nt, note, len);
+	if (ret)
+		return ret;
+	if (!nt.found || nt.found > 2 || out->n_probes - before != nt.found) {
+		out->n_probes = before;
+		snprintf(note, len, "uv__run_timers makes %zu calls through a register or a field, "
+			 "not the timers' callbacks known", nt.found);
+		return -ENOENT;
+	}
+	out->n_callbacks = 0;
+	for (k = 0, n = 0; k < sizeof(uv_runners) / sizeof(uv_runners[0]); k++) {
+		char part[64];
+
+		n += !scan_named(out->where, uv_runners[k], &cs.base, callback_call, &cs, none,
+				 sizeof(none));
+		/* The body GCC split off, which the function tail-calls (uv__async_io's). */
+		snprintf(part, sizeof(part), "%s.part.0", uv_runners[k]);
+		scan_named(out->where, part, &cs.base, callback_call, &cs, none, sizeof(none));
+	}
+	if (cs.found > JW_MAX_CALLBACK_SITES)
+		out->n_callbacks = 0;
+	out->callbacks_named = "uv callback";
+	out->own_handlers = true;
+	snprintf(note, len, "callbacks named where libuv calls them (timers in uv__run_timers, "
+		 "the others at %zu sites in %zu functions)", out->n_callbacks, n);
+	return 0;
+}

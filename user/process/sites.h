@@ -48,6 +48,14 @@ int jw_sites_libuv(struct jw_preset *out, char *note, size_t len);
 int jw_sites_libevent(struct jw_preset *out, char *note, size_t len);
 
 /*
+ * libuv linked into node (with symbols): the calls of the timers' callbacks in uv__run_timers
+ * (a timer that does not repeat still has its due time in its timeout), and as callback sites
+ * those of libuv's functions that run the other callbacks; node's callbacks are its own code.
+ * As jw_sites_glib().
+ */
+int jw_sites_node(struct jw_preset *out, char *note, size_t len);
+
+/*
  * nginx: the call of a timer's handler in ngx_event_expire_timers, from the ngx_rbtree_delete
  * that takes it from the timers (its due time, the timer node's key, which that zeroes), and as callback sites the calls of the events' handlers in
  * ngx_event_process_posted and in the function that calls epoll_wait. As jw_sites_glib().

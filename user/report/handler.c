@@ -5,6 +5,7 @@
 
 #include "base/demangle.h"
 #include "base/text.h"
+#include "process/preset.h"
 #include "report/handler.h"
 #include "report/stacktree.h"
 
@@ -48,7 +49,9 @@ const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_fac
 
 	if (f->name && f->name_len && f->name[0])
 		return read_name(f, buf, len);
-	if (f->handler_addr && !p->handler_addr_is_data) {
+	/* A site's callee may be a wrapper the stacks see past (node's C++ around the JS). */
+	if (f->handler_addr && !p->handler_addr_is_data &&
+	    !(f->from_stacks && p->handler_rule && p->handler_rule->jit)) {
 		jw_symbolizer__frame(p->sym, f->handler_addr, false, &fr);
 		if (fr.symbol)
 			return fr.symbol;
