@@ -47,10 +47,9 @@ def own_ticks(target):
     return late
 
 
-def check_loop(binary, loop, task_cb, site, due=True):
-    logs = LogDir()
-    target = Proc([os.path.join(TARGETS, binary), "--light", "50", "--posted", "1",
-                   "--every", "1000", "--ms", "300"])
+def watch(target, loop, logs):
+    """Watches @target, 3 s old, for WATCH_S s: jankwatch's events and its stats.csv rows of the
+    target, and the numbers of the ticks the target had printed before and after."""
     try:
         wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
         ticks_before = len(own_ticks(target))
@@ -65,6 +64,14 @@ def check_loop(binary, loop, task_cb, site, due=True):
           f"{loop}: it says its handler sites were found ({[l for l in err if 'loop' in l]})")
     with open(os.path.join(logs.path, "stats.csv")) as f:
         rows = [r for r in csv.DictReader(f) if r["pid"] == str(target.pid)]
+    return events, rows, ticks_before, ticks_after
+
+
+def check_loop(binary, loop, task_cb, site, due=True):
+    logs = LogDir()
+    target = Proc([os.path.join(TARGETS, binary), "--light", "50", "--posted", "1",
+                   "--every", "1000", "--ms", "300"])
+    events, rows, ticks_before, ticks_after = watch(target, loop, logs)
     by_name = {}
     for r in rows:
         by_name.setdefault(r["message_name"], []).append(r)
@@ -151,23 +158,8 @@ def check_node():
                                            "targets", "node_ticker.js"))
     logs = LogDir()
     target = Proc([node, "--perf-basic-prof", script], cwd=logs.path)
-    try:
-        wait_for(lambda: any(l.startswith("ready") for l in target.out) or
-                 target.p.poll() is not None, 30, "node to start")
-        wait_for(lambda: process_age_s(target.pid) >= 3, 10, "node to be 3 s old")
-        ticks_before = len(own_ticks(target))
-        rc, events, err = run_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3",
-                                         "--all", "--duration", str(WATCH_S), "--log-dir",
-                                         logs.path], 60)
-        ticks_after = len(own_ticks(target))
-    finally:
-        target.kill()
-    check(rc == 0, f"node: jankwatch exits 0 ({rc}): {err}")
-    check(any("loop node (auto: " in l and "callbacks named where" in l for l in err),
-          f"node: it says its handler sites were found ({[l for l in err if 'loop' in l]})")
-    with open(os.path.join(logs.path, "stats.csv")) as f:
-        rows = {(r["handler_class"], r["message_name"]): r for r in csv.DictReader(f)
-                if r["pid"] == str(target.pid)}
+    events, listed, ticks_before, ticks_after = watch(target, "node", logs)
+    rows = {(r["handler_class"], r["message_name"]): r for r in listed}
     timers = rows.get(("uv__run_timers", "node::Environment::RunTimers(uv_timer_s*)"))
     check_ = rows.get(("uv callback", "node::Environment::CheckImmediate(uv_check_s*)"))
     check(timers and check_, f"node: rows of RunTimers and CheckImmediate ({sorted(rows)})")
