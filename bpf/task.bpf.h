@@ -243,6 +243,49 @@ static __always_inline bool follow_path(const __u64 *regs, const struct jw_reg_p
 	return true;
 }
 
+/* The double of @bits, seconds, in ns; 0 when it is no positive number of seconds below 2^52. */
+static __always_inline __u64 seconds_to_ns(__u64 bits)
+{
+	__s32 e = (__s32)((bits >> 52) & 0x7ff) - 1075;	/* value = mant * 2^e */
+	__u64 mant = (bits & ((1ULL << 52) - 1)) | (1ULL << 52), sec, frac;
+	__u32 sh, keep;
+
+	if ((bits >> 63) || !((bits >> 52) & 0x7ff) || e >= 0 || e < -63)
+		return 0;
+	sh = -e;
+	sec = mant >> sh;
+	frac = mant & ((1ULL << sh) - 1);
+	/* The fraction's top 30 bits: times 1e9 it stays in 64 bits. */
+	keep = sh > 30 ? 30 : sh;
+	frac >>= sh - keep;
+	return sec * 1000000000ULL + ((frac * 1000000000ULL) >> keep);
+}
+
+/*
+ * An asyncio timer's due time (ns), when the handle whose method called CPython frame @frame is
+ * a TimerHandle (chain @c says where to look); 0 otherwise.
+ */
+static __noinline __u64 py_timer_due(const struct jw_arg_chain *c, __u64 frame)
+{
+	__u64 p = 0, type = 0, name = 0, when = 0, bits = 0;
+	char tn[12] = {};
+
+	if (!frame || bpf_probe_read_user(&p, sizeof(p), (void *)(frame + c->py_frame_previous)) ||
+	    !p || bpf_probe_read_user(&p, sizeof(p), (void *)(p + c->py_frame_local0)) || !p ||
+	    bpf_probe_read_user(&type, sizeof(type), (void *)(p + c->py_ob_type)) || !type ||
+	    bpf_probe_read_user(&name, sizeof(name), (void *)(type + c->py_tp_name)) || !name ||
+	    bpf_probe_read_user(tn, sizeof(tn), (void *)name))
+		return 0;
+	if (tn[0] != 'T' || tn[1] != 'i' || tn[2] != 'm' || tn[3] != 'e' || tn[4] != 'r' ||
+	    tn[5] != 'H' || tn[6] != 'a' || tn[7] != 'n' || tn[8] != 'd' || tn[9] != 'l' ||
+	    tn[10] != 'e' || tn[11] != 0)
+		return 0;
+	if (bpf_probe_read_user(&when, sizeof(when), (void *)(p + c->py_timer_when)) || !when ||
+	    bpf_probe_read_user(&bits, sizeof(bits), (void *)(when + c->py_float_value)))
+		return 0;
+	return seconds_to_ns(bits);
+}
+
 /*
  * A naming dispatch's probe (@c) stopped at @ctx at @now: the handler it runs, and for a timer
  * with a due time, how late it ran as its delay. A call of its own: the registers' copy is the
@@ -259,6 +302,12 @@ static __noinline void name_inner(struct pt_regs *ctx, struct jw_task_state *s,
 	if ((!follow_path(regs, &c->handler, &p) || !p) && other < JW_UREG_MAX)
 		p = regs[other];
 	s->cur_handler = p;
+	if (c->kind == JW_HANDLER_PY_CODE && c->py_timer_when && c->handler.reg < JW_UREG_MAX) {
+		due = py_timer_due(c, regs[c->handler.reg]);
+		if (due)
+			s->cur_delay_ns = now > due ? now - due : 0;
+		return;
+	}
 	if (!c->due_unit_ns || !follow_path(regs, &c->due, &due) || (__s64)due <= 0)
 		return;
 	due *= c->due_unit_ns;

@@ -462,7 +462,19 @@ struct jw_arg_chain {
 	__u32 handler_else;	/* register + 1 whose value is the handler when @handler gives 0; 0: none */
 	struct jw_reg_path due;
 	__u32 due_unit_ns;	/* 0: no due time */
-	__u32 pad;
+	/*
+	 * JW_HANDLER_PY_CODE: an asyncio timer's due time, from the handle whose method called the
+	 * frame: the frame's previous one (@py_frame_previous), its first local (@py_frame_local0),
+	 * an object whose type (at @py_ob_type) is named "TimerHandle" (tp_name at @py_tp_name),
+	 * its _when (@py_timer_when): a float (its double at @py_float_value), seconds of
+	 * CLOCK_MONOTONIC (the loop's time()). @py_timer_when 0: none.
+	 */
+	__u16 py_frame_previous;
+	__u16 py_frame_local0;
+	__u16 py_ob_type;
+	__u16 py_tp_name;
+	__u16 py_timer_when;
+	__u16 py_float_value;
 };
 
 /*

@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """An asyncio loop for the integration tests: every --every ms a callback (on_timer; with --coro a
 coroutine step of ticker) busy-loops --ms (or sleeps in time.sleep with --sleep); it prints what it
-measured itself, like jw_target: "task <n> <kind> <begin_ns> <duration_ns>" (CLOCK_MONOTONIC)."""
+measured itself, like jw_target: "task <n> <kind> <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
+With --light MS a ticker, on_light (a call_later timer), ticks every MS ms and prints how late
+it ran by its own handle's due time, "tick <n> late <ns>"; with --posted 1 it posts the busy
+task, on_posted (call_soon), every --every ms, right after its tick."""
 import argparse
 import asyncio
 import sys
@@ -14,6 +17,8 @@ ap.add_argument("--sleep", action="store_true")
 ap.add_argument("--count", type=int, default=0)
 ap.add_argument("--exit", type=int, default=0, help="exit status after --count tasks")
 ap.add_argument("--coro", action="store_true", help="the jank is a step of a coroutine")
+ap.add_argument("--light", type=int, default=0)
+ap.add_argument("--posted", type=int, default=0)
 args = ap.parse_args()
 n = 0
 
@@ -53,6 +58,25 @@ async def ticker(loop):
             return
 
 
+ticks = 0
+
+
+def on_posted():
+    one_task()
+
+
+def on_light(loop, due):
+    global ticks
+    ticks += 1
+    if due is not None:
+        print(f"tick {ticks} late {max(0, time.monotonic_ns() - int(due * 1e9))}", flush=True)
+    handle = loop.call_later(args.light / 1000, on_light, loop, None)
+    # The handle's own due time, in the loop's clock (time.monotonic()).
+    handle._args = (loop, handle.when())
+    if args.posted and ticks % (args.every // args.light) == 0:
+        loop.call_soon(on_posted)
+
+
 async def chatter():
     """Other coroutine steps between the janks."""
     while True:
@@ -60,7 +84,11 @@ async def chatter():
 
 
 loop = asyncio.new_event_loop()
-if args.coro:
+if args.light:
+    loop.call_later(args.light / 1000, on_light, loop, None)
+    if not args.posted:
+        loop.call_later(args.every / 1000, on_timer, loop)
+elif args.coro:
     loop.create_task(ticker(loop))
     loop.create_task(chatter())
 else:

@@ -36,6 +36,13 @@ int jw_python_chain(int version, struct jw_arg_chain *chain)
 	chain->py_str_state = 32;		/* PyASCIIObject */
 	chain->py_str_ascii_data = 48;		/* sizeof(PyASCIIObject) */
 	chain->py_str_utf8 = 56;		/* PyCompactUnicodeObject.utf8 */
+	chain->py_frame_previous = 48;		/* _PyInterpreterFrame */
+	chain->py_frame_local0 = 72;		/* localsplus[0] */
+	chain->py_ob_type = 8;			/* PyObject */
+	chain->py_tp_name = 24;			/* PyTypeObject */
+	/* asyncio.TimerHandle's slots after Handle's eight (sorted; __weakref__ last): _when */
+	chain->py_timer_when = 88;
+	chain->py_float_value = 16;		/* PyFloatObject.ob_fval */
 	return 0;
 }
 
