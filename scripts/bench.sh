@@ -215,7 +215,7 @@ attach()
 		;;
 	jankwatch-nosites | jankwatch-sites)
 		# A glib or libuv loop: its preset without handler sites (the waits alone), or with
-		# them kept whatever their rate (the default removes them from so fast a loop).
+		# them kept whatever their rate (the default samples them on so fast a loop).
 		mkdir -p "$WORK/logs"
 		"$BUILD/jankwatch" -v -p "$LOOP_PID" \
 			--set handler_sites=$([[ $cfg == jankwatch-sites ]] && echo 1000000 || echo 0) \
@@ -406,7 +406,7 @@ sites_build()
 		run_build "$name" "$BUILD/bench/jw_bench_${name#lib}" "" "${SITE_CONFIGS[@]}"
 		unset 'BUILDS[-1]'
 		SITE_BUILDS+=("$name")
-		# The default (handler_sites=500) on so fast a loop: what it says as it removes them.
+		# The default (handler_sites=500) on so fast a loop: what it says as it samples them.
 		out=$WORK/$name-default.out
 		start_loop "$BUILD/bench/jw_bench_${name#lib}" "$WORK/loop-$name-default.out"
 		"$BUILD/jankwatch" -p "$LOOP_PID" --set ignore_startup_time=3 --duration 3 \

@@ -402,6 +402,43 @@ static void test_nginx_sites(void **state)
 	assert_non_null(strstr(note, "ngx_event_expire_timers"));
 }
 
+/*
+ * Return sites moved where a probe costs least: each to an instruction the kernel emulates a
+ * few instructions on, past ones that leave the stack pointer alone; most of libuv's move; none
+ * onto a site's call.
+ */
+static void test_place_exits(void **state)
+{
+	const char *lib = "/usr/lib/x86_64-linux-gnu/libuv.so.1";
+	struct jw_preset p = { 0 }, q;
+	size_t k, j, moved = 0;
+	char note[256];
+
+	(void)state;
+	snprintf(p.where, sizeof(p.where), "%s", lib);
+	assert_int_equal(jw_sites_libuv(&p, note, sizeof(note)), 0);
+	q = p;
+	jw_sites_place_exits(&q);
+	for (k = 0; k < p.n_callbacks; k++) {
+		uint64_t was = p.callbacks[k].ret, now = q.callbacks[k].ret;
+		uint8_t code[16];
+		struct jw_arch_insn in;
+
+		assert_int_equal(q.callbacks[k].call, p.callbacks[k].call);
+		if (now == was)
+			continue;
+		moved++;
+		assert_true(now > was && now - was <= 64);
+		assert_int_equal(jw_file_read_at(lib, now, code, sizeof(code)), 0);
+		jw_arch_decode_entry(code, sizeof(code), &in);
+		assert_int_equal(in.kind, JW_INSN_EMULATED);
+		for (j = 0; j < p.n_callbacks; j++)
+			assert_int_not_equal(now, p.callbacks[j].call);
+		assert_int_not_equal(now, p.probes[0].offset);
+	}
+	assert_true(moved >= p.n_callbacks / 3);
+}
+
 /* A library without the functions: no site, and the note says why. */
 static void test_no_sites(void **state)
 {
@@ -516,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_libuv_site),
 		cmocka_unit_test(test_libevent_sites),
 		cmocka_unit_test(test_nginx_sites),
+		cmocka_unit_test(test_place_exits),
 		cmocka_unit_test(test_no_sites),
 #endif
 #if defined(__aarch64__)

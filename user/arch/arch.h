@@ -79,6 +79,7 @@ enum jw_arch_insn_kind {
 	JW_INSN_UNKNOWN = 0,	/* not decoded: single-stepped, and nothing past it is known */
 	JW_INSN_SKIPPABLE,	/* leaves the stack pointer and memory alone (see writes_arg) */
 	JW_INSN_EMULATED,	/* the kernel emulates it at a probe */
+	JW_INSN_STORES,		/* writes memory, and no register: passed only at a return site */
 };
 
 struct jw_arch_insn {

@@ -102,6 +102,7 @@ enum writes {
 	WRITES_FLAGS,	/* cmp, test: only the flags */
 	WRITES_REG,	/* the ModRM reg field's register */
 	WRITES_RM,	/* the ModRM r/m operand, when it is a register (never memory) */
+	WRITES_MEM,	/* the ModRM r/m operand, when it is memory (never a register) */
 };
 
 /* The instructions that read and write only the flags or one register, by opcode. */
@@ -134,6 +135,19 @@ static const struct {
 	{ 0x81, "cmp", WRITES_FLAGS, 7, 4, false },
 	{ 0xf6, "test", WRITES_FLAGS, 0, 1, false },
 	{ 0xf7, "test", WRITES_FLAGS, 0, 4, false },
+	{ 0x83, "add", WRITES_RM, 0, 1, true },
+	{ 0x83, "sub", WRITES_RM, 5, 1, true },
+	{ 0x81, "add", WRITES_RM, 0, 4, true },
+	{ 0x81, "sub", WRITES_RM, 5, 4, true },
+	/* stores: passed only at a return site (JW_INSN_STORES) */
+	{ 0x89, "mov", WRITES_MEM, -1, 0, false },
+	{ 0x88, "mov", WRITES_MEM, -1, 0, false },
+	{ 0x83, "add", WRITES_MEM, 0, 1, false },
+	{ 0x83, "sub", WRITES_MEM, 5, 1, false },
+	{ 0x81, "add", WRITES_MEM, 0, 4, false },
+	{ 0x81, "sub", WRITES_MEM, 5, 4, false },
+	{ 0xc7, "mov", WRITES_MEM, 0, 4, false },
+	{ 0xc6, "mov", WRITES_MEM, 0, 1, false },
 };
 
 /* Writes "%reg" or "mem" for ModRM operand @modrm (with @rex) to @buf. */
@@ -147,8 +161,10 @@ static const char *rm_text(unsigned int modrm, unsigned int rex, char *buf, size
 
 /*
  * Instructions that read registers or memory and write nothing but the flags or one register
- * (set_dest() says which may be passed): mov, movzx/movsx, lea; cmp and test with a register or an immediate; xor of
- * registers; mov of an immediate. An optional operand-size prefix, then an optional REX one.
+ * (set_dest() says which may be passed): mov, movzx/movsx, lea; cmp and test with a register or
+ * an immediate; xor of registers; add and sub of an immediate to a register; mov of an
+ * immediate. And stores, which write memory and no register (JW_INSN_STORES): mov to memory,
+ * add and sub of an immediate there. An optional operand-size prefix, then an optional REX one.
  * False when @p is none of them; a known one that writes rbp or rsp is decoded as
  * JW_INSN_UNKNOWN, so that -v can say what stopped the placement.
  */
@@ -183,19 +199,19 @@ static bool decode_scratch(const uint8_t *p, size_t len, struct jw_arch_insn *in
 			return false;
 		op = 0x100 | p[i++];
 	}
-	for (k = 0; k < sizeof(alu_ops) / sizeof(alu_ops[0]); k++)
-		if (alu_ops[k].op == op)
-			break;
-	if (k == sizeof(alu_ops) / sizeof(alu_ops[0]))
-		return false;
-	m = modrm_len(p + i, len - i);
+	m = i < len ? modrm_len(p + i, len - i) : 0;
 	if (!m)
 		return false;
 	modrm = p[i];
 	reg = (modrm >> 3 & 7) | (rex & 4) << 1;
-	if (alu_ops[k].digit >= 0 && (modrm >> 3 & 7) != (unsigned int)alu_ops[k].digit)
-		return false;
-	if ((alu_ops[k].reg_only || alu_ops[k].writes == WRITES_RM) && modrm >> 6 != 3)
+	/* The first row of the opcode, its extension and its operand's kind (register, memory). */
+	for (k = 0; k < sizeof(alu_ops) / sizeof(alu_ops[0]); k++)
+		if (alu_ops[k].op == op &&
+		    (alu_ops[k].digit < 0 || (modrm >> 3 & 7) == (unsigned int)alu_ops[k].digit) &&
+		    !((alu_ops[k].reg_only || alu_ops[k].writes == WRITES_RM) && modrm >> 6 != 3) &&
+		    !(alu_ops[k].writes == WRITES_MEM && modrm >> 6 == 3))
+			break;
+	if (k == sizeof(alu_ops) / sizeof(alu_ops[0]))
 		return false;
 	imm = alu_ops[k].imm == 4 && opsize ? 2 : (size_t)alu_ops[k].imm;
 	if (len < i + m + imm)
@@ -204,7 +220,7 @@ static bool decode_scratch(const uint8_t *p, size_t len, struct jw_arch_insn *in
 	if (alu_ops[k].digit >= 0)
 		snprintf(in->text, sizeof(in->text), "%s $imm,%s", alu_ops[k].name,
 			 rm_text(modrm, rex, rmbuf, sizeof(rmbuf)));
-	else if (alu_ops[k].writes == WRITES_RM)
+	else if (alu_ops[k].writes == WRITES_RM || alu_ops[k].writes == WRITES_MEM)
 		snprintf(in->text, sizeof(in->text), "%s %%%s,%s", alu_ops[k].name, regs64[reg],
 			 rm_text(modrm, rex, rmbuf, sizeof(rmbuf)));
 	else
@@ -213,6 +229,9 @@ static bool decode_scratch(const uint8_t *p, size_t len, struct jw_arch_insn *in
 	switch (alu_ops[k].writes) {
 	case WRITES_FLAGS:
 		in->kind = JW_INSN_SKIPPABLE;
+		return true;
+	case WRITES_MEM:
+		in->kind = JW_INSN_STORES;
 		return true;
 	case WRITES_REG:
 		dst = reg;

@@ -10,17 +10,27 @@
 #include "arch/arch.h"
 #include "process/placement.h"
 
-#define CODE_BYTES 32	/* enough for a few skippable instructions and the one after */
+#define CODE_BYTES 64	/* enough for the instructions passed and the one after */
 #define MAX_SKIPPED 4
+#define MAX_SKIPPED_RETURN 8
+
+enum place_for {
+	AT_ENTRY,		/* a function's entry, its arguments unread */
+	AT_ENTRY_ARGS,		/* ... read */
+	AT_RETURN,		/* a return site: only the stack pointer matters */
+};
 
 /* Whether the probe may go past @in: it changes nothing the probe or the function needs. */
-static bool passable(const struct jw_arch_insn *in, bool args_read)
+static bool passable(const struct jw_arch_insn *in, enum place_for at)
 {
-	return in->kind == JW_INSN_SKIPPABLE && !(in->writes_arg && args_read);
+	if (at == AT_RETURN)
+		return in->kind == JW_INSN_SKIPPABLE || in->kind == JW_INSN_STORES;
+	return in->kind == JW_INSN_SKIPPABLE && !(in->writes_arg && at == AT_ENTRY_ARGS);
 }
 
-void jw_probe_place(const uint8_t *code, size_t len, bool args_read, struct jw_placement *out)
+static void place(const uint8_t *code, size_t len, enum place_for at, struct jw_placement *out)
 {
+	bool args_read = at == AT_ENTRY_ARGS;
 	struct jw_arch_insn first, in;
 	size_t off = 0;
 	int n;
@@ -33,7 +43,8 @@ void jw_probe_place(const uint8_t *code, size_t len, bool args_read, struct jw_p
 		return;
 	}
 	in = first;
-	for (n = 0; n < MAX_SKIPPED && passable(&in, args_read); n++) {
+	for (n = 0; n < (at == AT_RETURN ? MAX_SKIPPED_RETURN : MAX_SKIPPED) && passable(&in, at);
+	     n++) {
 		off += in.len;
 		jw_arch_decode_entry(code + off, len - off, &in);
 	}
@@ -67,8 +78,18 @@ void jw_probe_place(const uint8_t *code, size_t len, bool args_read, struct jw_p
 		 "instruction follows what can be passed", first.text);
 }
 
-int jw_probe_place_file(const char *path, uint64_t offset, bool args_read,
-			struct jw_placement *out)
+void jw_probe_place(const uint8_t *code, size_t len, bool args_read, struct jw_placement *out)
+{
+	place(code, len, args_read ? AT_ENTRY_ARGS : AT_ENTRY, out);
+}
+
+void jw_probe_place_return(const uint8_t *code, size_t len, struct jw_placement *out)
+{
+	place(code, len, AT_RETURN, out);
+}
+
+static int place_file(const char *path, uint64_t offset, enum place_for at,
+		      struct jw_placement *out)
 {
 	uint8_t code[CODE_BYTES];
 	ssize_t n = -1;
@@ -83,6 +104,17 @@ int jw_probe_place_file(const char *path, uint64_t offset, bool args_read,
 	} else {
 		ret = -errno;
 	}
-	jw_probe_place(code, n > 0 ? (size_t)n : 0, args_read, out);
+	place(code, n > 0 ? (size_t)n : 0, at, out);
 	return ret;
+}
+
+int jw_probe_place_file(const char *path, uint64_t offset, bool args_read,
+			struct jw_placement *out)
+{
+	return place_file(path, offset, args_read ? AT_ENTRY_ARGS : AT_ENTRY, out);
+}
+
+int jw_probe_place_return_file(const char *path, uint64_t offset, struct jw_placement *out)
+{
+	return place_file(path, offset, AT_RETURN, out);
 }

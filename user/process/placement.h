@@ -31,10 +31,17 @@ struct jw_placement {
 void jw_probe_place(const uint8_t *code, size_t len, bool args_read, struct jw_placement *out);
 
 /*
+ * The same for a return site (a handler site's, sites.h): only the stack pointer must be as it
+ * was, so stores (JW_INSN_STORES) are passed too, and a few more instructions.
+ */
+void jw_probe_place_return(const uint8_t *code, size_t len, struct jw_placement *out);
+
+/*
  * Reads the instructions at file offset @offset of ELF file @path and decides. Returns 0, or
  * -errno when they cannot be read (@out then says the entry).
  */
 int jw_probe_place_file(const char *path, uint64_t offset, bool args_read,
 			struct jw_placement *out);
+int jw_probe_place_return_file(const char *path, uint64_t offset, struct jw_placement *out);
 
 #endif

@@ -123,6 +123,8 @@ static bool detect(pid_t pid, const char *exe, const struct preset_desc *d, cons
 		else if (d->sites && d->sites(out, note, sizeof(note)))
 			snprintf(note + strlen(note), sizeof(note) - strlen(note),
 				 ": handlers named from the stacks alone");
+		else if (d->sites)
+			jw_sites_place_exits(out);
 		snprintf(why, len, "%s: %s has %s; the handler is the program's function it calls%s%s",
 			 how, out->where, d->rule.dispatch, note[0] ? "; " : "", note);
 	}

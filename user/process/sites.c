@@ -7,6 +7,7 @@
 
 #include "arch/arch.h"
 #include "process/elfsym.h"
+#include "process/placement.h"
 #include "process/sites.h"
 
 /* The code of function @name in @path, or of its section @section when @name is NULL. */
@@ -582,4 +583,42 @@ int jw_sites_node(struct jw_preset *out, char *note, size_t len)
 	snprintf(note, len, "callbacks named where libuv calls them (timers in uv__run_timers, "
 		 "the others at %zu sites in %zu functions)", out->n_callbacks, n);
 	return 0;
+}
+
+/* ---- Return sites, placed ---- */
+
+/* Whether a site of @out begins at file offset @at. */
+static bool is_entry(const struct jw_preset *out, uint64_t at)
+{
+	size_t k;
+
+	for (k = 0; k < out->n_probes; k++)
+		if (out->probes[k].exact && out->probes[k].offset == at)
+			return true;
+	for (k = 0; k < out->n_callbacks; k++)
+		if (out->callbacks[k].call == at)
+			return true;
+	return false;
+}
+
+/* Where the return site @ret of a site of @out is cheapest to hook (placement.h). */
+static uint64_t place_exit(const struct jw_preset *out, uint64_t ret)
+{
+	struct jw_placement pl;
+
+	if (jw_probe_place_return_file(out->where, ret, &pl) || !pl.skip ||
+	    is_entry(out, ret + pl.skip))
+		return ret;
+	return ret + pl.skip;
+}
+
+void jw_sites_place_exits(struct jw_preset *out)
+{
+	size_t k;
+
+	for (k = 0; k < out->n_probes; k++)
+		if (out->probes[k].exact && out->probes[k].exit_offset)
+			out->probes[k].exit_offset = place_exit(out, out->probes[k].exit_offset);
+	for (k = 0; k < out->n_callbacks; k++)
+		out->callbacks[k].ret = place_exit(out, out->callbacks[k].ret);
 }

@@ -62,4 +62,12 @@ int jw_sites_node(struct jw_preset *out, char *note, size_t len);
  */
 int jw_sites_nginx(struct jw_preset *out, char *note, size_t len);
 
+/*
+ * Moves each return site of @out's sites where a probe costs least: past instructions that leave
+ * the stack pointer alone, to one the kernel emulates (placement.h), but never onto a site's
+ * call. A return site is where the callback's frame closes: a few instructions later it still
+ * is, and the single-stepped probe there was half of a site's cost.
+ */
+void jw_sites_place_exits(struct jw_preset *out);
+
 #endif

@@ -158,22 +158,20 @@ static void preset_dispatches(struct jw_watched *w, const struct jw_watch_how *h
 }
 
 /*
- * @w's preset's probes on the kernel's side, then its callback sites (one probe id for all). A
- * handler site that cannot be hooked is said and left: the stacks still name its handlers.
+ * @w's handler sites on the kernel's side: the preset's probes that are sites, then its callback
+ * sites (one probe id for all). A handler site that cannot be hooked is said and left: the
+ * stacks still name its handlers.
  */
-static int attach_preset(struct jw_watched *w, const struct jw_watch_how *how)
+static void attach_sites(struct jw_watched *w, const struct jw_watch_how *how)
 {
 	const struct jw_preset *pr = &w->preset;
 	const struct jw_target *t = &w->proc.target;
 	size_t k, failed = 0;
-	int ret;
 
-	for (k = 0; k < pr->n_probes; k++) {
-		ret = jw_attach__dispatch(how->attach, &w->preset_probes[k].dp, w->slot);
-		if (ret && !pr->probes[k].exact)
-			return ret;
-		failed += ret != 0;
-	}
+	for (k = 0; k < pr->n_probes; k++)
+		if (pr->probes[k].exact)
+			failed += jw_attach__dispatch(how->attach, &w->preset_probes[k].dp,
+						      w->slot) != 0;
 	if (pr->n_callbacks) {
 		uint64_t lo, hi;
 
@@ -201,6 +199,23 @@ static int attach_preset(struct jw_watched *w, const struct jw_watch_how *how)
 	if (failed)
 		jw_log(JW_LOG_WARN, "pid %d (%s): %zu handler sites of %s not hooked: their handlers "
 		       "are named from the stacks", t->pid, t->comm, failed, pr->where);
+}
+
+/* @w's preset's probes on the kernel's side, then its handler sites. */
+static int attach_preset(struct jw_watched *w, const struct jw_watch_how *how)
+{
+	const struct jw_preset *pr = &w->preset;
+	size_t k;
+	int ret;
+
+	for (k = 0; k < pr->n_probes; k++) {
+		if (pr->probes[k].exact)
+			continue;
+		ret = jw_attach__dispatch(how->attach, &w->preset_probes[k].dp, w->slot);
+		if (ret)
+			return ret;
+	}
+	attach_sites(w, how);
 	return 0;
 }
 
@@ -435,20 +450,37 @@ void jw_watched__guard_sites(struct jw_watched *w, const struct jw_watch_how *ho
 {
 	int64_t most = how->cfg->params.v[JW_P_HANDLER_SITES];
 	uint32_t calls = st->site_calls - w->site_calls_seen;
-	double rate;
+	double rate, every;
 
-	if (w->sites_removed || !how->syscall_mode || !has_sites(w) ||
-	    (w->site_seen_ns && now - w->site_seen_ns < 1000000000ULL))
+	if (!how->syscall_mode || !has_sites(w))
+		return;
+	if (w->sites_off_until) {
+		if (now < w->sites_off_until)
+			return;
+		/* The next window: hooked again, its rate measured again from now. */
+		attach_sites(w, how);
+		w->sites_off_until = 0;
+		w->site_calls_seen = st->site_calls;
+		w->site_seen_ns = now;
+		return;
+	}
+	if (w->site_seen_ns && now - w->site_seen_ns < 1000000000ULL)
 		return;
 	if (w->site_seen_ns) {
 		rate = calls * 1e9 / (double)(now - w->site_seen_ns);
 		if (rate > (double)most) {
+			/* Off long enough that over time it makes at most @most calls a second. */
+			every = (double)(uint64_t)(rate / (double)most);
+			every += every * (double)most < rate;	/* rounded up */
+			every = every > JW_SITES_MAX_EVERY ? JW_SITES_MAX_EVERY : every;
 			jw_attach__drop_sites(how->attach, w->proc.target.pid);
-			w->sites_removed = true;
-			jw_log(JW_LOG_WARN, "pid %d (%s): %.0f callbacks/s through its handler sites, "
-			       "over handler_sites=%lld: sites removed, its handlers named from the "
-			       "stacks from now on", w->proc.target.pid, w->proc.target.comm, rate,
-			       (long long)most);
+			w->sites_off_until = now + (uint64_t)(every - 1) * 1000000000ULL;
+			if (!w->sites_windowed++)
+				jw_log(JW_LOG_WARN, "pid %d (%s): %.0f callbacks/s through its handler "
+				       "sites, over handler_sites=%lld: from now on they are hooked one "
+				       "second in every %.0f (a sample; the stacks name its janks' "
+				       "handlers meanwhile)", w->proc.target.pid, w->proc.target.comm,
+				       rate, (long long)most, every);
 		}
 	}
 	w->site_calls_seen = st->site_calls;

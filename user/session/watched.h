@@ -58,7 +58,8 @@ struct jw_watched {
 	/* Its handler sites' cost guard: the count and time last looked at; removed already. */
 	uint32_t site_calls_seen;
 	uint64_t site_seen_ns;
-	bool sites_removed;
+	uint64_t sites_off_until;	/* its sites are off until then (CLOCK_MONOTONIC); 0: on */
+	uint32_t sites_windowed;	/* how many times they were taken off */
 };
 
 /* The samples held per thread for the task in flight: evenly thinned beyond this. */
@@ -73,10 +74,14 @@ struct jw_watched *jw_watched__new(pid_t pid, uint32_t slot, const struct jw_wat
 /* Attaches its hooks and its sampler, and starts naming its code. 0 or -errno, said. */
 int jw_watched__attach(struct jw_watched *w, const struct jw_watch_how *how);
 
+/* The longest a process's handler sites stay off: they sample at least one second in this. */
+#define JW_SITES_MAX_EVERY 60
+
 /*
  * Its handler sites' cost, from its thread's state @st read at @now: once a second, when they
- * ran more calls a second than handler_sites allows, they are removed (said once), and the
- * stacks name its handlers from then on.
+ * ran more calls a second than handler_sites allows, they are taken off for long enough that
+ * over time they make at most that many (said the first time), then hooked again for a second,
+ * and so on: its handler rows are a sample of one second in every N.
  */
 void jw_watched__guard_sites(struct jw_watched *w, const struct jw_watch_how *how,
 			     const struct jw_task_state *st, uint64_t now);
