@@ -40,15 +40,15 @@ struct preset_desc {
 static const struct preset_desc presets[] = {
 	/* GTK, and Qt's default dispatcher. */
 	{ .name = "glib", .library = "libglib-2.0.so", .needs = NAMES("g_main_context_dispatch"),
-	  .rule = { "g_main_context_dispatch", false, NULL }, .sites = jw_sites_glib },
+	  .rule = { .dispatch = "g_main_context_dispatch" }, .sites = jw_sites_glib },
 	/* node links libuv in; its handlers are JS (named from its perf map). */
 	{ .name = "node", .also_for = "libuv",
 	  .needs = NAMES("uv_run", "uv__run_timers", "uv__io_poll"),
-	  .rule = { "uv_run", false, NULL, .jit = true }, .sites = jw_sites_node },
+	  .rule = { .dispatch = "uv_run", .jit = true }, .sites = jw_sites_node },
 	{ .name = "libuv", .library = "libuv.so", .needs = NAMES("uv_run"),
-	  .rule = { "uv_run", false, NULL }, .sites = jw_sites_libuv },
+	  .rule = { .dispatch = "uv_run" }, .sites = jw_sites_libuv },
 	{ .name = "libevent", .library = "libevent-2.1.so", .needs = NAMES("event_base_loop"),
-	  .rule = { "event_base_loop", false, NULL }, .sites = jw_sites_libevent },
+	  .rule = { .dispatch = "event_base_loop" }, .sites = jw_sites_libevent },
 	/*
 	 * An nginx worker: ngx_process_events_and_timers holds the wait, so the waits bound the
 	 * task; the handler is the first named function past the event and HTTP core plumbing
@@ -57,10 +57,11 @@ static const struct preset_desc presets[] = {
 	{ .name = "nginx",
 	  .needs = NAMES("ngx_process_events_and_timers", "ngx_event_process_posted",
 			 "ngx_http_core_run_phases"),
-	  .rule = { "ngx_process_events_and_timers", true,
-		    NAMES("ngx_event_", "ngx_http_core_", "ngx_http_handler",
-			  "ngx_http_process_request", "ngx_http_run_posted_requests",
-			  "ngx_http_request_handler", "ngx_http_read_client_request_body") },
+	  .rule = { .dispatch = "ngx_process_events_and_timers", .same_module = true,
+		    .skip = NAMES("ngx_event_", "ngx_http_core_", "ngx_http_handler",
+				  "ngx_http_process_request", "ngx_http_run_posted_requests",
+				  "ngx_http_request_handler",
+				  "ngx_http_read_client_request_body") },
 	  .sites = jw_sites_nginx, .workers = jw_nginx_workers },
 	{ .name = "redis", .needs = NAMES("aeMain", "processCommand", "call"),
 	  .hook = jw_redis_hook, .why = jw_redis_why },
