@@ -88,6 +88,33 @@ static struct jw_preset_probe *new_site(struct jw_preset *out, const char *fn)
 	return p;
 }
 
+/*
+ * A timer's site in @fn, from @entry to its return site @exit, added to @out's probes: argument
+ * @arg of the call at @entry leads to the handler at @handler_off and, with @due, to the due
+ * time (ms of CLOCK_MONOTONIC) at @due_off. False when @out has no room.
+ */
+static bool timer_site(struct jw_preset *out, const char *fn, uint64_t entry, uint64_t exit,
+		       unsigned int arg, int32_t handler_off, bool due, int32_t due_off)
+{
+	struct jw_preset_probe *p = new_site(out, fn);
+
+	if (!p)
+		return false;
+	p->offset = entry;
+	p->exit_offset = exit;
+	p->chain.handler.reg = jw_arch_arg_reg(arg);
+	p->chain.handler.n_offsets = 1;
+	p->chain.handler.offsets[0] = handler_off;
+	if (due) {
+		p->chain.due.reg = jw_arch_arg_reg(arg);
+		p->chain.due.n_offsets = 1;
+		p->chain.due.offsets[0] = due_off;
+		p->chain.due_unit_ns = 1000000;
+	}
+	out->n_probes++;
+	return true;
+}
+
 /* ---- GLib ---- */
 
 struct glib_scan {
@@ -245,7 +272,6 @@ int jw_sites_libuv(struct jw_preset *out, char *note, size_t len)
 {
 	struct uv_scan u = { 0 };
 	struct callback_scan cs = { .out = out };
-	struct jw_preset_probe *p;
 	bool whole;
 	struct code c;
 	int ret;
@@ -280,21 +306,12 @@ int jw_sites_libuv(struct jw_preset *out, char *note, size_t len)
 			 "uv_timer_again, not the one of uv__run_timers", u.found);
 		return -ENOENT;
 	}
-	p = new_site(out, "uv__run_timers");
-	if (!p) {
+	/* handle->timer_cb, and handle->timeout */
+	if (!timer_site(out, "uv__run_timers", u.entry, u.exit, 0, JW_UV_TIMER_CB, true,
+			JW_UV_TIMER_TIMEOUT)) {
 		snprintf(note, len, "no room for the timers' site");
 		return -ENOSPC;
 	}
-	p->offset = u.entry;
-	p->exit_offset = u.exit;
-	p->chain.handler.reg = jw_arch_arg_reg(0);	/* handle->timer_cb */
-	p->chain.handler.n_offsets = 1;
-	p->chain.handler.offsets[0] = JW_UV_TIMER_CB;
-	p->chain.due.reg = jw_arch_arg_reg(0);		/* handle->timeout */
-	p->chain.due.n_offsets = 1;
-	p->chain.due.offsets[0] = JW_UV_TIMER_TIMEOUT;
-	p->chain.due_unit_ns = 1000000;
-	out->n_probes++;
 	out->callbacks_named = "uv callback";
 	if (cs.found > JW_MAX_CALLBACK_SITES)
 		out->n_callbacks = 0;
@@ -448,7 +465,6 @@ int jw_sites_nginx(struct jw_preset *out, char *note, size_t len)
 	struct callback_scan cs = { .out = out };
 	struct timer_call t = { 0 };
 	struct calls_of co = { 0 };
-	struct jw_preset_probe *p;
 	struct code c;
 	size_t k;
 	int ret;
@@ -474,22 +490,12 @@ int jw_sites_nginx(struct jw_preset *out, char *note, size_t len)
 	}
 	if (cs.found > JW_MAX_CALLBACK_SITES)
 		out->n_callbacks = 0;
-	p = new_site(out, "ngx_event_expire_timers");
-	if (!p) {
+	/* At the ngx_rbtree_delete call, its second argument is &ev->timer, its key not yet 0. */
+	if (!timer_site(out, "ngx_event_expire_timers", t.entry, t.exit, 1,
+			JW_NGX_EVENT_HANDLER - JW_NGX_EVENT_TIMER, true, 0)) {
 		snprintf(note, len, "no room for the timers' site");
 		return -ENOSPC;
 	}
-	/* At the ngx_rbtree_delete call, its second argument is &ev->timer, its key not yet 0. */
-	p->offset = t.entry;
-	p->exit_offset = t.exit;
-	p->chain.handler.reg = jw_arch_arg_reg(1);	/* ev->handler */
-	p->chain.handler.n_offsets = 1;
-	p->chain.handler.offsets[0] = JW_NGX_EVENT_HANDLER - JW_NGX_EVENT_TIMER;
-	p->chain.due.reg = jw_arch_arg_reg(1);		/* ev->timer.key */
-	p->chain.due.n_offsets = 1;
-	p->chain.due.offsets[0] = 0;
-	p->chain.due_unit_ns = 1000000;
-	out->n_probes++;
 	out->callbacks_named = "ngx event handler";
 	out->own_handlers = true;
 	snprintf(note, len, "event handlers named where nginx calls them (timers in "
@@ -511,7 +517,6 @@ struct node_timers {
 static int node_timer_call(const struct jw_arch_call *call, void *ctx)
 {
 	struct node_timers *nt = ctx;
-	struct jw_preset_probe *p;
 	uint64_t at = nt->base + call->at;
 
 	if (!call->indirect) {
@@ -521,22 +526,9 @@ static int node_timer_call(const struct jw_arch_call *call, void *ctx)
 	if (call->via_global)
 		return 0;
 	nt->found++;
-	p = new_site(nt->out, "uv__run_timers");
-	if (!p)
-		return 0;
-	p->offset = at;
-	p->exit_offset = at + call->len;
-	p->chain.handler.reg = jw_arch_arg_reg(0);	/* handle->timer_cb */
-	p->chain.handler.n_offsets = 1;
-	p->chain.handler.offsets[0] = JW_UV_TIMER_CB;
 	/* A repeating timer's timeout already is its next due time: no lateness then. */
-	if (!nt->restarted) {
-		p->chain.due.reg = jw_arch_arg_reg(0);
-		p->chain.due.n_offsets = 1;
-		p->chain.due.offsets[0] = JW_UV_TIMER_TIMEOUT;
-		p->chain.due_unit_ns = 1000000;
-	}
-	nt->out->n_probes++;
+	timer_site(nt->out, "uv__run_timers", at, at + call->len, 0, JW_UV_TIMER_CB,
+		   !nt->restarted, JW_UV_TIMER_TIMEOUT);
 	nt->restarted = false;
 	return 0;
 }
