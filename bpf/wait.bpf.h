@@ -21,16 +21,19 @@ static __noinline bool asleep_in_wait(struct task_struct *p)
 
 
 /*
- * By slot: 1 once every wait probe of the slot's process is attached (user space sets it after
- * them, clears it when the slot is watched anew). Until then a wait the thread enters may go
- * unseen, and with it the end of a task its wakeup would begin. Sized by user space.
+ * By slot: 1 once every probe of the slot's process is attached, the waits' last (user space
+ * sets it after them, clears it when the slot is watched anew). Until then a wait the thread
+ * enters may go unseen, and with it the end of a task its wakeup would begin; and a task begun
+ * would miss the dispatches whose probes are not in yet: python's evaluation of a coroutine
+ * step, not seen, would leave the step's first nested evaluation to name the handler.
+ * Sized by user space.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u32);
-} wait_probes_ready SEC(".maps");
+} probes_ready SEC(".maps");
 
 /*
  * Thread @p, watched while blocked in a wait it entered before its probes were attached (see
@@ -48,7 +51,7 @@ static __noinline void first_wakeup(struct task_struct *p, struct jw_task_state 
 		s->first_wait = 0;
 		return;
 	}
-	ready = bpf_map_lookup_elem(&wait_probes_ready, &slot);
+	ready = bpf_map_lookup_elem(&probes_ready, &slot);
 	if (!ready || !*ready)
 		return;
 	regs = (const struct pt_regs *)bpf_task_pt_regs(p);
@@ -66,6 +69,20 @@ static __noinline void first_wakeup(struct task_struct *p, struct jw_task_state 
 }
 
 
+/* Whether the probes of @s's process are all attached (probes_ready), remembered once seen. */
+static __always_inline bool probes_in(struct jw_task_state *s)
+{
+	__u32 slot = s->slot, *ready;
+
+	if (s->probes_in)
+		return true;
+	ready = bpf_map_lookup_elem(&probes_ready, &slot);
+	if (!ready || !*ready)
+		return false;
+	s->probes_in = 1;
+	return true;
+}
+
 /*
  * Syscall mode: a task is the time between the loop's wait returning and its next wait. The
  * return of a wait function (a return probe on the libc wrapper) opens a task whose frame sits
@@ -77,7 +94,7 @@ static __always_inline void wait_returned(struct task_struct *task, __u64 cookie
 	struct jw_task_state *s = probe_state(task, cookie, true);
 	__u64 now;
 
-	if (!s)
+	if (!s || !probes_in(s))
 		return;
 	s->first_wait = 0;	/* the probes see this thread's waits from here */
 	now = bpf_ktime_get_ns();

@@ -397,11 +397,18 @@ struct jw_task_state {
 	 * Syscall mode on uprobes: the thread may be blocked in a wait it entered before its probes
 	 * were attached (a new program is watched once it is seen so): no return probe will see
 	 * that wait end, so its wakeup begins the task instead, once the probes are all in (map
-	 * wait_probes_ready). 1: armed; 2: a task begun at such a wakeup, undone if the thread
+	 * probes_ready). 1: armed; 2: a task begun at such a wakeup, undone if the thread
 	 * sleeps on in the same wait (the wakeup found nothing ready). Cleared at the first wait
 	 * edge the probes see.
 	 */
-	__u32 first_wait;
+	__u16 first_wait;
+	/*
+	 * Syscall mode: 1 once the probes of the thread's process were seen all attached (map
+	 * probes_ready); until then no wait's return begins a task, which would miss the
+	 * dispatches and presets' probes not yet in (on the system call tracepoints the waits are
+	 * seen from the moment the thread is watched).
+	 */
+	__u16 probes_in;
 	__u32 site_calls;	/* handler sites' return sites passed: user space's cost guard */
 	/*
 	 * Queueing delay. wake_ns: the thread was woken outside a task (in the loop's wait) then,

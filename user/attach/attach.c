@@ -69,7 +69,7 @@ static int reset_state(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot,
 	struct jw_code_range none = { 0 };
 	__u32 not_ready = 0;
 
-	if (bpf_map__update_elem(a->skel->maps.wait_probes_ready, &slot, sizeof(slot), &not_ready,
+	if (bpf_map__update_elem(a->skel->maps.probes_ready, &slot, sizeof(slot), &not_ready,
 				 sizeof(not_ready), 0) ||
 	    bpf_map__update_elem(a->skel->maps.site_ranges, &slot, sizeof(slot), &none,
 				 sizeof(none), 0))
@@ -185,7 +185,7 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	if (!err)
 		err = bpf_map__set_max_entries(a->skel->maps.thread_state, threads);
 	if (!err)
-		err = bpf_map__set_max_entries(a->skel->maps.wait_probes_ready, threads);
+		err = bpf_map__set_max_entries(a->skel->maps.probes_ready, threads);
 	if (!err)
 		err = bpf_map__set_max_entries(a->skel->maps.site_ranges, threads);
 	if (err) {
@@ -534,11 +534,11 @@ int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int p
 	return keep_link(a, link, pid, true, false);
 }
 
-int jw_attach__wait_probes_ready(struct jw_attach *a, uint32_t slot)
+int jw_attach__probes_ready(struct jw_attach *a, uint32_t slot)
 {
 	__u32 ready = 1;
 
-	if (bpf_map__update_elem(a->skel->maps.wait_probes_ready, &slot, sizeof(slot), &ready,
+	if (bpf_map__update_elem(a->skel->maps.probes_ready, &slot, sizeof(slot), &ready,
 				 sizeof(ready), 0))
 		return -errno;
 	return 0;

@@ -99,11 +99,11 @@ int jw_attach__count_rates(struct jw_attach *a, const pid_t *tids, size_t n, boo
 int jw_attach__read_rates(struct jw_attach *a, uint64_t out[JW_RATE_COUNT]);
 
 /*
- * Every wait probe of the thread in slot @slot is attached: from now on the wakeup from a wait it
- * entered before them may begin its first task (jw_attach__watch_thread's @first_wait).
- * 0 or -errno.
+ * Every probe of the process of the thread in slot @slot is attached, its waits' last: from now
+ * on a wait's return begins a task, and the wakeup from a wait it entered before them may begin
+ * its first (jw_attach__watch_thread's @first_wait). 0 or -errno.
  */
-int jw_attach__wait_probes_ready(struct jw_attach *a, uint32_t slot);
+int jw_attach__probes_ready(struct jw_attach *a, uint32_t slot);
 
 /* Attaches the scheduler tracepoints: off-CPU time, blocked stacks, wakers. 0 or -errno. */
 int jw_attach__sched(struct jw_attach *a);

@@ -365,8 +365,9 @@ static int attach_hooks(struct jw_watched *w, const struct jw_watch_how *how)
 		if (ret)
 			return ret;
 	}
-	if (wait_probes && !how->holding) {
-		ret = jw_attach__wait_probes_ready(how->attach, w->slot);
+	/* Waits on the tracepoints are seen from now, dispatches from here: tasks may begin. */
+	if (how->syscall_mode) {
+		ret = jw_attach__probes_ready(how->attach, w->slot);
 		if (ret)
 			return ret;
 	}
