@@ -12,6 +12,7 @@ packages=(
 	clang llvm libclang-rt-14-dev
 	libbpf-dev bpftool
 	libelf-dev libdw-dev zlib1g-dev
+	protobuf-c-compiler libprotobuf-c-dev golang-github-google-pprof-dev golang-go
 	libcmocka-dev
 	python3 valgrind
 	procps
@@ -23,6 +24,7 @@ packages=(
 arm64=(
 	crossbuild-essential-arm64
 	libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libcmocka-dev:arm64
+	libprotobuf-c-dev:arm64
 	qemu-user
 )
 vm=(qemu-system-x86 qemu-system-arm busybox-static cpio xz-utils zstd)

@@ -6,6 +6,8 @@
 #include "attach/kernel.h"
 #include "base/caps.h"
 #include "base/log.h"
+#include "session/export.h"
+#include "session/logreport.h"
 #include "session/offline.h"
 #include "config/options.h"
 #include "session/session.h"
@@ -22,6 +24,10 @@ int main(int argc, char **argv)
 		return jw_symbolize_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "stats") == 0)
 		return jw_stats_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "export") == 0)
+		return jw_export_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "report") == 0)
+		return jw_report_main(argc - 1, argv + 1);
 	if (jw_options_parse(&cfg, argc, argv, err, sizeof(err))) {
 		fprintf(stderr, "jankwatch: %s (--help for usage)\n", err);
 		return 2;

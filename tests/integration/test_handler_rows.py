@@ -180,9 +180,11 @@ def check_node():
     late = own_ticks(target)
     own_late = max(ms for n, ms in late.items() if ticks_before < n <= ticks_after)
     max_delay = int(timers["max_delay_millis"])
-    check(225 <= max_delay <= 275 and own_late - 3 <= max_delay <= own_late + 2,
-          f"node: RunTimers' max_delay_millis {max_delay} is 250 +- 10% and the JS ticker's own "
-          f"largest lateness {own_late:.3f} ms")
+    # The JS ticker runs inside RunTimers, after whatever node does first there (a GC, a compile:
+    # 12.7 ms once in CI): its own lateness is the timer's plus that, never less.
+    check(225 <= max_delay <= 275 and own_late - 25 <= max_delay <= own_late + 2,
+          f"node: RunTimers' max_delay_millis {max_delay} is 250 +- 10% and at most the JS "
+          f"ticker's own largest lateness {own_late:.3f} ms (+2; -25 for node's own work first)")
     check(len(events) >= WATCH_S - 3 and all(ev["handler"] == "onPosted" for ev in events),
           f"node: the events name the JS function ({[ev['handler'] for ev in events]})")
     logs.cleanup()

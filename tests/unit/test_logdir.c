@@ -229,15 +229,15 @@ static void test_taken_name_gets_suffix(void **state)
 	assert_string_equal(fx->lf.name, "stack-1-1.log");
 	assert_int_equal(write_report(fx, "stack-1.log", 5, path, sizeof(path)), 0);
 	assert_string_equal(path, at(fx, "logs/stack-1-2.log"));
-	/* Without an extension the suffix goes at the end; with two, before the last. */
+	/* Without an extension the suffix goes at the end; with two, before both (".pb.gz"). */
 	assert_int_equal(write_report(fx, "trace", 1, path, sizeof(path)), 0);
 	assert_int_equal(write_report(fx, "trace", 1, path, sizeof(path)), 0);
 	assert_string_equal(path, at(fx, "logs/trace-1"));
 	assert_int_equal(write_report(fx, "a.tar.gz", 1, path, sizeof(path)), 0);
 	assert_int_equal(write_report(fx, "a.tar.gz", 1, path, sizeof(path)), 0);
-	assert_string_equal(path, at(fx, "logs/a.tar-1.gz"));
+	assert_string_equal(path, at(fx, "logs/a-1.tar.gz"));
 	assert_listing(at(fx, "logs"),
-		       "a.tar-1.gz a.tar.gz stack-1-1.log stack-1-2.log stack-1.log trace trace-1");
+		       "a-1.tar.gz a.tar.gz stack-1-1.log stack-1-2.log stack-1.log trace trace-1");
 	/* The first file was not replaced. */
 	assert_int_equal(mode_of(at(fx, "logs/stack-1.log")) & 07777, 0640);
 	{

@@ -189,8 +189,22 @@ static void test_parse_format(void **state)
 	assert_int_equal(fx->cfg.format, JW_FORMAT_FOLDED);
 	parse_ok(fx, PARSE(fx, "-p", "1", "--format=tree"));
 	assert_int_equal(fx->cfg.format, JW_FORMAT_TREE);
+	assert_false(fx->cfg.pprof);
+	parse_ok(fx, PARSE(fx, "-p", "1", "--format", "pprof"));
+	assert_int_equal(fx->cfg.format, JW_FORMAT_TREE);
+	assert_true(fx->cfg.pprof);
+	parse_ok(fx, PARSE(fx, "-p", "1", "--format", "pprof,folded"));
+	assert_int_equal(fx->cfg.format, JW_FORMAT_FOLDED);
+	assert_true(fx->cfg.pprof);
+	/* The last --format is the one. */
+	parse_ok(fx, PARSE(fx, "-p", "1", "--format", "pprof", "--format", "tree"));
+	assert_false(fx->cfg.pprof);
 	parse_fails(fx, PARSE(fx, "-p", "1", "--format", "json"),
-		    "--format json: unknown format, allowed tree or folded");
+		    "--format json: unknown format 'json', allowed tree, folded and pprof");
+	parse_fails(fx, PARSE(fx, "-p", "1", "--format", "tree,folded"),
+		    "--format tree,folded: tree and folded are both stack log formats; give one");
+	parse_fails(fx, PARSE(fx, "-p", "1", "--format", ""),
+		    "--format '': give tree, folded or pprof (comma-separated)");
 }
 
 /* --loop: auto, syscall, or one preset by name; a preset and --probe do not mix. */

@@ -80,7 +80,7 @@ static void test_full_event(void **state)
 			    "\"external_log\":["
 			    "\"/var/log/jankwatch/stack-4242-20240301120000-123.txt\","
 			    "\"/var/log/jankwatch/trace-4242-20240301120000-123.ftrace\"],"
-			    "\"log_over_limit\":false,\"app_start_jiffies_time\":123456,"
+			    "\"log_over_limit\":false,\"withheld\":null,\"app_start_jiffies_time\":123456,"
 			    "\"heaviest_stack\":\"sleep<-serverCron<-main\","
 			    "\"handler\":\"aeProcessEvents\",\"wall_ms\":300.125,\"cpu_ms\":12.500,"
 			    "\"runq_ms\":0.250,\"blocked_ms\":287.375,\"io_ms\":0.333,"
@@ -101,6 +101,7 @@ static void test_null_fields(void **state)
 		.begin_time_ms = 3,
 		.end_time_ms = 4,
 		.log_over_limit = true,
+		.withheld = "quota",
 		.wall_ms = 6000,
 		.cpu_ms = 1,
 		.runq_ms = 2,
@@ -117,7 +118,7 @@ static void test_null_fields(void **state)
 			    "{\"event\":\"MAIN_THREAD_HANG\",\"time\":5,\"bundle_name\":null,"
 			    "\"bundle_version\":null,\"pid\":1,\"uid\":0,\"tid\":2,"
 			    "\"begin_time\":3,\"end_time\":4,\"external_log\":[],"
-			    "\"log_over_limit\":true,"
+			    "\"log_over_limit\":true,\"withheld\":\"quota\","
 			    "\"app_start_jiffies_time\":0,\"heaviest_stack\":null,\"handler\":null,"
 			    "\"wall_ms\":6000.000,\"cpu_ms\":null,\"runq_ms\":null,"
 			    "\"blocked_ms\":null,\"io_ms\":null,\"delay_ms\":null,\"waker\":null,\"cause\":null,"
@@ -144,6 +145,7 @@ static void test_escaped_strings(void **state)
 			    "\"bundle_name\":\"we\\nird\xef\xbf\xbd\",\"bundle_version\":null,"
 			    "\"pid\":0,\"uid\":0,\"tid\":0,\"begin_time\":0,\"end_time\":0,"
 			    "\"external_log\":[\"/tmp/a\\\"b\",null],\"log_over_limit\":false,"
+			    "\"withheld\":null,"
 			    "\"app_start_jiffies_time\":0,\"heaviest_stack\":\"f\\\\g\","
 			    "\"handler\":null,\"wall_ms\":null,\"cpu_ms\":null,\"runq_ms\":null,"
 			    "\"blocked_ms\":null,\"io_ms\":null,\"delay_ms\":null,\"waker\":null,\"cause\":null,"

@@ -27,4 +27,17 @@ struct jw_frame {
 	const char *src;	/* "file:line[:col]" when known: JIT maps, or DWARF line tables */
 };
 
+/*
+ * A frame's name, as folded lines, heaviest_stack, groups and profiles show it. In order of
+ * preference: the symbol; for a kernel frame without one "[kernel]+0x<pc>" (the kernel has no
+ * module path to name); for a JIT frame without one "0x<pc>"; the module's base name and the
+ * ELF address ("libc.so.6+0x27a4f", which addr2line takes back); the bare runtime address. A
+ * name never depends on the process's load address when it can avoid it, so stacks compare
+ * across processes. Writes at most @len bytes (NUL included) and returns @buf.
+ */
+char *jw_frame_name(const struct jw_frame *fr, char *buf, size_t len);
+
+/* The same into @buf (may be NULL when @len is 0); returns the full name's length. */
+int jw_frame_name_n(const struct jw_frame *fr, char *buf, size_t len);
+
 #endif

@@ -234,15 +234,37 @@ static int set_string(char **dst, const char *opt, const char *val, char *err, s
 	return 0;
 }
 
+/* --format LIST: tree or folded for the stack logs, and pprof for a profile beside each. */
 static int set_format(struct jw_config *cfg, const char *arg, char *err, size_t errlen)
 {
-	if (!strcmp(arg, "tree")) {
-		cfg->format = JW_FORMAT_TREE;
-	} else if (!strcmp(arg, "folded")) {
-		cfg->format = JW_FORMAT_FOLDED;
-	} else {
-		jw_set_err(err, errlen, "--format %s: unknown format, allowed tree or folded", arg);
+	char list[64], *save = NULL, *item;
+	bool stack_format = false;
+
+	if (strlen(arg) >= sizeof(list) || !*arg) {
+		jw_set_err(err, errlen, "--format '%s': give tree, folded or pprof (comma-separated)",
+			   arg);
 		return -EINVAL;
+	}
+	strcpy(list, arg);
+	cfg->format = JW_FORMAT_TREE;
+	cfg->pprof = false;
+	for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(item, "pprof")) {
+			cfg->pprof = true;
+			continue;
+		}
+		if (strcmp(item, "tree") && strcmp(item, "folded")) {
+			jw_set_err(err, errlen, "--format %s: unknown format '%s', allowed tree, "
+				   "folded and pprof", arg, item);
+			return -EINVAL;
+		}
+		if (stack_format) {
+			jw_set_err(err, errlen, "--format %s: tree and folded are both stack log "
+				   "formats; give one", arg);
+			return -EINVAL;
+		}
+		stack_format = true;
+		cfg->format = !strcmp(item, "tree") ? JW_FORMAT_TREE : JW_FORMAT_FOLDED;
 	}
 	return 0;
 }
@@ -588,6 +610,10 @@ void jw_options_usage(void *out)
 	      "                                              jankwatch instances (CSV)\n"
 	      "       jankwatch symbolize RAW [--debug-dir DIR] [--log-dir DIR]\n"
 	      "                                              re-symbolize a raw capture offline\n"
+	      "       jankwatch export --format pprof LOGDIR -o FILE [--since WHEN] [--until WHEN]\n"
+	      "                                              merge a log directory's profiles\n"
+	      "       jankwatch report LOGDIR [--since WHEN] [--json]\n"
+	      "                                              the jank groups of a log directory\n"
 	      "\n"
 	      "  -p PID[,PID...]    the processes to watch (may repeat, up to 64), as they exec\n"
 	      "                     new programs too\n"
@@ -610,7 +636,8 @@ void jw_options_usage(void *out)
 	      "  --all              lift the report budgets (every jank gets its files)\n"
 	      "  --dev              developer mode: budgets per hour instead of per day\n"
 	      "  --log-dir DIR      default " JW_DEFAULT_LOG_DIR "\n"
-	      "  --format FMT       tree (default) or folded, for stack logs\n"
+	      "  --format FMT       tree (default) or folded, for stack logs; pprof adds a profile\n"
+	      "                     beside each (tree,pprof and folded,pprof also work)\n"
 	      "  --duration SEC     stop after SEC seconds (fractions allowed)\n"
 	      "  --unwind MODE      auto (default: DWARF CFI, frame pointers where it stops),\n"
 	      "                     fp or dwarf\n"

@@ -28,7 +28,8 @@ struct jw_logdir {
 /* Whether @name is one of jankwatch's report files: what the quota counts and aging removes. */
 static bool is_report(const char *name)
 {
-	return !strncmp(name, "stack-", 6) || !strncmp(name, "trace-", 6);
+	return !strncmp(name, "stack-", 6) || !strncmp(name, "trace-", 6) ||
+	       !strncmp(name, "profile-", 8);
 }
 
 /* mkdir -p, each missing component created DIR_MODE. */
@@ -199,11 +200,14 @@ void jw_logdir__abort(struct jw_logdir *d, struct jw_logfile *lf)
 	unlinkat(d->dirfd, lf->tmp, 0);
 }
 
-/* Renames the temporary file to @name, or "<stem>-N<ext>" when @name is taken. */
+/*
+ * Renames the temporary file to @name, or "<stem>-N<ext>" when @name is taken; the extension
+ * begins at the first dot (".pb.gz", ".perf.txt").
+ */
 static int give_name(struct jw_logdir *d, struct jw_logfile *lf)
 {
 	char stem[NAME_MAX + 1], alt[NAME_MAX + 16];
-	const char *ext = strrchr(lf->name, '.');
+	const char *ext = strchr(lf->name, '.');
 	int i;
 
 	if (!ext)

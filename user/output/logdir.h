@@ -29,7 +29,8 @@ struct jw_logfile {
 
 /*
  * Creates @path (and its parents, 0750) when missing and opens it. Counts the bytes of the
- * report files already in it (stack-*, trace-*) against @quota_bytes. NULL with errno set and a one-line message in @err.
+ * report files already in it (stack-*, trace-*, profile-*) against @quota_bytes. NULL with
+ * errno set and a one-line message in @err.
  */
 struct jw_logdir *jw_logdir__open(const char *path, uint64_t quota_bytes, char *err,
 				  size_t errlen);
@@ -63,8 +64,9 @@ void jw_logdir__abort(struct jw_logdir *d, struct jw_logfile *lf);
 int jw_logdir__append_event(struct jw_logdir *d, const char *line, size_t len);
 
 /*
- * Removes jankwatch's report files (stack-*, trace-*) last written more than @max_age_s before
- * @now, and nothing else; the space they held counts free again. Returns how many, or -errno.
+ * Removes jankwatch's report files (stack-*, trace-*, profile-*) last written more than
+ * @max_age_s before @now, and nothing else; the space they held counts free again. Returns
+ * how many, or -errno.
  */
 int jw_logdir__remove_older(struct jw_logdir *d, uint64_t max_age_s, time_t now);
 

@@ -215,16 +215,36 @@ enum jw_verdict jw_policy__decide(struct jw_policy *p, struct jw_task_facts *t)
 	if (p->all)
 		return want;
 	/* Repeats of one group write files at its 1st, 2nd, 3rd, 5th, 8th, ... occurrence. */
-	if (t->group && *t->group && !group_allows(p, t))
+	if (t->group && *t->group && !group_allows(p, t)) {
+		t->withheld = JW_WITHHELD_BACK_OFF;
 		return JW_VERDICT_EVENT;
+	}
 	/* Stack logs: report_times_per_app per process; traces: one per uid. */
 	kind = want == JW_VERDICT_STACK ? BUDGET_STACK : BUDGET_TRACE;
 	b = budget_for(p, kind, t);
 	limit = want == JW_VERDICT_STACK ? p->params.v[JW_P_REPORT_TIMES_PER_APP] : 1;
-	if (!b || !available(b, limit, p->window_s, t->now_s))
+	if (!b || !available(b, limit, p->window_s, t->now_s)) {
+		t->withheld = JW_WITHHELD_BUDGET;
 		return JW_VERDICT_EVENT;
+	}
 	t->budget = kind + 1;
 	return want;
+}
+
+const char *jw_withheld_name(enum jw_withheld w)
+{
+	switch (w) {
+	case JW_WITHHELD_BACK_OFF:
+		return "back_off";
+	case JW_WITHHELD_BUDGET:
+		return "budget";
+	case JW_WITHHELD_QUOTA:
+		return "quota";
+	case JW_WITHHELD_TRACE_WINDOW:
+		return "trace_window";
+	default:
+		return NULL;
+	}
 }
 
 void jw_policy__written(struct jw_policy *p, struct jw_task_facts *t)
@@ -286,8 +306,10 @@ enum jw_verdict jw_policy__decide_hang(struct jw_policy *p, struct jw_task_facts
 	if (p->all)
 		return JW_VERDICT_STACK;
 	b = budget_for(p, BUDGET_HANG, t);
-	if (!b || !available(b, p->params.v[JW_P_REPORT_TIMES_PER_APP], p->window_s, t->now_s))
+	if (!b || !available(b, p->params.v[JW_P_REPORT_TIMES_PER_APP], p->window_s, t->now_s)) {
+		t->withheld = JW_WITHHELD_BUDGET;
 		return JW_VERDICT_EVENT;
+	}
 	t->budget = BUDGET_HANG + 1;
 	return JW_VERDICT_STACK;
 }

@@ -20,6 +20,18 @@ enum jw_verdict {
 	JW_VERDICT_TRACE,	/* a jank over the trace threshold that gets a trace */
 };
 
+/* Why a jank's files were not written. */
+enum jw_withheld {
+	JW_WITHHELD_NONE = 0,
+	JW_WITHHELD_BACK_OFF,	/* a repeat of its group between two Fibonacci occurrences */
+	JW_WITHHELD_BUDGET,	/* its process's stack logs (or its uid's traces) spent */
+	JW_WITHHELD_QUOTA,	/* the log directory's quota reached */
+	JW_WITHHELD_TRACE_WINDOW,	/* a trace decided while another trace's window was open */
+};
+
+/* The event's name of @w ("back_off", "budget", "quota", "trace_window"), or NULL for none. */
+const char *jw_withheld_name(enum jw_withheld w);
+
 struct jw_task_facts {
 	uint32_t pid;
 	uint32_t uid;
@@ -34,6 +46,8 @@ struct jw_task_facts {
 	uint32_t burst;			/* it completed a burst (burst=N/T/W) of this many */
 	/* Filled by the decisions: the budget a file for it spends once written (0: none). */
 	uint8_t budget;
+	/* And why a jank gets its event only (JW_VERDICT_EVENT). */
+	enum jw_withheld withheld;
 };
 
 struct jw_policy;

@@ -9,6 +9,7 @@
 #include "report/report.h"
 #include "report/handler.h"
 #include "report/report_event.h"
+#include "report/report_pprof.h"
 #include "report/report_stack.h"
 #include "report/stacktree.h"
 #include "base/text.h"
@@ -112,14 +113,17 @@ static const char *likeliest_handler(const struct handler_tally *t)
 }
 
 /*
- * Merges the samples into @tree: sample_count sampling periods evenly spaced over the task, a
- * blocked sample standing for the periods it slept. @counts (n entries) receives the periods
- * kept of each sample; @kept their sum.
+ * Merges the samples into @tree, and into @profile unless NULL: sample_count sampling periods
+ * evenly spaced over the task, a blocked sample standing for the periods it slept. @counts (n
+ * entries) receives the periods kept of each sample; @kept their sum, @total all periods'.
  */
 static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *samples,
-		      size_t n, struct jw_stacktree *tree, uint32_t *counts, uint32_t *kept)
+		      size_t n, struct jw_stacktree *tree, struct jw_pprof *profile,
+		      uint32_t *counts, uint32_t *kept, uint64_t *total)
 {
 	size_t want = r->opts.params->v[JW_P_SAMPLE_COUNT];
+	int64_t period_ns = (int64_t)r->opts.params->v[JW_P_SAMPLE_PERIOD_MS] * (int64_t)NS_PER_MS;
+	int64_t values[JW_PPROF_VALUES];
 	struct jw_frame *frames;
 	uint32_t *weights;
 	size_t i;
@@ -135,6 +139,7 @@ static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *
 		const struct jw_sample_rec *s = samples[i];
 
 		weights[i] = s->weight ? s->weight : 1;
+		*total += weights[i];
 	}
 	*kept = jw_pick_weighted(weights, n, want, counts);
 	for (i = 0; i < n && !ret; i++) {
@@ -149,6 +154,20 @@ static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *
 		if (proc->handler_rule)
 			tally_handler(&r->handlers, proc->handler_rule, frames, nf, counts[i]);
 		ret = jw_stacktree__add(tree, frames, nf, complete, counts[i]);
+		if (!ret && profile) {
+			const struct jw_sample_rec *s = samples[i];
+
+			/*
+			 * Asleep, the profile's stack ends at the blocking function: the
+			 * scheduler's own frames are left out, as /proc/PID/wchan leaves them.
+			 */
+			while (s->kind != JW_SAMPLE_ONCPU && nf > 1 &&
+			       frames[nf - 1].kind == JW_FRAME_KERNEL &&
+			       jw_ksyms__in_sched(r->opts.ksyms, frames[nf - 1].pc))
+				nf--;
+			jw_report_pprof_values(s, counts[i], *kept, *total, period_ns, values);
+			ret = jw_pprof__add(profile, frames, nf, values, NULL, 0);
+		}
 	}
 out:
 	free(frames);
@@ -366,6 +385,34 @@ static void add_stack_log(struct jw_reporter *r, const struct jw_proc *proc,
 	}
 }
 
+/* Writes the jank's @profile beside its other files, @path listed after them in @ev. */
+static void add_profile(struct jw_reporter *r, struct jw_pprof *profile, struct jw_event *ev,
+			const struct jw_task_rec *t, uint64_t periods, char *path, size_t len)
+{
+	char id[128];
+	int ret;
+
+	jw_report_file_name("", ev->pid, ev->time_ms, NULL, id, sizeof(id));
+	ret = jw_report_pprof_write(profile, &(struct jw_pprof_jank){
+		.ev = ev,
+		.id = id + 1,	/* past the empty kind's "-" */
+		.begin_ns = (int64_t)(t->start_ns + r->clocks.realtime_ns),
+		.wall_ns = (int64_t)(t->end_ns - t->start_ns),
+		.kept = ev->samples,
+		.total = periods,
+	}, r->opts.logdir, path, len);
+	if (ret == 0) {
+		ev->n_external_log++;
+		r->counts.profiles++;
+	} else if (ret == -EDQUOT) {
+		ev->log_over_limit = true;
+	} else {
+		r->counts.write_errors++;
+		jw_log(JW_LOG_WARN, "cannot write a profile in %s: %s",
+		       jw_logdir__path(r->opts.logdir), strerror(-ret));
+	}
+}
+
 /* Adds the kernel symbol @pc falls in to @b, unless it is there already. */
 static void add_ksym(struct jw_reporter *r, uint64_t pc, struct ksym_list *b)
 {
@@ -503,21 +550,33 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 		  struct jw_task_facts *facts)
 {
 	char path[4096], waker[JW_COMM_LEN + 16], *heaviest = NULL, *group = NULL;
-	char trace_paths[2][PATH_MAX];
-	const char *logs[1] = { path }, *trace_logs[2] = { trace_paths[0], trace_paths[1] };
+	char trace_paths[2][PATH_MAX], profile_path[PATH_MAX];
+	/* The stack log or the trace's two files, then the profile. */
+	const char *logs[2] = { path }, *trace_logs[3] = { trace_paths[0], trace_paths[1] };
 	struct jw_event ev = { .external_log = logs };
 	uint32_t *counts = calloc(n + 1, sizeof(*counts));
 	struct jw_stacktree *tree = jw_stacktree__new();
+	struct jw_pprof *profile = NULL;
 	int64_t t0 = jw_clock_ns(CLOCK_MONOTONIC);
+	uint64_t periods = 0;
 	int ret;
 
+	if (r->opts.pprof) {
+		profile = jw_pprof__new((int64_t)r->opts.params->v[JW_P_SAMPLE_PERIOD_MS] *
+					(int64_t)NS_PER_MS);
+		if (!profile || jw_pprof__main_binary(profile, proc->target.exe,
+						      jw_symbolizer__exe_build_id(proc->sym))) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	if (!tree || !counts) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	r->unwound = 0;
 	r->handlers.n = 0;
-	ret = build_tree(r, proc, samples, n, tree, counts, &ev.samples);
+	ret = build_tree(r, proc, samples, n, tree, profile, counts, &ev.samples, &periods);
 	jw_log(JW_LOG_DEBUG, "pid %u: %zu samples held, %u unwound and named in %lld us", t->hdr.pid,
 	       n, r->unwound, (long long)(jw_clock_ns(CLOCK_MONOTONIC) - t0) / 1000);
 	if (!ret)
@@ -542,19 +601,34 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 		waker_stack(r, t, &r->waker_stack);
 	if (verdict == JW_VERDICT_STACK) {
 		add_stack_log(r, proc, t, tree, &ev, path, sizeof(path));
+		if (ev.log_over_limit)
+			ev.withheld = jw_withheld_name(JW_WITHHELD_QUOTA);
 	} else if (verdict == JW_VERDICT_TRACE) {
 		r->counts.traces++;
 		ev.n_external_log = jw_tracer__keep(r->tracer, proc, t, ev.handler, samples, n,
 						    trace_paths);
 		ev.external_log = trace_logs;
-		if (!ev.n_external_log)
+		if (!ev.n_external_log) {
+			bool quota = jw_logdir__over_quota(r->opts.logdir);
+
 			jw_log(JW_LOG_INFO, "pid %u: a %.0f ms task decided for a trace gets no trace "
 			       "log (%s)", t->hdr.pid, (t->end_ns - t->start_ns) / 1e6,
 			       !r->tracer ? "a raw capture holds none" :
-			       jw_logdir__over_quota(r->opts.logdir) ? "log quota reached" :
-			       "another window is open");
+			       quota ? "log quota reached" : "another window is open");
+			if (r->tracer)
+				ev.withheld = jw_withheld_name(quota ? JW_WITHHELD_QUOTA :
+								       JW_WITHHELD_TRACE_WINDOW);
+		}
 	} else {
 		r->counts.withheld++;
+		ev.withheld = facts ? jw_withheld_name(facts->withheld) : NULL;
+	}
+	if (profile && ev.n_external_log) {
+		if (ev.external_log == trace_logs)
+			trace_logs[ev.n_external_log] = profile_path;
+		else
+			logs[ev.n_external_log] = profile_path;
+		add_profile(r, profile, &ev, t, periods, profile_path, sizeof(profile_path));
 	}
 	ev.log_over_limit = ev.log_over_limit || jw_logdir__over_quota(r->opts.logdir);
 	/* Only a file written spends a budget; a restart finds the budgets as they are. */
@@ -577,6 +651,7 @@ out:
 	free(group);
 	free(counts);
 	jw_stacktree__free(tree);
+	jw_pprof__free(profile);
 	return ret;
 }
 

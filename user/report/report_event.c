@@ -66,6 +66,7 @@ void jw_event_format(const struct jw_event *e, struct jw_buf *b)
 	external_log_field(b, e);
 	key(b, "log_over_limit", false);
 	jw_buf_puts(b, e->log_over_limit ? "true" : "false");
+	str_field(b, "withheld", e->withheld);
 	u64_field(b, "app_start_jiffies_time", e->app_start_jiffies_time);
 	str_field(b, "heaviest_stack", e->heaviest_stack);
 	str_field(b, "handler", e->handler);

@@ -23,6 +23,7 @@ struct jw_event {
 	const char *const *external_log;	/* paths written for this event */
 	size_t n_external_log;
 	bool log_over_limit;
+	const char *withheld;		/* why no file was written: jw_withheld_name(); NULL */
 	uint64_t app_start_jiffies_time;
 	const char *heaviest_stack;
 	const char *handler;

@@ -75,39 +75,14 @@ static void sb_printf(struct strbuf *sb, const char *fmt, ...)
 		sb->pos += n;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
-
-/*
- * Names, in order of preference: the symbol; for a kernel frame without one "[kernel]+0x<pc>"
- * (the kernel has no module path to name); for a JIT frame without one "0x<pc>"; the module's
- * base name and the ELF address ("libc.so.6+0x27a4f", which addr2line takes back); the bare
- * runtime address. A name never depends on the process's load address when it can avoid it, so
- * stacks compare across processes.
- */
+/* A frame's name (jw_frame_name()) appended to @sb. */
 static void frame_name_fmt(const struct jw_frame *fr, struct strbuf *sb)
 {
-	if (fr->symbol)
-		sb_printf(sb, "%s", fr->symbol);
-	else if (fr->kind == JW_FRAME_KERNEL)
-		sb_printf(sb, "[kernel]+0x%" PRIx64, fr->pc);
-	else if (fr->kind != JW_FRAME_JIT && fr->module)
-		sb_printf(sb, "%s+0x%" PRIx64, base_name(fr->module), fr->rel_pc);
-	else
-		sb_printf(sb, "0x%" PRIx64, fr->pc);
-}
+	size_t avail = sb->pos < sb->len ? sb->len - sb->pos : 0;
+	int n = jw_frame_name_n(fr, avail ? sb->p + sb->pos : NULL, avail);
 
-char *jw_frame_name(const struct jw_frame *fr, char *buf, size_t len)
-{
-	struct strbuf sb;
-
-	sb_init(&sb, buf, len);
-	frame_name_fmt(fr, &sb);
-	return buf;
+	if (n > 0)
+		sb->pos += n;
 }
 
 static void native_line_fmt(const struct jw_frame *fr, struct strbuf *sb)

@@ -70,13 +70,6 @@ int jw_stacktree__heaviest_and_group(const struct jw_stacktree *t, char **heavie
 bool jw_frame_is_system(const struct jw_frame *fr);
 
 /*
- * A frame's name for folded lines and heaviest_stack: the symbol; else "module+0xrel_pc" (the
- * module's base name); else "0xpc". For JIT frames, the symbol. Writes at most @len bytes
- * (NUL included) and returns @buf.
- */
-char *jw_frame_name(const struct jw_frame *fr, char *buf, size_t len);
-
-/*
  * Writes one frame line of the tree, without indentation or newline, e.g.
  * "9 #02 pc 000090a9 /system/bin/appspawn(main+396)(55679d09...)". Returns @buf.
  */

@@ -334,6 +334,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 		.wait_probe_id = cfg->n_probes,
 	};
 	struct jw_reporter_opts ropts = { .params = &cfg->params, .format = cfg->format,
+					  .pprof = cfg->pprof,
 					  .out = stdout };
 	char err[512];
 	size_t i;

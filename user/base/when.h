@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* A point in time as a person types it for --since and --until. */
+#ifndef JW_WHEN_H
+#define JW_WHEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Parses @s into ns since the epoch, relative to @now_ns (ns since the epoch):
+ *   "2026-11-25", "2026-11-25 14:30", "2026-11-25T14:30:05"   local time
+ *   "14:30", "14:30:05"                                       today, local time
+ *   "90s", "15m", "2h", "7d"                                  that long before now
+ *   "@1764072000"                                             seconds since the epoch
+ *   "now"
+ * Returns 0, or -EINVAL with the accepted forms in @err.
+ */
+int jw_parse_when(const char *s, int64_t now_ns, int64_t *out_ns, char *err, size_t errlen);
+
+#endif

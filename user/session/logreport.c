@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/clocks.h"
+#include "base/jsonread.h"
+#include "base/when.h"
+#include "report/summary.h"
+#include "session/logreport.h"
+
+#define DEFAULT_TOP 10
+
+struct logreport {
+	const char *dir;
+	int64_t since_ns, until_ns;
+	long pid;
+	long top;
+	bool json;
+	size_t events, files_read;
+	struct jw_summary *sum;
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: jankwatch report LOGDIR [--since WHEN] [--until WHEN] [-p PID] [--top N]\n"
+	      "                        [--json]\n"
+	      "\n"
+	      "Summarizes the jank events of a log directory (events.jsonl and events.jsonl.1):\n"
+	      "the jank groups that took the most time, each with its count, p50/p95/max wall\n"
+	      "time, the cause split, the usual handler and heaviest stack, the files written and\n"
+	      "what the back-off, the budgets and the quota withheld.\n"
+	      "\n"
+	      "  --since WHEN       only janks that began at WHEN or later\n"
+	      "  --until WHEN       only janks that began before WHEN\n"
+	      "  -p, --pid PID      only the janks of process PID\n"
+	      "  --top N            the N groups that took the most time (default 10; 0: all)\n"
+	      "  --json             one JSON object instead of text\n"
+	      "\n"
+	      "WHEN: 'YYYY-mm-dd[ HH:MM[:SS]]' or 'HH:MM[:SS]' (today), local time; a time ago as\n"
+	      "N followed by s, m, h or d ('2h'); '@EPOCH' seconds; 'now'.\n",
+	      f);
+}
+
+static int parse_args(struct logreport *lr, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "since", required_argument, NULL, 's' },
+		{ "until", required_argument, NULL, 'u' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "top", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int64_t now = jw_clock_ns(CLOCK_REALTIME);
+	char err[512], *end;
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	lr->top = DEFAULT_TOP;
+	while ((c = getopt_long(argc, argv, ":p:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+		case 'u':
+			if (jw_parse_when(optarg, now, c == 's' ? &lr->since_ns : &lr->until_ns,
+					  err, sizeof(err))) {
+				fprintf(stderr, "jankwatch: report: --%s: %s\n",
+					c == 's' ? "since" : "until", err);
+				return -EINVAL;
+			}
+			break;
+		case 'p':
+		case 't':
+			errno = 0;
+			*(c == 'p' ? &lr->pid : &lr->top) = strtol(optarg, &end, 10);
+			if (errno || *end || !*optarg || (c == 'p' ? lr->pid <= 0 : lr->top < 0)) {
+				fprintf(stderr, "jankwatch: report: %s %s: %s\n",
+					c == 'p' ? "--pid" : "--top", optarg,
+					c == 'p' ? "not a process id" : "not a count");
+				return -EINVAL;
+			}
+			break;
+		case 'j':
+			lr->json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			fprintf(stderr, "jankwatch: report: %s needs a value (--help for usage)\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		default:
+			fprintf(stderr, "jankwatch: report: bad option '%s' (--help for usage)\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "jankwatch: report: give one log directory (--help for usage)\n");
+		return -EINVAL;
+	}
+	lr->dir = argv[optind];
+	if (lr->since_ns && lr->until_ns && lr->until_ns <= lr->since_ns) {
+		fprintf(stderr, "jankwatch: report: --until is not after --since\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* An event line's fields, as the summary takes them. */
+struct line {
+	struct jw_summary_event e;
+	bool is_event;
+	char *strs[6];
+};
+
+static int keep_str(struct line *l, int i, const char **dst, const struct jw_json_field *f)
+{
+	if (f->type != JW_JSON_STR)
+		return 0;
+	free(l->strs[i]);
+	l->strs[i] = strdup(f->str);
+	if (!l->strs[i])
+		return -ENOMEM;
+	*dst = l->strs[i];
+	return 0;
+}
+
+static int field(void *ctx, const struct jw_json_field *f)
+{
+	struct line *l = ctx;
+	struct jw_summary_event *e = &l->e;
+
+	if (!strcmp(f->key, "event") && f->type == JW_JSON_STR) {
+		l->is_event = !strcmp(f->str, "MAIN_THREAD_JANK") ||
+			      !strcmp(f->str, "MAIN_THREAD_HANG");
+		e->hang = !strcmp(f->str, "MAIN_THREAD_HANG");
+	} else if (!strcmp(f->key, "begin_time") && f->type == JW_JSON_NUM) {
+		e->begin_ms = f->num > 0 ? (uint64_t)f->num : 0;
+	} else if (!strcmp(f->key, "pid") && f->type == JW_JSON_NUM) {
+		e->pid = f->num > 0 ? (uint32_t)f->num : 0;
+	} else if (!strcmp(f->key, "wall_ms") && f->type == JW_JSON_NUM) {
+		e->wall_ms = f->num;
+	} else if (!strcmp(f->key, "external_log") && f->type == JW_JSON_ARRAY) {
+		e->files = f->n_items;
+	} else if (!strcmp(f->key, "log_over_limit") && f->type == JW_JSON_BOOL) {
+		e->over_limit = f->b;
+	} else if (!strcmp(f->key, "bundle_name")) {
+		return keep_str(l, 0, &e->process, f);
+	} else if (!strcmp(f->key, "handler")) {
+		return keep_str(l, 1, &e->handler, f);
+	} else if (!strcmp(f->key, "group")) {
+		return keep_str(l, 2, &e->group, f);
+	} else if (!strcmp(f->key, "heaviest_stack")) {
+		return keep_str(l, 3, &e->heaviest_stack, f);
+	} else if (!strcmp(f->key, "cause")) {
+		return keep_str(l, 4, &e->cause, f);
+	} else if (!strcmp(f->key, "withheld")) {
+		return keep_str(l, 5, &e->withheld, f);
+	}
+	return 0;
+}
+
+/* Counts one line of events.jsonl. 0 or -ENOMEM. */
+static int add_line(struct logreport *lr, const char *text, size_t len)
+{
+	struct line l = { 0 };
+	int64_t begin_ns;
+	size_t i;
+	int ret;
+
+	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		len--;
+	if (!len)
+		return 0;
+	ret = jw_json_fields(text, len, field, &l);
+	if (ret == -EINVAL || (!ret && !l.is_event)) {
+		jw_summary__bad_line(lr->sum);
+		ret = 0;
+	} else if (!ret) {
+		begin_ns = (int64_t)l.e.begin_ms * 1000000;
+		if ((!lr->since_ns || begin_ns >= lr->since_ns) &&
+		    (!lr->until_ns || begin_ns < lr->until_ns) &&
+		    (!lr->pid || l.e.pid == (uint32_t)lr->pid)) {
+			ret = jw_summary__add(lr->sum, &l.e);
+			lr->events++;
+		}
+	}
+	for (i = 0; i < sizeof(l.strs) / sizeof(l.strs[0]); i++)
+		free(l.strs[i]);
+	return ret;
+}
+
+/* Counts the events of @name in the directory; a missing file is none. 0 or -errno (printed). */
+static int read_events(struct logreport *lr, const char *name)
+{
+	char path[4096];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", lr->dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, "jankwatch: report: cannot read %s: %s\n", path, strerror(-ret));
+		return ret;
+	}
+	lr->files_read++;
+	while (!ret && (n = getline(&line, &cap, f)) > 0)
+		ret = add_line(lr, line, (size_t)n);
+	if (!ret && ferror(f))
+		ret = -EIO;
+	if (ret)
+		fprintf(stderr, "jankwatch: report: cannot read %s: %s\n", path, strerror(-ret));
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+int jw_report_main(int argc, char **argv)
+{
+	struct logreport lr = { 0 };
+	struct jw_buf b;
+	int ret;
+
+	ret = parse_args(&lr, argc, argv);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	if (access(lr.dir, R_OK | X_OK)) {
+		fprintf(stderr, "jankwatch: report: cannot read %s: %s\n", lr.dir, strerror(errno));
+		return 1;
+	}
+	lr.sum = jw_summary__new();
+	if (!lr.sum) {
+		fprintf(stderr, "jankwatch: report: out of memory\n");
+		return 1;
+	}
+	/* The rotated file holds the older events. */
+	ret = read_events(&lr, "events.jsonl.1");
+	if (!ret)
+		ret = read_events(&lr, "events.jsonl");
+	if (!ret && !lr.files_read) {
+		fprintf(stderr, "jankwatch: report: no events.jsonl in %s (is it jankwatch's log "
+			"directory?)\n", lr.dir);
+		ret = -ENOENT;
+	}
+	if (!ret && lr.json) {
+		jw_buf_init(&b);
+		jw_summary__write_json(lr.sum, lr.dir, (size_t)lr.top, &b);
+		ret = b.err;
+		if (!ret && (fwrite(b.data, 1, b.len, stdout) != b.len || fflush(stdout)))
+			ret = -errno;
+		jw_buf_free(&b);
+	} else if (!ret) {
+		ret = jw_summary__write_text(lr.sum, lr.dir, (size_t)lr.top, stdout);
+	}
+	jw_summary__free(lr.sum);
+	return ret ? 1 : 0;
+}
