@@ -62,6 +62,11 @@ try:
           f"{len(later)})")
     check(len(stacks(a_logs)) == 1, f"(a) exactly one stack log ({stacks(a_logs)})")
     check(sum(1 for e in events if e["external_log"]) == 1, "(a) one event names it")
+    # The others say why: the back-off (4th, 6th, 7th, ... of the group) or the spent budget.
+    reasons = [e["withheld"] for e in events]
+    check(all((r is None) == bool(e["external_log"]) for r, e in zip(reasons, events)) and
+          {"back_off", "budget"} <= set(reasons) <= {None, "back_off", "budget"},
+          f"(a) each event without files says why: back_off or budget ({reasons})")
     # Most share the group; a stack whose DWARF unwinding stopped early can differ.
     odd = [(e["group"], e["heaviest_stack"]) for e in events
            if e["group"] != "busy_work<-dispatch"]
@@ -140,6 +145,8 @@ try:
           f"(e) log_over_limit turns true and stays ({[e['log_over_limit'] for e in events]})")
     check(len(events) == len(e_logs.read("events.jsonl").splitlines()),
           "(e) every event is still in events.jsonl")
+    check(all(e["withheld"] == "quota" for e in events[first_over:]),
+          f"(e) their files were withheld by the quota ({[e['withheld'] for e in events]})")
 
     # A log directory that is a planted link: said once; the events still go to stdout.
     os.symlink("/tmp", os.path.join(e_logs.path, "link"))

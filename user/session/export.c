@@ -41,9 +41,7 @@ static void usage(FILE *f)
 	      "  --since WHEN       only janks that began at WHEN or later\n"
 	      "  --until WHEN       only janks that began before WHEN\n"
 	      "  -p, --pid PID      only the janks of process PID\n"
-	      "\n"
-	      "WHEN: 'YYYY-mm-dd[ HH:MM[:SS]]' or 'HH:MM[:SS]' (today), local time; a time ago as\n"
-	      "N followed by s, m, h or d ('2h'); '@EPOCH' seconds; 'now'.\n",
+	      "\n" JW_WHEN_HELP,
 	      f);
 }
 

@@ -40,9 +40,7 @@ static void usage(FILE *f)
 	      "  -p, --pid PID      only the janks of process PID\n"
 	      "  --top N            the N groups that took the most time (default 10; 0: all)\n"
 	      "  --json             one JSON object instead of text\n"
-	      "\n"
-	      "WHEN: 'YYYY-mm-dd[ HH:MM[:SS]]' or 'HH:MM[:SS]' (today), local time; a time ago as\n"
-	      "N followed by s, m, h or d ('2h'); '@EPOCH' seconds; 'now'.\n",
+	      "\n" JW_WHEN_HELP,
 	      f);
 }
 
