@@ -46,5 +46,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # The libraries' packages (libbpf1, libdw1, libelf1, ...) from the binary's own needs.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# Loaded with dlopen() when DEBUGINFOD_URLS is set: debug files of stripped binaries.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS libdebuginfod1)
 set(CPACK_STRIP_FILES ON)
 include(CPack)

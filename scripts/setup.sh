@@ -13,6 +13,7 @@ packages=(
 	libbpf-dev bpftool
 	libelf-dev libdw-dev zlib1g-dev
 	protobuf-c-compiler libprotobuf-c-dev golang-github-google-pprof-dev golang-go
+	debuginfod libdebuginfod1
 	libcmocka-dev
 	python3 valgrind
 	procps

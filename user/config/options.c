@@ -73,6 +73,7 @@ void jw_config_free(struct jw_config *cfg)
 	free(cfg->config_file);
 	free(cfg->log_dir);
 	free(cfg->raw_file);
+	free(cfg->debug_dir);
 	free(cfg->user);
 	for (i = 0; i < cfg->n_exes; i++) {
 		free(cfg->exes[i]);
@@ -84,6 +85,7 @@ void jw_config_free(struct jw_config *cfg)
 	cfg->config_file = NULL;
 	cfg->log_dir = NULL;
 	cfg->raw_file = NULL;
+	cfg->debug_dir = NULL;
 	cfg->user = NULL;
 	cfg->cmd = NULL;
 }
@@ -101,6 +103,7 @@ enum {
 	OPT_UNWIND,
 	OPT_STACK_BYTES,
 	OPT_RAW,
+	OPT_DEBUG_DIR,
 	OPT_LOOP,
 	OPT_USER,
 	OPT_EXE,
@@ -121,6 +124,7 @@ static const struct option long_opts[] = {
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
 	{ "raw", required_argument, NULL, OPT_RAW },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "loop", required_argument, NULL, OPT_LOOP },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "exe", required_argument, NULL, OPT_EXE },
@@ -426,6 +430,8 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		return set_unwind(cfg, optarg, err, errlen);
 	case OPT_RAW:
 		return set_string(&cfg->raw_file, "--raw", optarg, err, errlen);
+	case OPT_DEBUG_DIR:
+		return set_string(&cfg->debug_dir, "--debug-dir", optarg, err, errlen);
 	case OPT_LOOP:
 		return set_loop(cfg, optarg, err, errlen);
 	case OPT_USER:
@@ -644,6 +650,10 @@ void jw_options_usage(void *out)
 	      "  --stack-bytes N    user stack copied per sample for DWARF (--set stack_bytes)\n"
 	      "  --raw FILE         also save what naming the reported stacks needs, for\n"
 	      "                     `jankwatch symbolize FILE` on another machine\n"
+	      "  --debug-dir DIR    debug files of stripped binaries, by build-id\n"
+	      "                     (DIR/.build-id/xx/...), besides /usr/lib/debug; with\n"
+	      "                     DEBUGINFOD_URLS set, also fetched from debuginfod (in the\n"
+	      "                     background; the cache is kept under 1 GiB)\n"
 	      "  -v, -q             more or less on stderr\n"
 	      "  -h, --help         this text\n"
 	      "  --version          the version, and this binary's build-id\n"

@@ -36,6 +36,7 @@ struct jw_config {
 	char *log_dir;		/* never NULL after parsing */
 	bool log_dir_given;	/* --log-dir was on the command line (a config's log_dir= yields) */
 	char *raw_file;		/* --raw FILE, or NULL */
+	char *debug_dir;	/* --debug-dir DIR: debug files by build-id, or NULL */
 	char **cmd;		/* -- CMD [ARGS...]: points into argv, NULL-terminated; or NULL */
 	char *exes[JW_MAX_EXES];	/* --exe PATH: every process of these, now and later */
 	size_t n_exes;

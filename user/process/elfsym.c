@@ -201,27 +201,46 @@ static void format_missing(const char *path, const char *name, struct suggestion
 				 sg->best[i]);
 }
 
+static int open_or_say(const char *path, struct elf_file *ef, char *err, size_t errlen)
+{
+	int ret = elf_file_open(path, ef);
+
+	if (ret == -ENOEXEC)
+		snprintf(err, errlen, "%s: not an ELF file", path);
+	else if (ret)
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(-ret));
+	return ret;
+}
+
 int jw_elf_func_offset(const char *path, const char *name, uint64_t *offset, uint64_t *size,
 		       char *err, size_t errlen)
 {
+	return jw_elf_func_offset_debug(path, NULL, name, offset, size, err, errlen);
+}
+
+int jw_elf_func_offset_debug(const char *path, const char *debug_path, const char *name,
+			     uint64_t *offset, uint64_t *size, char *err, size_t errlen)
+{
 	struct suggestions sg = { .name = name };
-	struct elf_file ef;
+	struct elf_file ef, dbg = { .fd = -1 };
 	GElf_Sym sym;
 	size_t i;
 	int ret;
 
-	ret = elf_file_open(path, &ef);
-	if (ret == -ENOEXEC) {
-		snprintf(err, errlen, "%s: not an ELF file", path);
+	ret = open_or_say(path, &ef, err, errlen);
+	if (ret)
 		return ret;
+	if (debug_path) {
+		ret = open_or_say(debug_path, &dbg, err, errlen);
+		if (ret) {
+			elf_file_close(&ef);
+			return ret;
+		}
 	}
+	/* The debug file's symbols have the file's addresses; its segments make them offsets. */
+	ret = find_symbol(debug_path ? dbg.elf : ef.elf, name, &sym, &sg);
 	if (ret) {
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(-ret));
-		return ret;
-	}
-	ret = find_symbol(ef.elf, name, &sym, &sg);
-	if (ret) {
-		format_missing(path, name, &sg, err, errlen);
+		format_missing(debug_path ? debug_path : path, name, &sg, err, errlen);
 		goto out;
 	}
 	ret = vaddr_to_offset(ef.elf, sym.st_value, offset);
@@ -234,6 +253,8 @@ int jw_elf_func_offset(const char *path, const char *name, uint64_t *offset, uin
 out:
 	for (i = 0; i < sg.n; i++)
 		free(sg.best[i]);
+	if (debug_path)
+		elf_file_close(&dbg);
 	elf_file_close(&ef);
 	return ret;
 }

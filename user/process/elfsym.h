@@ -17,6 +17,14 @@ int jw_elf_func_offset(const char *path, const char *name, uint64_t *offset, uin
 		       char *err, size_t errlen);
 
 /*
+ * The same for a stripped @path whose symbols are in @debug_path, its debug file (same
+ * build-id): the symbol is looked up there, its offset taken from @path's segments. A NULL
+ * @debug_path is jw_elf_func_offset().
+ */
+int jw_elf_func_offset_debug(const char *path, const char *debug_path, const char *name,
+			     uint64_t *offset, uint64_t *size, char *err, size_t errlen);
+
+/*
  * Whether @path is a Go program (it has a .go.buildinfo or .note.go.buildid section): return
  * probes break the goroutine stacks Go switches between, so jankwatch does not hook Go.
  */

@@ -14,6 +14,7 @@
 #include "report/stacktree.h"
 #include "base/text.h"
 #include "report/trace.h"
+#include "stacks/debuginfo.h"
 #include "stacks/stacks.h"
 #include "output/rawfile.h"
 
@@ -364,6 +365,7 @@ static void add_stack_log(struct jw_reporter *r, const struct jw_proc *proc,
 		.waker_stack = r->waker_stack.len ? r->waker_stack.data : NULL,
 		.tree = tree,
 		.format = r->opts.format,
+		.debug_pending = jw_debuginfo__pending(jw_debuginfo_global()),
 	};
 	int ret;
 
@@ -576,6 +578,7 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 	}
 	r->unwound = 0;
 	r->handlers.n = 0;
+	jw_symbolizer__debug_refresh(proc->sym);
 	ret = build_tree(r, proc, samples, n, tree, profile, counts, &ev.samples, &periods);
 	jw_log(JW_LOG_DEBUG, "pid %u: %zu samples held, %u unwound and named in %lld us", t->hdr.pid,
 	       n, r->unwound, (long long)(jw_clock_ns(CLOCK_MONOTONIC) - t0) / 1000);

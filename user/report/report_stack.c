@@ -62,6 +62,11 @@ static void header_write(const struct jw_stack_report *r, FILE *f)
 		header_str(f, "waker", r->waker, "unknown");
 	if (r->waker_stack)
 		header_str(f, "waker_stack", r->waker_stack, "none");
+	/* Named before some debug files came: their modules' frames have their own symbols. */
+	if (r->debug_pending)
+		fprintf(f, "symbols: %zu debug files were still being fetched from debuginfod; "
+			"frames of their modules are named from their own symbols\n",
+			r->debug_pending);
 	fputc('\n', f);
 }
 

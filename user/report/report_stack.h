@@ -4,6 +4,7 @@
 #define JW_REPORT_STACK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -29,6 +30,7 @@ struct jw_stack_report {
 	const char *waker_stack;	/* its kernel stack, leaf first, "<-"-joined; NULL: no line */
 	const struct jw_stacktree *tree;	/* may be empty */
 	const char *wchan;		/* written instead of an empty tree; NULL: "unknown" */
+	size_t debug_pending;		/* debuginfod fetches under way as it was named */
 	enum jw_format format;
 };
 

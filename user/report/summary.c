@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -286,14 +285,14 @@ static void sort(struct jw_summary *s)
 	s->sorted = true;
 }
 
-/* The nearest-rank @q quantile of @g's sorted walls; 0 with none. */
-static double quantile(const struct group *g, double q)
+/* The nearest-rank quantile @permille / 1000 of @g's sorted walls; 0 with none. */
+static double quantile(const struct group *g, size_t permille)
 {
 	size_t k;
 
 	if (!g->n_walls)
 		return 0;
-	k = (size_t)ceil(q * (double)g->n_walls);
+	k = (g->n_walls * permille + 999) / 1000;
 	return g->walls[k ? k - 1 : 0];
 }
 
@@ -341,7 +340,7 @@ static void group_text(const struct group *g, size_t rank, FILE *f)
 	fprintf(f, "    janks %zu, hangs %" PRIu64, g->n_walls, g->hangs);
 	if (g->n_walls)
 		fprintf(f, "; wall p50 %.1f ms, p95 %.1f ms, max %.1f ms, total %.1f s",
-			quantile(g, 0.5), quantile(g, 0.95), quantile(g, 1.0), g->total_ms / 1000);
+			quantile(g, 500), quantile(g, 950), quantile(g, 1000), g->total_ms / 1000);
 	fputc('\n', f);
 	if (g->n_walls)
 		fprintf(f, "    cause cpu %" PRIu64 ", runqueue %" PRIu64 ", blocked %" PRIu64
@@ -430,11 +429,11 @@ static void group_json(const struct group *g, struct jw_buf *b)
 	json_key(b, "wall_ms", false);
 	jw_buf_putc(b, '{');
 	json_key(b, "p50", true);
-	jw_json_num(b, quantile(g, 0.5), 3);
+	jw_json_num(b, quantile(g, 500), 3);
 	json_key(b, "p95", false);
-	jw_json_num(b, quantile(g, 0.95), 3);
+	jw_json_num(b, quantile(g, 950), 3);
 	json_key(b, "max", false);
-	jw_json_num(b, quantile(g, 1.0), 3);
+	jw_json_num(b, quantile(g, 1000), 3);
 	json_key(b, "total", false);
 	jw_json_num(b, g->total_ms, 3);
 	jw_buf_putc(b, '}');

@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "policy/policy.h"
 #include "session/session.h"
+#include "stacks/debuginfo.h"
 #include "session/session_follow.h"
 #include "session/session_setup.h"
 #include "session/session_stats.h"
@@ -408,6 +409,8 @@ static void teardown(struct session *s)
 		jw_watched__free(s->watched[i], &s->how);
 	jw_proctree__free(s->tree);
 	jw_ksyms__free(s->ksyms);
+	jw_debuginfo__free(s->debuginfo);
+	s->debuginfo = NULL;
 	jw_logdir__free(s->logdir);
 	jw_policy__free(s->policy);
 	if (s->raw && fclose(s->raw))

@@ -21,6 +21,7 @@
 #include "session/session_follow.h"
 #include "session/session_procs.h"
 #include "session/session_setup.h"
+#include "stacks/debuginfo.h"
 #include "session/session_stats.h"
 #include "process/placement.h"
 
@@ -340,6 +341,11 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	size_t i;
 	int ret;
 
+	/* Before anything is resolved: a --probe in a stripped binary needs its debug file. */
+	s->debuginfo = jw_debuginfo__new(cfg->debug_dir, JW_DEBUGINFOD_CACHE_BYTES);
+	if (!s->debuginfo)
+		return -ENOMEM;
+	jw_debuginfo_set_global(s->debuginfo);
 	s->how.cfg = cfg;
 	s->how.child = &s->child;
 	s->how.by_exe = cfg->n_exes > 0;

@@ -55,6 +55,7 @@ struct session {
 	struct jw_policy *policy;
 	struct jw_logdir *logdir;
 	struct jw_ksyms *ksyms;
+	struct jw_debuginfo *debuginfo;	/* debug files of stripped binaries (debuginfo.h) */
 	struct jw_stacks *stacks;	/* names samples, for the reporter and the tracer */
 	struct jw_reporter *reporter;
 	struct jw_tracer *tracer;	/* trace windows; NULL when traces are off (how.tracer) */

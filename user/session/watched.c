@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "base/log.h"
 #include "session/watched.h"
+#include "stacks/debuginfo.h"
 #include "stacks/symbolize.h"
 #include "process/elfsym.h"
 #include "process/target.h"
@@ -21,6 +23,35 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* How long a --probe's function may wait for its file's debug file from debuginfod. */
+#define DEBUG_WAIT_MS 30000
+
+/*
+ * Function @name's offset in @path; for a stripped file, from its debug file (debuginfo.h),
+ * waited for here, before anything is attached. 0 or -errno with the reason in @err.
+ */
+static int probe_offset(const char *path, const char *name, uint64_t *off, char *err,
+			size_t len)
+{
+	char id[129], dbg[PATH_MAX], why[512];
+	uint64_t size;
+	size_t used;
+	int ret = jw_elf_func_offset(path, name, off, &size, err, len);
+
+	if (ret != -ENOENT)
+		return ret;
+	if (jw_elf_build_id(path, id, sizeof(id)))
+		id[0] = '\0';
+	if (jw_debuginfo__wait(jw_debuginfo_global(), *id ? id : NULL, path, DEBUG_WAIT_MS, dbg,
+			       sizeof(dbg), why, sizeof(why)) != JW_DEBUG_FOUND) {
+		used = strlen(err);
+		snprintf(err + used, len - used, " (nor in a debug file: %s)", why);
+		return ret;
+	}
+	jw_log(JW_LOG_INFO, "%s: its symbols from the debug file %s", path, dbg);
+	return jw_elf_func_offset_debug(path, dbg, name, off, &size, err, len);
+}
+
 /*
  * The file --probe BIN designates: a path; the executable @exe by its name; or a file process
  * @pid maps by that name (for a program not started yet, jankwatch's own libraries stand for
@@ -30,7 +61,6 @@ static int resolve_probe(const struct jw_probe_spec *spec, pid_t pid, const char
 			 char *path, size_t len, uint64_t *entry, uint64_t *exit)
 {
 	char err[1024];
-	uint64_t size;
 	int ret;
 
 	if (strchr(spec->bin, '/')) {
@@ -45,9 +75,9 @@ static int resolve_probe(const struct jw_probe_spec *spec, pid_t pid, const char
 		jw_log(JW_LOG_ERROR, "--probe %s: pid %d maps no file of that name", spec->bin, pid);
 		return -ENOENT;
 	}
-	ret = jw_elf_func_offset(path, spec->entry, entry, &size, err, sizeof(err));
+	ret = probe_offset(path, spec->entry, entry, err, sizeof(err));
 	if (!ret && spec->exit)
-		ret = jw_elf_func_offset(path, spec->exit, exit, &size, err, sizeof(err));
+		ret = probe_offset(path, spec->exit, exit, err, sizeof(err));
 	else
 		*exit = 0;
 	if (ret)

@@ -23,6 +23,7 @@
 #include "stacks/symbolize.h"
 #include "stacks/unwind.h"
 #include "output/rawfile.h"
+#include "stacks/debuginfo.h"
 
 /* How often an unknown address may trigger a re-read of the mappings or of the perf map. */
 #define REFRESH_MIN_NS (200 * 1000000ULL)
@@ -36,6 +37,7 @@ struct jw_symbolizer {
 	const char *exe_build_id;
 	uint64_t last_refresh_ns;
 	uint64_t maps_hash;		/* of /proc/PID/maps when the Dwfl was made */
+	uint64_t debug_generation;	/* of the debug file store, when the Dwfl was made */
 	struct jw_unwinder unwinder;	/* attached to dwfl */
 	struct jw_perfmap *perfmap;	/* JIT names; opened for the first address no ELF has */
 	uint64_t perfmap_refresh_ns;	/* 0: never opened nor read */
@@ -50,10 +52,13 @@ static char *debuginfo_path;
 
 static int find_proc_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 			 char **file_name, Elf **elfp);
+static int find_debug_file(Dwfl_Module *mod, void **userdata, const char *modname,
+			   Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			   GElf_Word debuglink_crc, char **debuginfo_file_name);
 
 static const Dwfl_Callbacks proc_callbacks = {
 	.find_elf = find_proc_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debug_file,
 	.debuginfo_path = &debuginfo_path,
 };
 
@@ -133,6 +138,43 @@ static int find_proc_elf(Dwfl_Module *mod, void **userdata, const char *name, Dw
 	return fd;
 }
 
+/*
+ * Set while a new Dwfl opens its modules (warm_module): a module's debug file is fetched only
+ * once a report needs its lines (libdwfl asks again then), not for every library mapped.
+ */
+static bool warming;
+
+/*
+ * A module's debug file, from the store (debuginfo.h): on disk by build-id or debuglink, or
+ * fetched by the store's own thread. Never a network wait here, in jankwatch's loop (libdwfl's
+ * own search would ask debuginfod and wait). -1: none, or not yet: libdwfl then takes what the
+ * file itself has (its own .symtab and DWARF, else .dynsym).
+ */
+static int find_debug_file(Dwfl_Module *mod, void **userdata, const char *modname,
+			   Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			   GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const unsigned char *bits;
+	char hex[129], path[PATH_MAX];
+	GElf_Addr vaddr;
+	int n, fd;
+
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)debuglink_crc;
+	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (n > 0)
+		jw_hex(bits, n, hex, sizeof(hex));
+	if (jw_debuginfo__lookup(jw_debuginfo_global(), n > 0 ? hex : NULL, file_name,
+				 debuglink_file, !warming, path, sizeof(path)) != JW_DEBUG_FOUND)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		*debuginfo_file_name = strdup(path);
+	return fd;
+}
+
 /* Tells each module's find_elf which process it belongs to. */
 static int set_module_pid(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
 			  void *arg)
@@ -164,7 +206,9 @@ static Dwfl *report_process(pid_t pid)
 		return NULL;
 	}
 	dwfl_getmodules(dwfl, set_module_pid, (void *)(intptr_t)pid, 0);
+	warming = true;
 	dwfl_getmodules(dwfl, warm_module, NULL, 0);
+	warming = false;
 	return dwfl;
 }
 
@@ -260,6 +304,7 @@ struct jw_symbolizer *jw_symbolizer__new(pid_t pid)
 		return NULL;
 	/* Read first: a change made while the Dwfl is made shows at the next refresh. */
 	s->maps_hash = maps_hash(pid);
+	s->debug_generation = jw_debuginfo__generation(jw_debuginfo_global());
 	s->dwfl = report_process(pid);
 	if (!s->dwfl) {
 		err = errno;
@@ -305,6 +350,20 @@ const char *jw_symbolizer__exe_build_id(struct jw_symbolizer *s)
 	return s ? s->exe_build_id : NULL;
 }
 
+/* A new Dwfl for the process, with the debug files found since; keeps the old on failure. */
+static void remake(struct jw_symbolizer *s)
+{
+	uint64_t gen = jw_debuginfo__generation(jw_debuginfo_global());
+	Dwfl *dwfl = report_process(s->pid);
+
+	if (!dwfl)
+		return;
+	dwfl_end(s->dwfl);
+	s->dwfl = dwfl;
+	s->debug_generation = gen;
+	jw_unwind_attach(&s->unwinder, s->dwfl, s->pid);
+}
+
 /*
  * Re-reads the mappings, at most every REFRESH_MIN_NS, and makes a new Dwfl only when they
  * changed (an address in no module is as often garbage from a broken frame chain as a library
@@ -313,7 +372,6 @@ const char *jw_symbolizer__exe_build_id(struct jw_symbolizer *s)
 static void refresh(struct jw_symbolizer *s)
 {
 	uint64_t now = now_ns(), hash;
-	Dwfl *dwfl;
 
 	if (s->offline || now - s->last_refresh_ns < REFRESH_MIN_NS)
 		return;
@@ -322,12 +380,18 @@ static void refresh(struct jw_symbolizer *s)
 	if (hash && hash == s->maps_hash)
 		return;
 	s->maps_hash = hash;
-	dwfl = report_process(s->pid);
-	if (!dwfl)
+	remake(s);
+}
+
+void jw_symbolizer__debug_refresh(struct jw_symbolizer *s)
+{
+	uint64_t gen;
+
+	if (!s || s->offline)
 		return;
-	dwfl_end(s->dwfl);
-	s->dwfl = dwfl;
-	jw_unwind_attach(&s->unwinder, s->dwfl, s->pid);
+	gen = jw_debuginfo__generation(jw_debuginfo_global());
+	if (gen != s->debug_generation)
+		remake(s);
 }
 
 /* The demangled form of interned C++ name @mangled, interned; @mangled itself if it has none. */

@@ -44,6 +44,12 @@ void jw_symbolizer__free(struct jw_symbolizer *s);
 void jw_symbolizer__frame(struct jw_symbolizer *s, uint64_t pc, bool return_address,
 			  struct jw_frame *fr);
 
+/*
+ * Makes the process's Dwfl anew when the debug file store (debuginfo.h) fetched a file since
+ * it was made: what libdwfl found missing it remembers as missing. NULL-safe.
+ */
+void jw_symbolizer__debug_refresh(struct jw_symbolizer *s);
+
 /* The build-id of the process's main executable as hex, or NULL. Lives as long as @s. */
 const char *jw_symbolizer__exe_build_id(struct jw_symbolizer *s);
 
