@@ -98,6 +98,15 @@ try:
     check(all(SOURCE.search(t) for t in texts),
           f"the stack logs carry dispatch with file:line from the debug file "
           f"({texts[0][-600:]})")
+    logs.cleanup()
+    # No --probe: the first report needs the debug file and waits for it (5 s at most), so
+    # every report names the stripped program's functions, with file:line.
+    rc, events, err, logs = watch({"DEBUGINFOD_URLS": url}, [], "served-syscall")
+    texts = [open(ev["external_log"][0]).read() for ev in events]
+    check(rc == 0 and len(events) >= 3 and all(SOURCE.search(t) for t in texts) and
+          not any("symbols: " in t for t in texts),
+          f"without --probe the reports wait for the debug file: every one has dispatch with "
+          f"file:line ({rc}, {len(events)} events; {texts[0][-500:] if texts else err})")
     cached = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(WORK, "cache-served"))
               for f in fs]
     check(any(BUILD_ID in p for p in cached), f"the debug file is in the cache ({cached})")

@@ -9,6 +9,7 @@
 #include "report/report.h"
 #include "report/handler.h"
 #include "report/report_event.h"
+#include "report/report_hold.h"
 #include "report/report_pprof.h"
 #include "report/report_stack.h"
 #include "report/stacktree.h"
@@ -50,7 +51,11 @@ struct jw_reporter {
 	bool budgets_failed;		/* saving the budgets failed (said once) */
 	struct jw_report_counts counts;
 	struct jw_tracer *tracer;	/* keeps the trace windows of TRACE verdicts; or NULL */
+	struct jw_hold held;		/* reports waiting for debug files */
 };
+
+/* How long a report may wait for the debug files its stacks need (then written without). */
+#define HOLD_NS (5 * 1000000000ULL)
 
 struct jw_reporter *jw_reporter__new(const struct jw_reporter_opts *opts)
 {
@@ -72,6 +77,13 @@ void jw_reporter__free(struct jw_reporter *r)
 {
 	if (!r)
 		return;
+	/* Written before now, by jw_reporter__flush(all); any left are dropped with their copies. */
+	while (r->held.n) {
+		struct jw_held h;
+
+		jw_hold_take(&r->held, 0, &h);
+		jw_held_free(&h);
+	}
 	jw_buf_free(&r->line);
 	jw_buf_free(&r->waker_stack);
 	free(r);
@@ -387,6 +399,16 @@ static void add_stack_log(struct jw_reporter *r, const struct jw_proc *proc,
 	}
 }
 
+/* Whether task @t, ended, may be decided for a trace (whose window is its own moment). */
+static bool may_trace(const struct jw_reporter *r, const struct jw_task_rec *t,
+		      const struct jw_task_facts *facts)
+{
+	uint64_t from = jw_policy__trace_from_ns(r->opts.params);
+
+	return from && t->end_ns - t->start_ns >= from &&
+	       jw_policy__trace_possible(r->opts.policy, facts);
+}
+
 /* Writes the jank's @profile beside its other files, @path listed after them in @ev. */
 static void add_profile(struct jw_reporter *r, struct jw_pprof *profile, struct jw_event *ev,
 			const struct jw_task_rec *t, uint64_t periods, char *path, size_t len)
@@ -549,8 +571,9 @@ static void save_budgets(struct jw_reporter *r)
  */
 static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
 		  void *const *samples, size_t n, enum jw_verdict verdict, uint64_t time_ms,
-		  struct jw_task_facts *facts)
+		  struct jw_task_facts *facts, bool may_hold)
 {
+	uint64_t asks = jw_symbolizer_debug_asks();
 	char path[4096], waker[JW_COMM_LEN + 16], *heaviest = NULL, *group = NULL;
 	char trace_paths[2][PATH_MAX], profile_path[PATH_MAX];
 	/* The stack log or the trace's two files, then the profile. */
@@ -582,6 +605,14 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 	ret = build_tree(r, proc, samples, n, tree, profile, counts, &ev.samples, &periods);
 	jw_log(JW_LOG_DEBUG, "pid %u: %zu samples held, %u unwound and named in %lld us", t->hdr.pid,
 	       n, r->unwound, (long long)(jw_clock_ns(CLOCK_MONOTONIC) - t0) / 1000);
+	/*
+	 * Naming its stacks asked debuginfod for a file not there yet: nothing is written, the
+	 * caller holds it (not a possible trace: its window is the task's own moment).
+	 */
+	if (!ret && may_hold && jw_symbolizer_debug_asks() != asks && !may_trace(r, t, facts)) {
+		ret = -EINPROGRESS;
+		goto out;
+	}
 	if (!ret)
 		ret = jw_stacktree__heaviest_and_group(tree, &heaviest, &group);
 	if (ret)
@@ -682,7 +713,7 @@ int jw_reporter__hang(struct jw_reporter *r, struct jw_proc *proc, const struct 
 
 	if (verdict == JW_VERDICT_NONE)
 		return 0;
-	ret = report(r, proc, t, samples, n, verdict, now_real / NS_PER_MS, &facts);
+	ret = report(r, proc, t, samples, n, verdict, now_real / NS_PER_MS, &facts, false);
 	if (!ret)
 		r->counts.hangs++;
 	return ret;
@@ -694,9 +725,51 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 	uint64_t now_real = jw_clock_ns(CLOCK_REALTIME);
 	struct jw_task_facts facts = facts_of(r, proc, t, now_real);
 
+	int ret;
+
 	if (!jw_policy__triage(r->opts.policy, &facts))
 		return 0;
-	return report(r, proc, t, samples, n, JW_VERDICT_NONE, now_real / NS_PER_MS, &facts);
+	ret = report(r, proc, t, samples, n, JW_VERDICT_NONE, now_real / NS_PER_MS, &facts,
+		     r->held.n < JW_HOLD_MAX);
+	if (ret != -EINPROGRESS)
+		return ret;
+	ret = jw_hold_add(&r->held, proc, t, samples, n, &facts, now_real / NS_PER_MS,
+			  (uint64_t)jw_clock_ns(CLOCK_MONOTONIC) + HOLD_NS);
+	if (!ret)
+		jw_log(JW_LOG_DEBUG, "pid %u: a jank's report waits for debug files", t->hdr.pid);
+	else	/* no room to wait: written as it is */
+		ret = report(r, proc, t, samples, n, JW_VERDICT_NONE, now_real / NS_PER_MS, &facts,
+			     false);
+	return ret;
+}
+
+void jw_reporter__flush(struct jw_reporter *r, const struct jw_proc *proc, bool all)
+{
+	bool fetched;
+	uint64_t now;
+	struct jw_held h;
+	size_t i = 0;
+	int ret;
+
+	if (!r->held.n)
+		return;
+	fetched = !jw_debuginfo__pending(jw_debuginfo_global());
+	now = (uint64_t)jw_clock_ns(CLOCK_MONOTONIC);
+	while (i < r->held.n) {
+		const struct jw_held *d = &r->held.v[i];
+
+		if (!all && !(proc && d->proc == proc) && !fetched && now < d->deadline_ns) {
+			i++;
+			continue;
+		}
+		jw_hold_take(&r->held, i, &h);
+		ret = report(r, h.proc, &h.task, h.samples, h.n, JW_VERDICT_NONE, h.time_ms,
+			     &h.facts, false);
+		if (ret)
+			jw_log(JW_LOG_WARN, "cannot report a task of pid %u: %s", h.task.hdr.pid,
+			       strerror(-ret));
+		jw_held_free(&h);
+	}
 }
 
 void jw_reporter__set_tracer(struct jw_reporter *r, struct jw_tracer *t)
@@ -713,5 +786,5 @@ void jw_reporter__set_ksyms(struct jw_reporter *r, const struct jw_ksyms *ks)
 int jw_reporter__replay(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
 			void *const *samples, size_t n, enum jw_verdict verdict, uint64_t time_ms)
 {
-	return report(r, proc, t, samples, n, verdict, time_ms, NULL);
+	return report(r, proc, t, samples, n, verdict, time_ms, NULL, false);
 }

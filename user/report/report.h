@@ -52,11 +52,19 @@ struct jw_reporter *jw_reporter__new(const struct jw_reporter_opts *opts);
 void jw_reporter__free(struct jw_reporter *r);	/* NULL-safe */
 
 /*
- * Reports task @t of @proc with its @n samples (the records, in time order). Returns 0, or
+ * Reports task @t of @proc with its @n samples (the records, in time order). When naming its
+ * stacks asked debuginfod for a debug file not there yet, the report is held (a copy of the
+ * samples) until jw_reporter__flush() finds the fetches done or 5 s gone. Returns 0, or
  * -errno when the event could not be written at all.
  */
 int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
 		      void *const *samples, size_t n);
+
+/*
+ * Writes the held reports whose debug files came, or whose wait is over; with @proc, every one
+ * of that process's (it is going, with its symbols); with @all, every one.
+ */
+void jw_reporter__flush(struct jw_reporter *r, const struct jw_proc *proc, bool all);
 
 /*
  * Reports task @t, still running past hang_ms (JW_TASK_HANG; end_ns: now), with the samples so

@@ -330,6 +330,8 @@ static int run_loop(struct session *s)
 			hang_every = (uint64_t)s->cfg->params.v[JW_P_SAMPLE_INTERVAL] * 1000000;
 		}
 		jw_tracer__tick(s->tracer, now);
+		/* Reports that waited for debug files: written once they came, or after 5 s. */
+		jw_reporter__flush(s->reporter, NULL, false);
 		if (now - s->status_ns >= STATUS_EVERY_NS)
 			show_status(s, now);
 		if (now - last_aging >= AGING_EVERY_NS) {
@@ -347,8 +349,9 @@ static int run_loop(struct session *s)
 				break;
 		}
 	}
-	/* What the kernel already sent is reported before leaving. */
+	/* What the kernel already sent is reported before leaving, and what waited. */
 	ring_buffer__consume(s->rb);
+	jw_reporter__flush(s->reporter, NULL, true);
 	return 0;
 }
 

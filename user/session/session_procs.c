@@ -60,9 +60,11 @@ void session_drop_proc(struct session *s, size_t i)
 
 	if (!w)
 		return;
-	/* Its statistics rows outlive it: named while its symbols are at hand. */
+	/* Its statistics rows outlive it, and its held reports: named while its symbols are here. */
 	if (w->attached)
 		session_stats_keep_names(s, w->proc.target.pid);
+	if (s->reporter)
+		jw_reporter__flush(s->reporter, &w->proc, false);
 	jw_watched__free(w, &s->how);
 	s->watched[i] = NULL;
 }

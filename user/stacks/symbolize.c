@@ -144,6 +144,14 @@ static int find_proc_elf(Dwfl_Module *mod, void **userdata, const char *name, Dw
  */
 static bool warming;
 
+/* Lookups that found their debug file still being fetched (jw_symbolizer_debug_asks()). */
+static uint64_t debug_asks;
+
+uint64_t jw_symbolizer_debug_asks(void)
+{
+	return debug_asks;
+}
+
 /*
  * A module's debug file, from the store (debuginfo.h): on disk by build-id or debuglink, or
  * fetched by the store's own thread. Never a network wait here, in jankwatch's loop (libdwfl's
@@ -166,9 +174,16 @@ static int find_debug_file(Dwfl_Module *mod, void **userdata, const char *modnam
 	n = dwfl_module_build_id(mod, &bits, &vaddr);
 	if (n > 0)
 		jw_hex(bits, n, hex, sizeof(hex));
-	if (jw_debuginfo__lookup(jw_debuginfo_global(), n > 0 ? hex : NULL, file_name,
-				 debuglink_file, !warming, path, sizeof(path)) != JW_DEBUG_FOUND)
+	switch (jw_debuginfo__lookup(jw_debuginfo_global(), n > 0 ? hex : NULL, file_name,
+				     debuglink_file, !warming, path, sizeof(path))) {
+	case JW_DEBUG_FOUND:
+		break;
+	case JW_DEBUG_PENDING:
+		debug_asks++;
 		return -1;
+	default:
+		return -1;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
 		*debuginfo_file_name = strdup(path);

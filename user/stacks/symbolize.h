@@ -50,6 +50,12 @@ void jw_symbolizer__frame(struct jw_symbolizer *s, uint64_t pc, bool return_addr
  */
 void jw_symbolizer__debug_refresh(struct jw_symbolizer *s);
 
+/*
+ * How many times naming a frame found its module's debug file still being fetched, so far (all
+ * symbolizers): a report whose naming moved it may be better written once the fetch is done.
+ */
+uint64_t jw_symbolizer_debug_asks(void);
+
 /* The build-id of the process's main executable as hex, or NULL. Lives as long as @s. */
 const char *jw_symbolizer__exe_build_id(struct jw_symbolizer *s);
 
