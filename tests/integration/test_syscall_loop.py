@@ -101,7 +101,12 @@ target = start_target("--busy", "--ms", "300", "--every", "700", "--spin")
 try:
     jw, logs = watch(target, 3)
     tracepoints, figures = chosen_way(jw, "a spinning loop")
-    check(tracepoints, "a spinning loop: wait_tracepoints=2 takes the tracepoints")
+    # The 0.3 s count can fall inside one 300 ms task under emulation (arm64 6.1 in CI): no
+    # wait seen, uprobes taken, which the check above holds it to.
+    if figures:
+        check(tracepoints, "a spinning loop: wait_tracepoints=2 takes the tracepoints")
+    else:
+        print("note: a spinning loop: the count fell inside a task; uprobes, as said")
     check(figures[2] > 0.5 * figures[0],
           f"its figures: the loop's waits are most of the machine's system calls ({figures})")
     check_own(finish(jw, 4), target, "jw_target --spin, wait_tracepoints=2")
