@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A growable text buffer and RFC 8259 JSON strings and numbers written into it. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -216,4 +217,18 @@ void jw_json_num(struct jw_buf *b, double v, int decimals)
 		return;
 	}
 	jw_buf_printf(b, "%.*f", decimals < 0 ? 0 : decimals, v);
+}
+
+void jw_json_key(struct jw_buf *b, const char *key, bool first)
+{
+	if (!first)
+		jw_buf_putc(b, ',');
+	jw_json_str(b, key);
+	jw_buf_putc(b, ':');
+}
+
+void jw_json_u64_field(struct jw_buf *b, const char *key, uint64_t v)
+{
+	jw_json_key(b, key, false);
+	jw_buf_printf(b, "%" PRIu64, v);
 }

@@ -27,6 +27,12 @@ void jw_buf_printf(struct jw_buf *b, const char *fmt, ...) __attribute__((format
  */
 void jw_json_str(struct jw_buf *b, const char *s);
 
+/* Appends an object member's key and colon, after a comma unless it is the @first. */
+void jw_json_key(struct jw_buf *b, const char *key, bool first);
+
+/* Appends a member (not the first) whose value is an unsigned integer. */
+void jw_json_u64_field(struct jw_buf *b, const char *key, uint64_t v);
+
 /* Appends a number with @decimals digits after the point ("300.125"); NaN/inf become null. */
 void jw_json_num(struct jw_buf *b, double v, int decimals);
 

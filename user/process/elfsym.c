@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "arch/arch.h"
@@ -257,6 +258,16 @@ out:
 		elf_file_close(&dbg);
 	elf_file_close(&ef);
 	return ret;
+}
+
+bool jw_elf_file_is(const char *path, const char *hex)
+{
+	char found[129];
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	return !hex || (jw_elf_build_id(path, found, sizeof(found)) == 0 && !strcmp(found, hex));
 }
 
 void jw_hex(const uint8_t *id, size_t n, char *hex, size_t len)

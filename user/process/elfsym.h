@@ -33,6 +33,12 @@ bool jw_elf_is_go(const char *path);
 /* Writes the GNU build-id of @path in lowercase hex into @hex. 0, or -ENOENT when it has none. */
 int jw_elf_build_id(const char *path, char *hex, size_t len);
 
+/*
+ * Whether @path is a regular file whose GNU build-id is @hex (lowercase; any regular file when
+ * @hex is NULL): a file found by name is the one meant.
+ */
+bool jw_elf_file_is(const char *path, const char *hex);
+
 /* Hex of @n bytes at @id into @hex (NUL-terminated, truncated to @len). */
 void jw_hex(const uint8_t *id, size_t n, char *hex, size_t len);
 

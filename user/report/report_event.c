@@ -8,28 +8,15 @@
 #define MS_DECIMALS 3
 
 /* Starts a member: the comma before every member but the first, then "key":. */
-static void key(struct jw_buf *b, const char *name, bool first)
-{
-	if (!first)
-		jw_buf_putc(b, ',');
-	jw_buf_printf(b, "\"%s\":", name);
-}
-
 static void str_field(struct jw_buf *b, const char *name, const char *v)
 {
-	key(b, name, false);
+	jw_json_key(b, name, false);
 	jw_json_str(b, v);
-}
-
-static void u64_field(struct jw_buf *b, const char *name, uint64_t v)
-{
-	key(b, name, false);
-	jw_buf_printf(b, "%" PRIu64, v);
 }
 
 static void ms_field(struct jw_buf *b, const char *name, double v, bool known)
 {
-	key(b, name, false);
+	jw_json_key(b, name, false);
 	if (known)
 		jw_json_num(b, v, MS_DECIMALS);
 	else
@@ -40,7 +27,7 @@ static void external_log_field(struct jw_buf *b, const struct jw_event *e)
 {
 	size_t i;
 
-	key(b, "external_log", false);
+	jw_json_key(b, "external_log", false);
 	jw_buf_putc(b, '[');
 	for (i = 0; e->external_log && i < e->n_external_log; i++) {
 		if (i)
@@ -53,21 +40,21 @@ static void external_log_field(struct jw_buf *b, const struct jw_event *e)
 void jw_event_format(const struct jw_event *e, struct jw_buf *b)
 {
 	jw_buf_putc(b, '{');
-	key(b, "event", true);
+	jw_json_key(b, "event", true);
 	jw_json_str(b, e->event);
-	u64_field(b, "time", e->time_ms);
+	jw_json_u64_field(b, "time", e->time_ms);
 	str_field(b, "bundle_name", e->bundle_name);
 	str_field(b, "bundle_version", e->bundle_version);
-	u64_field(b, "pid", e->pid);
-	u64_field(b, "uid", e->uid);
-	u64_field(b, "tid", e->tid);
-	u64_field(b, "begin_time", e->begin_time_ms);
-	u64_field(b, "end_time", e->end_time_ms);
+	jw_json_u64_field(b, "pid", e->pid);
+	jw_json_u64_field(b, "uid", e->uid);
+	jw_json_u64_field(b, "tid", e->tid);
+	jw_json_u64_field(b, "begin_time", e->begin_time_ms);
+	jw_json_u64_field(b, "end_time", e->end_time_ms);
 	external_log_field(b, e);
-	key(b, "log_over_limit", false);
+	jw_json_key(b, "log_over_limit", false);
 	jw_buf_puts(b, e->log_over_limit ? "true" : "false");
 	str_field(b, "withheld", e->withheld);
-	u64_field(b, "app_start_jiffies_time", e->app_start_jiffies_time);
+	jw_json_u64_field(b, "app_start_jiffies_time", e->app_start_jiffies_time);
 	str_field(b, "heaviest_stack", e->heaviest_stack);
 	str_field(b, "handler", e->handler);
 	if (e->loop)
@@ -82,9 +69,9 @@ void jw_event_format(const struct jw_event *e, struct jw_buf *b)
 	str_field(b, "cause", e->cause);
 	str_field(b, "group", e->group);
 	if (e->burst)
-		u64_field(b, "burst", e->burst);
-	u64_field(b, "samples", e->samples);
-	u64_field(b, "dropped", e->dropped);
+		jw_json_u64_field(b, "burst", e->burst);
+	jw_json_u64_field(b, "samples", e->samples);
+	jw_json_u64_field(b, "dropped", e->dropped);
 	jw_buf_puts(b, "}\n");
 }
 

@@ -386,28 +386,14 @@ int jw_summary__write_text(struct jw_summary *s, const char *dir, size_t top, FI
 	return ferror(f) ? -EIO : 0;
 }
 
-static void json_key(struct jw_buf *b, const char *key, bool first)
-{
-	if (!first)
-		jw_buf_putc(b, ',');
-	jw_json_str(b, key);
-	jw_buf_putc(b, ':');
-}
-
-static void json_u64(struct jw_buf *b, const char *key, uint64_t v)
-{
-	json_key(b, key, false);
-	jw_buf_printf(b, "%" PRIu64, v);
-}
-
 static void json_withheld(struct jw_buf *b, const uint64_t *w)
 {
 	size_t i;
 
-	json_key(b, "withheld", false);
+	jw_json_key(b, "withheld", false);
 	jw_buf_putc(b, '{');
 	for (i = 0; i < N_WITHHELD; i++) {
-		json_key(b, withheld_keys[i], i == 0);
+		jw_json_key(b, withheld_keys[i], i == 0);
 		jw_buf_printf(b, "%" PRIu64, w[i]);
 	}
 	jw_buf_putc(b, '}');
@@ -418,42 +404,42 @@ static void group_json(const struct group *g, struct jw_buf *b)
 	size_t i;
 
 	jw_buf_putc(b, '{');
-	json_key(b, "process", true);
+	jw_json_key(b, "process", true);
 	jw_json_str(b, g->process);
-	json_key(b, g->by_handler ? "handler_key" : "group", false);
+	jw_json_key(b, g->by_handler ? "handler_key" : "group", false);
 	jw_json_str(b, g->key);
-	json_key(b, "handler", false);
+	jw_json_key(b, "handler", false);
 	jw_json_str(b, tally_top(&g->handlers));
-	json_u64(b, "janks", g->n_walls);
-	json_u64(b, "hangs", g->hangs);
-	json_key(b, "wall_ms", false);
+	jw_json_u64_field(b, "janks", g->n_walls);
+	jw_json_u64_field(b, "hangs", g->hangs);
+	jw_json_key(b, "wall_ms", false);
 	jw_buf_putc(b, '{');
-	json_key(b, "p50", true);
+	jw_json_key(b, "p50", true);
 	jw_json_num(b, quantile(g, 500), 3);
-	json_key(b, "p95", false);
+	jw_json_key(b, "p95", false);
 	jw_json_num(b, quantile(g, 950), 3);
-	json_key(b, "max", false);
+	jw_json_key(b, "max", false);
 	jw_json_num(b, quantile(g, 1000), 3);
-	json_key(b, "total", false);
+	jw_json_key(b, "total", false);
 	jw_json_num(b, g->total_ms, 3);
 	jw_buf_putc(b, '}');
-	json_key(b, "cause", false);
+	jw_json_key(b, "cause", false);
 	jw_buf_putc(b, '{');
 	for (i = 0; i < N_CAUSES; i++) {
-		json_key(b, causes[i], i == 0);
+		jw_json_key(b, causes[i], i == 0);
 		jw_buf_printf(b, "%" PRIu64, g->cause[i]);
 	}
 	jw_buf_putc(b, '}');
-	json_u64(b, "files_written", g->written);
+	jw_json_u64_field(b, "files_written", g->written);
 	json_withheld(b, g->withheld);
-	json_key(b, "pids", false);
+	jw_json_key(b, "pids", false);
 	jw_buf_putc(b, '[');
 	for (i = 0; i < g->n_pids; i++)
 		jw_buf_printf(b, "%s%u", i ? "," : "", g->pids[i]);
 	jw_buf_putc(b, ']');
-	json_u64(b, "first_time", g->first_ms);
-	json_u64(b, "last_time", g->last_ms);
-	json_key(b, "heaviest_stack", false);
+	jw_json_u64_field(b, "first_time", g->first_ms);
+	jw_json_u64_field(b, "last_time", g->last_ms);
+	jw_json_key(b, "heaviest_stack", false);
 	jw_json_str(b, tally_top(&g->stacks));
 	jw_buf_putc(b, '}');
 }
@@ -465,17 +451,17 @@ void jw_summary__write_json(struct jw_summary *s, const char *dir, size_t top, s
 	sort(s);
 	n = shown(s, top);
 	jw_buf_putc(b, '{');
-	json_key(b, "log_dir", true);
+	jw_json_key(b, "log_dir", true);
 	jw_json_str(b, dir);
-	json_u64(b, "janks", s->janks);
-	json_u64(b, "hangs", s->hangs);
-	json_u64(b, "groups_total", s->n);
-	json_u64(b, "first_time", s->first_ms);
-	json_u64(b, "last_time", s->last_ms);
-	json_u64(b, "files_written", s->written);
+	jw_json_u64_field(b, "janks", s->janks);
+	jw_json_u64_field(b, "hangs", s->hangs);
+	jw_json_u64_field(b, "groups_total", s->n);
+	jw_json_u64_field(b, "first_time", s->first_ms);
+	jw_json_u64_field(b, "last_time", s->last_ms);
+	jw_json_u64_field(b, "files_written", s->written);
 	json_withheld(b, s->withheld);
-	json_u64(b, "bad_lines", s->bad_lines);
-	json_key(b, "groups", false);
+	jw_json_u64_field(b, "bad_lines", s->bad_lines);
+	jw_json_key(b, "groups", false);
 	jw_buf_putc(b, '[');
 	for (i = 0; i < n; i++) {
 		if (i)

@@ -101,24 +101,13 @@ static int id_bytes(const char *id, unsigned char *out, size_t max)
 	return (int)(n / 2);
 }
 
-/* Whether @path is a file whose build-id is @id (any file, when @id is NULL). */
-static bool file_is(const char *path, const char *id)
-{
-	char hex[BUILD_ID_HEX];
-	struct stat st;
-
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return false;
-	return !id || (jw_elf_build_id(path, hex, sizeof(hex)) == 0 && !strcmp(hex, id));
-}
-
 /* Under @dir: .build-id/xx/rest.debug. */
 static bool by_build_id(const char *dir, const char *id, char *path, size_t len)
 {
 	if (!dir || !id || strlen(id) < 4)
 		return false;
 	snprintf(path, len, "%s/.build-id/%.2s/%s.debug", dir, id, id + 2);
-	return file_is(path, id);
+	return jw_elf_file_is(path, id);
 }
 
 /* The places gdb looks for a .gnu_debuglink name, beside the file and under the debug dirs. */
@@ -132,19 +121,19 @@ static bool by_debuglink(const struct jw_debuginfo *d, const char *id, const cha
 		return false;
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - elf), elf);
 	snprintf(path, len, "%s/.debug/%s", dir, link);
-	if (file_is(path, id))
+	if (jw_elf_file_is(path, id))
 		return true;
 	snprintf(path, len, "/usr/lib/debug%s/%s", dir, link);
-	if (file_is(path, id))
+	if (jw_elf_file_is(path, id))
 		return true;
 	if (d->debug_dir) {
 		snprintf(path, len, "%s/%s", d->debug_dir, link);
-		if (file_is(path, id))
+		if (jw_elf_file_is(path, id))
 			return true;
 	}
 	/* Beside the file, under another name than its own. */
 	snprintf(path, len, "%s/%s", dir, link);
-	return strcmp(path, elf) && file_is(path, id);
+	return strcmp(path, elf) && jw_elf_file_is(path, id);
 }
 
 static bool local_find(const struct jw_debuginfo *d, const char *id, const char *elf,

@@ -661,16 +661,6 @@ int jw_symbolizer__modules(struct jw_symbolizer *s, struct jw_raw_module **mods,
 	return 0;
 }
 
-/* Whether the ELF file @path has the build-id @hex (NULL: any file will do). */
-static bool file_has_build_id(const char *path, const char *hex)
-{
-	char found[129];
-
-	if (!hex)
-		return access(path, R_OK) == 0;
-	return jw_elf_build_id(path, found, sizeof(found)) == 0 && strcmp(found, hex) == 0;
-}
-
 /* The size of this process's vdso mapping starting at @start, from /proc/self/maps; or 0. */
 static size_t own_vdso_size(uintptr_t start)
 {
@@ -728,7 +718,7 @@ static int find_recorded_elf(Dwfl_Module *mod, void **userdata, const char *name
 
 	if (m && !strcmp(m->path, "[vdso]"))
 		return own_vdso(m, elfp);
-	if (m && m->path[0] == '/' && file_has_build_id(m->path, m->build_id)) {
+	if (m && m->path[0] == '/' && jw_elf_file_is(m->path, m->build_id)) {
 		fd = open(m->path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			*file_name = strdup(m->path);
