@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -114,6 +115,65 @@ static void test_stacks_over_site(void **state)
 	assert_string_equal(jw_handler_name(&p, &f, buf, sizeof(buf)), "0x4011d0");
 }
 
+/* A frame of a tally's stacks: interned names, compared by pointer as the symbolizer's are. */
+static struct jw_frame fr(const char *symbol, const char *module)
+{
+	return (struct jw_frame){ .kind = JW_FRAME_NATIVE, .symbol = symbol, .module = module };
+}
+
+/* The handler seen in the most periods wins; a stack showing none counts for nothing. */
+static void test_tally(void **state)
+{
+	static const char *const skip[] = { "g_", NULL };
+	struct jw_stack_rule rule = { .dispatch = "g_main_dispatch", .skip = skip };
+	const char *glib = "libglib", *app = "app";
+	struct jw_frame a[] = { fr("main", app), fr("g_main_dispatch", glib),
+				fr("g_timeout_dispatch", glib), fr("on_tick", app),
+				fr("busy", app) };
+	struct jw_frame b[] = { fr("main", app), fr("g_main_dispatch", glib),
+				fr("on_light", app) };
+	struct jw_frame none[] = { fr("main", app), fr("poll", "libc") };
+	struct jw_handler_tally t = { 0 };
+
+	(void)state;
+	assert_null(jw_handler_tally_top(&t));
+	jw_handler_tally_add(&t, &rule, none, 2, 50);
+	assert_null(jw_handler_tally_top(&t));
+	jw_handler_tally_add(&t, &rule, a, 5, 3);
+	jw_handler_tally_add(&t, &rule, b, 3, 2);
+	assert_string_equal(jw_handler_tally_top(&t), "on_tick");
+	jw_handler_tally_add(&t, &rule, b, 3, 2);
+	assert_string_equal(jw_handler_tally_top(&t), "on_light");
+	assert_int_equal(t.n, 2);
+	/* Equal counts: the first seen. */
+	jw_handler_tally_add(&t, &rule, a, 5, 1);
+	assert_string_equal(jw_handler_tally_top(&t), "on_tick");
+}
+
+/* Past JW_HANDLER_TALLY_MAX names, a new one is not counted; the known ones still are. */
+static void test_tally_full(void **state)
+{
+	static char names[JW_HANDLER_TALLY_MAX + 1][16];
+	struct jw_stack_rule rule = { .dispatch = "dispatch", .same_module = true };
+	struct jw_frame s[2] = { fr("dispatch", "app") };
+	struct jw_handler_tally t = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i <= JW_HANDLER_TALLY_MAX; i++) {
+		snprintf(names[i], sizeof(names[i]), "cb%zu", i);
+		s[1] = fr(names[i], "app");
+		jw_handler_tally_add(&t, &rule, s, 2, 1);
+	}
+	assert_int_equal(t.n, JW_HANDLER_TALLY_MAX);
+	s[1] = fr(names[JW_HANDLER_TALLY_MAX], "app");
+	jw_handler_tally_add(&t, &rule, s, 2, 100);
+	assert_string_equal(jw_handler_tally_top(&t), "cb0");
+	s[1] = fr(names[3], "app");
+	jw_handler_tally_add(&t, &rule, s, 2, 5);
+	assert_string_equal(jw_handler_tally_top(&t), "cb3");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -122,6 +182,8 @@ int main(void)
 		cmocka_unit_test(test_stacks_then_address),
 		cmocka_unit_test(test_stacks_over_site),
 		cmocka_unit_test(test_read_name),
+		cmocka_unit_test(test_tally),
+		cmocka_unit_test(test_tally_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arch/arch.h"
+#include "arch/x86_64_insn.h"
 
 /* poll select epoll_wait pselect6 ppoll epoll_pwait epoll_pwait2 (bpf/arch/x86.h has them too) */
 const long jw_arch_wait_syscalls[] = { 7, 23, 232, 270, 271, 281, 441 };
@@ -69,33 +70,6 @@ static void set_dest(unsigned int reg, struct jw_arch_insn *in)
 {
 	in->kind = reg == 4 || reg == 5 ? JW_INSN_UNKNOWN : JW_INSN_SKIPPABLE;
 	in->writes_arg = reg == 1 || reg == 2 || reg == 6 || reg == 7 || reg == 8 || reg == 9;
-}
-
-/*
- * The length of the ModRM operand at @p (the ModRM byte, a SIB byte, a displacement), of which
- * @len bytes are there; 0 when they are not all there.
- */
-static size_t modrm_len(const uint8_t *p, size_t len)
-{
-	unsigned int mod, rm;
-	size_t n = 1;
-
-	if (len < 1)
-		return 0;
-	mod = p[0] >> 6;
-	rm = p[0] & 7;
-	if (mod == 3)
-		return 1;
-	if (rm == 4) {
-		/* A SIB byte; its base 101 under mod 00 means a disp32 and no base. */
-		n = 2;
-		if (len >= 2 && mod == 0 && (p[1] & 7) == 5)
-			n += 4;
-	} else if (mod == 0 && rm == 5) {
-		n += 4;		/* RIP-relative */
-	}
-	n += mod == 1 ? 1 : mod == 2 ? 4 : 0;
-	return n <= len ? n : 0;
 }
 
 enum writes {
@@ -199,7 +173,7 @@ static bool decode_scratch(const uint8_t *p, size_t len, struct jw_arch_insn *in
 			return false;
 		op = 0x100 | p[i++];
 	}
-	m = i < len ? modrm_len(p + i, len - i) : 0;
+	m = i < len ? jw_x86_modrm_len(p + i, len - i) : 0;
 	if (!m)
 		return false;
 	modrm = p[i];
@@ -309,7 +283,7 @@ void jw_arch_decode_entry(const uint8_t *p, size_t len, struct jw_arch_insn *in)
 	}
 }
 
-/* ---- Instruction lengths, and the calls among them (handler sites) ---- */
+/* ---- The calls among a function's instructions (handler sites; lengths: x86_64_insn.c) ---- */
 
 unsigned int jw_arch_arg_reg(unsigned int i)
 {
@@ -321,219 +295,11 @@ unsigned int jw_arch_arg_reg(unsigned int i)
 /* ModRM's register numbers (rax rcx rdx rbx rsp rbp rsi rdi r8-r15) in DWARF numbering. */
 static const int dwarf_reg[16] = { 0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15 };
 
-/* Immediate sizes beyond a byte count. */
-#define IMM_Z 16	/* 4, or 2 under the operand-size prefix */
-#define IMM_V 17	/* mov $imm,%reg: 8 with REX.W, else as IMM_Z */
-#define IMM_MOFFS 18	/* an absolute address: 8, or 4 under the address-size prefix */
-#define IMM_GRP3 19	/* test $imm (f6/f7 /0 and /1): 1 for f6, IMM_Z for f7; else none */
-
-/* The one-byte opcode @op: whether it has a ModRM byte, its immediate; false if invalid. */
-static bool one_byte_op(unsigned int op, bool *modrm, int *imm)
-{
-	*modrm = false;
-	*imm = 0;
-	if (op < 0x40) {
-		switch (op & 7) {
-		case 0: case 1: case 2: case 3:
-			*modrm = true;
-			return true;
-		case 4:
-			*imm = 1;
-			return true;
-		case 5:
-			*imm = IMM_Z;
-			return true;
-		default:
-			return false;	/* prefixes were taken before; the rest is invalid */
-		}
-	}
-	switch (op) {
-	case 0x50 ... 0x5f: case 0x6c ... 0x6f: case 0x90 ... 0x99: case 0x9b ... 0x9f:
-	case 0xa4 ... 0xa7: case 0xaa ... 0xaf: case 0xc3: case 0xc9: case 0xcb: case 0xcc:
-	case 0xcf: case 0xd7: case 0xec ... 0xef: case 0xf1: case 0xf4: case 0xf5:
-	case 0xf8 ... 0xfd:
-		return true;
-	case 0x63: case 0x84 ... 0x8f: case 0xd0 ... 0xd3: case 0xd8 ... 0xdf: case 0xfe:
-	case 0xff:
-		*modrm = true;
-		return true;
-	case 0x6a: case 0x70 ... 0x7f: case 0xa8: case 0xb0 ... 0xb7: case 0xcd:
-	case 0xe0 ... 0xe7: case 0xeb:
-		*imm = 1;
-		return true;
-	case 0x68: case 0xa9:
-		*imm = IMM_Z;
-		return true;
-	case 0x69: case 0x81: case 0xc7:
-		*modrm = true;
-		*imm = IMM_Z;
-		return true;
-	case 0x6b: case 0x80: case 0x83: case 0xc0: case 0xc1: case 0xc6:
-		*modrm = true;
-		*imm = 1;
-		return true;
-	case 0xa0 ... 0xa3:
-		*imm = IMM_MOFFS;
-		return true;
-	case 0xb8 ... 0xbf:
-		*imm = IMM_V;
-		return true;
-	case 0xc2: case 0xca:
-		*imm = 2;
-		return true;
-	case 0xc8:
-		*imm = 3;
-		return true;
-	case 0xe8: case 0xe9:
-		*imm = 4;
-		return true;
-	case 0xf6: case 0xf7:
-		*modrm = true;
-		*imm = IMM_GRP3;
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* The same for 0f @op (0f 38 and 0f 3a are taken before). */
-static bool two_byte_op(unsigned int op, bool *modrm, int *imm)
-{
-	*modrm = true;
-	*imm = 0;
-	switch (op) {
-	case 0x04: case 0x0a: case 0x0c: case 0x24 ... 0x27: case 0x36: case 0x39:
-	case 0x3b ... 0x3f:
-		return false;
-	case 0x05 ... 0x09: case 0x0b: case 0x0e: case 0x30 ... 0x35: case 0x37: case 0x77:
-	case 0xa0 ... 0xa2: case 0xa8 ... 0xaa: case 0xc8 ... 0xcf:
-		*modrm = false;
-		return true;
-	case 0x80 ... 0x8f:
-		*modrm = false;
-		*imm = 4;
-		return true;
-	case 0x0f: case 0x70 ... 0x73: case 0xa4: case 0xac: case 0xba: case 0xc2:
-	case 0xc4 ... 0xc6:
-		*imm = 1;
-		return true;
-	default:
-		return true;
-	}
-}
-
-/* A VEX or EVEX instruction's opcode @op in map @map: its immediate (all have a ModRM byte). */
-static bool vex_op(unsigned int map, unsigned int op, bool *modrm, int *imm)
-{
-	*modrm = !(map == 1 && op == 0x77);	/* vzeroupper, vzeroall */
-	*imm = map == 3 || (map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 ||
-					 (op >= 0xc4 && op <= 0xc6)));
-	return map >= 1 && map <= 6 && map != 4;
-}
-
-/* What the decoder learns of one instruction. */
-struct x86_insn {
-	size_t len;
-	unsigned int op;	/* its one-byte opcode (0: another map) */
-	unsigned int rex;
-	const uint8_t *modrm;	/* its ModRM byte, or NULL */
-	const uint8_t *imm;	/* its immediate, or NULL */
-};
-
-static bool is_legacy_prefix(uint8_t b)
-{
-	return b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x2e ||
-	       b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65;
-}
-
-/* Decodes the instruction at @p (@len bytes there) into @in; false when it cannot. */
-static bool decode_len(const uint8_t *p, size_t len, struct x86_insn *in)
-{
-	bool opsize = false, addrsize = false, has_modrm;
-	size_t i = 0, n;
-	int imm;
-
-	memset(in, 0, sizeof(*in));
-	for (; i < len && i < 14 && is_legacy_prefix(p[i]); i++) {
-		opsize |= p[i] == 0x66;
-		addrsize |= p[i] == 0x67;
-	}
-	if (i < len && (p[i] & 0xf0) == 0x40)
-		in->rex = p[i++];
-	if (i >= len)
-		return false;
-	if (p[i] == 0xc5 || p[i] == 0xc4 || p[i] == 0x62) {
-		/* c5 RvvvvLpp, c4 RXBmmmmm WvvvvLpp, 62 and three payload bytes; then the opcode */
-		size_t payload = p[i] == 0xc5 ? 1 : p[i] == 0xc4 ? 2 : 3;
-		unsigned int map;
-
-		if (in->rex || i + payload + 1 >= len)
-			return false;
-		map = p[i] == 0xc5 ? 1 : p[i + 1] & (p[i] == 0x62 ? 7 : 31);
-		if (!vex_op(map, p[i + payload + 1], &has_modrm, &imm))
-			return false;
-		i += payload + 2;
-	} else if (p[i] == 0x0f) {
-		if (i + 1 >= len)
-			return false;
-		if (p[i + 1] == 0x38 || p[i + 1] == 0x3a) {
-			has_modrm = true;
-			imm = p[i + 1] == 0x3a;
-			i += 3;
-		} else {
-			if (!two_byte_op(p[i + 1], &has_modrm, &imm))
-				return false;
-			i += 2;
-		}
-	} else {
-		in->op = p[i];
-		if (!one_byte_op(p[i], &has_modrm, &imm))
-			return false;
-		i++;
-	}
-	if (has_modrm) {
-		if (i >= len)
-			return false;
-		in->modrm = p + i;
-		n = modrm_len(p + i, len - i);
-		if (!n)
-			return false;
-		i += n;
-	}
-	switch (imm) {
-	case IMM_Z:
-		imm = opsize && !(in->rex & 8) ? 2 : 4;
-		break;
-	case IMM_V:
-		imm = in->rex & 8 ? 8 : opsize ? 2 : 4;
-		break;
-	case IMM_MOFFS:
-		imm = addrsize ? 4 : 8;
-		break;
-	case IMM_GRP3:
-		imm = ((*in->modrm >> 3) & 7) > 1 ? 0 : in->op == 0xf6 ? 1 : opsize ? 2 : 4;
-		break;
-	}
-	in->imm = imm ? p + i : NULL;
-	i += imm;
-	if (i > 15 || i > len)
-		return false;
-	in->len = i;
-	return true;
-}
-
-size_t jw_arch_insn_len(const uint8_t *p, size_t len)
-{
-	struct x86_insn in;
-
-	return decode_len(p, len, &in) ? in.len : 0;
-}
-
 /*
  * Whether @in (at @at) is a call, described in @c, with @global the registers (hardware
  * numbers) last loaded from a fixed address.
  */
-static bool as_call(const struct x86_insn *in, size_t at, unsigned int global,
+static bool as_call(const struct jw_x86_insn *in, size_t at, unsigned int global,
 		    struct jw_arch_call *c)
 {
 	unsigned int mod, rm, base, index, sib, hw;
@@ -593,7 +359,7 @@ static bool as_call(const struct x86_insn *in, size_t at, unsigned int global,
  * The registers (hardware numbers) instruction @in may write, over-counted: whatever its ModRM
  * names as a register, the one in its opcode, and the implicit ones of the few that have them.
  */
-static unsigned int may_write(const struct x86_insn *in)
+static unsigned int may_write(const struct jw_x86_insn *in)
 {
 	unsigned int op = in->op, mask = 0;
 
@@ -629,7 +395,7 @@ static unsigned int may_write(const struct x86_insn *in)
  * The register a 64-bit "mov rel(%rip),%reg" or "lea rel(%rip),%reg" (@from: -1) or "mov
  * disp(%base),%reg" (@from: base) loads; -1 when @in is no such load.
  */
-static int load_of(const struct x86_insn *in, int *from)
+static int load_of(const struct jw_x86_insn *in, int *from)
 {
 	unsigned int m;
 
@@ -668,12 +434,12 @@ int jw_arch_scan_calls(const uint8_t *code, size_t len,
 	/* Registers last loaded from a fixed address, and through one of those (a table's entry). */
 	unsigned int fixed = 0, through = 0;
 	struct jw_arch_call c;
-	struct x86_insn in;
+	struct jw_x86_insn in;
 	size_t at = 0;
 	int ret, dest, from;
 
 	while (at < len) {
-		if (!decode_len(code + at, len - at, &in)) {
+		if (!jw_x86_decode(code + at, len - at, &in)) {
 			fixed = through = 0;
 			at++;
 			continue;

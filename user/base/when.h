@@ -6,6 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The forms jw_parse_when() takes, for a subcommand's --help. */
+#define JW_WHEN_HELP                                                                         \
+	"WHEN: 'YYYY-mm-dd[ HH:MM[:SS]]' or 'HH:MM[:SS]' (today), local time; a time ago as\n" \
+	"N followed by s, m, h or d ('2h'); '@EPOCH' seconds; 'now'.\n"
+
 /*
  * Parses @s into ns since the epoch, relative to @now_ns (ns since the epoch):
  *   "2026-11-25", "2026-11-25 14:30", "2026-11-25T14:30:05"   local time
@@ -15,11 +20,6 @@
  *   "now"
  * Returns 0, or -EINVAL with the accepted forms in @err.
  */
-/* The forms above, for a subcommand's --help. */
-#define JW_WHEN_HELP                                                                         \
-	"WHEN: 'YYYY-mm-dd[ HH:MM[:SS]]' or 'HH:MM[:SS]' (today), local time; a time ago as\n" \
-	"N followed by s, m, h or d ('2h'); '@EPOCH' seconds; 'now'.\n"
-
 int jw_parse_when(const char *s, int64_t now_ns, int64_t *out_ns, char *err, size_t errlen);
 
 #endif

@@ -6,6 +6,7 @@
 #include "base/demangle.h"
 #include "base/text.h"
 #include "process/preset.h"
+#include "process/presets.h"
 #include "report/handler.h"
 #include "report/stacktree.h"
 
@@ -62,4 +63,33 @@ const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_fac
 	if (f->from_stacks)
 		return f->from_stacks;
 	return jw_handler_hooked(p, f->probe_id, f->inner_probe, buf, len);
+}
+
+void jw_handler_tally_add(struct jw_handler_tally *t, const struct jw_stack_rule *rule,
+			  const struct jw_frame *frames, size_t n, uint32_t count)
+{
+	int j = jw_stack_rule_handler(rule, frames, n);
+	size_t k;
+
+	if (j < 0)
+		return;
+	for (k = 0; k < t->n && t->name[k] != frames[j].symbol; k++)
+		;
+	if (k == t->n) {
+		if (t->n == JW_HANDLER_TALLY_MAX)
+			return;
+		t->name[t->n] = frames[j].symbol;
+		t->count[t->n++] = 0;
+	}
+	t->count[k] += count;
+}
+
+const char *jw_handler_tally_top(const struct jw_handler_tally *t)
+{
+	size_t k, best = 0;
+
+	for (k = 1; k < t->n; k++)
+		if (t->count[k] > t->count[best])
+			best = k;
+	return t->n ? t->name[best] : NULL;
 }

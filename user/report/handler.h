@@ -16,7 +16,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/frame.h"
 #include "report/proc.h"
+
+#define JW_HANDLER_TALLY_MAX 16
+
+/* The functions a task's stacks show as its handler, and in how many periods each. */
+struct jw_handler_tally {
+	const char *name[JW_HANDLER_TALLY_MAX];
+	uint64_t count[JW_HANDLER_TALLY_MAX];
+	size_t n;
+};
 
 /* What the kernel recorded of a task (or a statistics row) that may name its handler. */
 struct jw_handler_facts {
@@ -45,5 +55,15 @@ const char *jw_handler_hooked(const struct jw_proc *p, uint32_t probe_id, uint32
  */
 const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_facts *f, char *buf,
 			    size_t len);
+
+/*
+ * Counts @count periods for the handler one stack (@frames, @n, outermost first) shows under
+ * the preset's @rule; a stack showing none, or a 17th name, is not counted.
+ */
+void jw_handler_tally_add(struct jw_handler_tally *t, const struct jw_stack_rule *rule,
+			  const struct jw_frame *frames, size_t n, uint32_t count);
+
+/* The handler seen in the most periods (the first seen of equals), or NULL. */
+const char *jw_handler_tally_top(const struct jw_handler_tally *t);
 
 #endif

@@ -5,38 +5,21 @@
 #include <time.h>
 
 #include "base/log.h"
-#include "process/presets.h"
-#include "report/report.h"
+#include "base/text.h"
 #include "report/handler.h"
+#include "report/report.h"
 #include "report/report_event.h"
 #include "report/report_hold.h"
 #include "report/report_pprof.h"
+#include "report/report_raw.h"
 #include "report/report_stack.h"
 #include "report/stacktree.h"
-#include "base/text.h"
 #include "report/trace.h"
+#include "report/waker.h"
 #include "stacks/debuginfo.h"
 #include "stacks/stacks.h"
-#include "output/rawfile.h"
 
 #define NS_PER_MS 1000000ULL
-
-#define KSYMS_PER_REPORT 2048
-
-struct ksym_list {
-	struct jw_raw_ksym v[KSYMS_PER_REPORT];
-	size_t n;
-};
-
-#define MAX_HANDLERS 16
-
-/* Functions seen as a task's handler in its samples, and how many periods each. */
-struct handler_tally {
-	const char *name[MAX_HANDLERS];
-	uint64_t count[MAX_HANDLERS];
-	size_t n;
-};
-
 
 struct jw_reporter {
 	struct jw_reporter_opts opts;
@@ -44,9 +27,8 @@ struct jw_reporter {
 	struct jw_buf line;
 	struct jw_buf waker_stack;	/* the current report's waker stack */
 	uint32_t unwound;		/* samples unwound for the current report */
-	struct handler_tally handlers;	/* the current report's handlers, from its stacks */
+	struct jw_handler_tally handlers;	/* the current report's, from its stacks */
 	char handler_text[JW_HANDLER_NAME_LEN + JW_HANDLER_FILE_LEN + 16];	/* a Python one */
-	struct ksym_list ksyms_used;	/* the current report's kernel symbols, for --raw */
 	bool raw_failed;		/* a raw capture write failed (said once) */
 	bool budgets_failed;		/* saving the budgets failed (said once) */
 	struct jw_report_counts counts;
@@ -94,37 +76,6 @@ const struct jw_report_counts *jw_reporter__counts(const struct jw_reporter *r)
 	return &r->counts;
 }
 
-/* Counts the handler one stack (outermost first) shows under the preset's @rule. */
-static void tally_handler(struct handler_tally *t, const struct jw_stack_rule *rule,
-			  const struct jw_frame *frames, size_t n, uint32_t count)
-{
-	int j = jw_stack_rule_handler(rule, frames, n);
-	size_t k;
-
-	if (j < 0)
-		return;
-	for (k = 0; k < t->n && t->name[k] != frames[j].symbol; k++)
-		;
-	if (k == t->n) {
-		if (t->n == MAX_HANDLERS)
-			return;
-		t->name[t->n] = frames[j].symbol;
-		t->count[t->n++] = 0;
-	}
-	t->count[k] += count;
-}
-
-/* The handler seen in the most periods, or NULL. */
-static const char *likeliest_handler(const struct handler_tally *t)
-{
-	size_t k, best = 0;
-
-	for (k = 1; k < t->n; k++)
-		if (t->count[k] > t->count[best])
-			best = k;
-	return t->n ? t->name[best] : NULL;
-}
-
 /*
  * Merges the samples into @tree, and into @profile unless NULL: sample_count sampling periods
  * evenly spaced over the task, a blocked sample standing for the periods it slept. @counts (n
@@ -165,7 +116,7 @@ static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *
 		nf = jw_stacks__frames(r->opts.stacks, proc->sym, samples[i], frames);
 		complete = jw_stacks_complete(frames, nf);
 		if (proc->handler_rule)
-			tally_handler(&r->handlers, proc->handler_rule, frames, nf, counts[i]);
+			jw_handler_tally_add(&r->handlers, proc->handler_rule, frames, nf, counts[i]);
 		ret = jw_stacktree__add(tree, frames, nf, complete, counts[i]);
 		if (!ret && profile) {
 			const struct jw_sample_rec *s = samples[i];
@@ -186,74 +137,6 @@ out:
 	free(frames);
 	free(weights);
 	return ret;
-}
-
-/* Whether any of the waker's kernel frames is named one of @names. */
-static bool waker_has(struct jw_reporter *r, const struct jw_task_rec *t,
-		      const char *const *names)
-{
-	struct jw_frame fr;
-	uint32_t i;
-	size_t j;
-
-	for (i = 0; i < t->n_waker_ips && i < JW_MAX_WAKER_FRAMES; i++) {
-		jw_ksyms__frame(r->opts.ksyms, t->waker_ips[i], &fr);
-		for (j = 0; fr.symbol && names[j]; j++)
-			if (strcmp(fr.symbol, names[j]) == 0)
-				return true;
-	}
-	return false;
-}
-
-/*
- * What ended the task's longest block: "timer" or "irq" when an interrupt did (seen in the
- * waking context's kernel stack, or the idle task was running), else the waking thread as
- * "name:tid". NULL when the task never slept.
- */
-static const char *describe_waker(struct jw_reporter *r, const struct jw_task_rec *t, char *buf,
-				  size_t len)
-{
-	static const char *const timer[] = { "hrtimer_wakeup", "process_timeout",
-					     "hrtimer_interrupt", "__hrtimer_run_queues",
-					     "run_timer_softirq", "call_timer_fn", NULL };
-	static const char *const irq[] = { "common_interrupt", "__common_interrupt",
-					   "handle_irq_event", "irq_exit_rcu", "handle_softirqs",
-					   "__do_softirq", "do_softirq", "__sysvec_call_function_single",
-					   NULL };
-	char comm[JW_COMM_LEN + 1];
-
-	if (!(t->waker_flags & JW_WAKER_KNOWN))
-		return NULL;
-	if (waker_has(r, t, timer))
-		return "timer";
-	if (waker_has(r, t, irq) || t->waker_tid == 0)
-		return "irq";
-	memcpy(comm, t->waker_comm, JW_COMM_LEN);
-	comm[JW_COMM_LEN] = '\0';
-	snprintf(buf, len, "%s:%u", comm, t->waker_tid);
-	return buf;
-}
-
-/* The waking context's kernel stack, leaf first, "<-"-joined, into @b. */
-static void waker_stack(struct jw_reporter *r, const struct jw_task_rec *t, struct jw_buf *b)
-{
-	struct jw_frame fr;
-	char name[256];
-	uint32_t i;
-
-	bool first = true;
-
-	for (i = 0; i < t->n_waker_ips && i < JW_MAX_WAKER_FRAMES; i++) {
-		jw_ksyms__frame(r->opts.ksyms, t->waker_ips[i], &fr);
-		/* The leaf frames are the tracepoint's and the BPF program's: not the waker's. */
-		if (first && (!fr.symbol || !strncmp(fr.symbol, "bpf_trace_run", 13) ||
-			      !strncmp(fr.symbol, "__bpf_trace_", 12) ||
-			      !strncmp(fr.symbol, "__traceiter_", 12)))
-			continue;
-		jw_buf_puts(b, first ? "" : "<-");
-		jw_buf_puts(b, jw_frame_name(&fr, name, sizeof(name)));
-		first = false;
-	}
 }
 
 /*
@@ -338,7 +221,7 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 		.file = t->handler_file,
 		.file_len = sizeof(t->handler_file),
 		.line = t->handler_line,
-		.from_stacks = proc->handler_rule ? likeliest_handler(&r->handlers) : NULL,
+		.from_stacks = proc->handler_rule ? jw_handler_tally_top(&r->handlers) : NULL,
 	}, r->handler_text, sizeof(r->handler_text));
 	ev->wall_ms = (double)wall / NS_PER_MS;
 	ev->cpu_ms = (double)(wall > off ? wall - off : 0) / NS_PER_MS;
@@ -437,108 +320,15 @@ static void add_profile(struct jw_reporter *r, struct jw_pprof *profile, struct 
 	}
 }
 
-/* Adds the kernel symbol @pc falls in to @b, unless it is there already. */
-static void add_ksym(struct jw_reporter *r, uint64_t pc, struct ksym_list *b)
+/* Appends the report to the raw capture; a failure is said once. */
+static void capture(struct jw_reporter *r, const struct jw_report_capture *c)
 {
-	struct jw_frame fr;
-	uint64_t start;
-	size_t i;
+	int ret = jw_report_capture(c);
 
-	jw_ksyms__frame(r->opts.ksyms, pc, &fr);
-	if (!fr.symbol)
-		return;
-	start = pc - fr.sym_off;
-	for (i = 0; i < b->n; i++)
-		if (b->v[i].addr == start)
-			return;
-	if (b->n < KSYMS_PER_REPORT)
-		b->v[b->n++] = (struct jw_raw_ksym){ .addr = start, .name = fr.symbol };
-}
-
-/* The kernel symbols a report's addresses need, and the scheduler text's bounds. */
-static void collect_ksyms(struct jw_reporter *r, const struct jw_task_rec *t,
-			  void *const *samples, const uint32_t *counts, size_t n,
-			  struct ksym_list *b)
-{
-	uint64_t lo, hi;
-	size_t i, j;
-
-	b->n = 0;
-	jw_ksyms__sched_text(r->opts.ksyms, &lo, &hi);
-	if (lo && hi) {
-		b->v[b->n++] = (struct jw_raw_ksym){ .addr = lo, .name = "__sched_text_start" };
-		b->v[b->n++] = (struct jw_raw_ksym){ .addr = hi, .name = "__sched_text_end" };
-	}
-	for (i = 0; i < n; i++) {
-		const struct jw_sample_rec *s = samples[i];
-
-		for (j = 0; counts[i] && j < s->n_kernel && j < JW_MAX_KERNEL_FRAMES; j++)
-			add_ksym(r, s->kernel_ips[j], b);
-	}
-	for (j = 0; j < t->n_waker_ips && j < JW_MAX_WAKER_FRAMES; j++)
-		add_ksym(r, t->waker_ips[j], b);
-	if (t->wchan_ip)
-		add_ksym(r, t->wchan_ip, b);
-}
-
-/*
- * Appends the report to the raw capture: the kept samples only, each weighted with the periods
- * it was kept for, so that replaying them keeps exactly these.
- */
-static void capture(struct jw_reporter *r, struct jw_proc *proc, const struct jw_task_rec *t,
-		    void *const *samples, const uint32_t *counts, size_t n,
-		    enum jw_verdict verdict, uint64_t time_ms)
-{
-	struct jw_raw_report raw = {
-		.verdict = verdict,
-		.time_ms = time_ms,
-		.pid = proc->target.pid,
-		.tid = proc->target.tid,
-		.uid = proc->target.uid,
-		.start_jiffies = proc->target.start_jiffies,
-		.start_boot_ns = proc->start_boot_ns,
-		.comm = proc->target.comm,
-		.exe = proc->target.exe,
-		.handlers = proc->handlers,
-		.n_handlers = JW_MAX_PROBES,
-		.task = t,
-		.task_size = sizeof(*t),
-		.loop = proc->loop,
-	};
-	struct jw_raw_module *mods = NULL;
-	const void **kept = calloc(n + 1, sizeof(*kept));
-	size_t *sizes = calloc(n + 1, sizeof(*sizes)), i;
-	int ret = -ENOMEM;
-
-	if (!kept || !sizes)
-		goto out;
-	for (i = 0; i < n; i++) {
-		struct jw_sample_rec *s = samples[i];
-
-		if (!counts[i])
-			continue;
-		s->weight = counts[i];
-		kept[raw.n_samples] = s;
-		sizes[raw.n_samples++] = s->hdr.size;
-	}
-	collect_ksyms(r, t, samples, counts, n, &r->ksyms_used);
-	raw.ksyms = r->ksyms_used.v;
-	raw.n_ksyms = r->ksyms_used.n;
-	raw.samples = kept;
-	raw.sample_sizes = sizes;
-	ret = jw_symbolizer__modules(proc->sym, &mods, &raw.n_modules);
-	if (ret)
-		goto out;
-	raw.modules = mods;
-	ret = jw_raw_write_report(r->opts.raw, &raw);
-out:
 	if (ret && !r->raw_failed) {
 		r->raw_failed = true;
 		jw_log(JW_LOG_WARN, "cannot write the raw capture: %s", strerror(-ret));
 	}
-	free(mods);
-	free(sizes);
-	free(kept);
 }
 
 /* Keeps the budgets in the log directory when a report spent one: a restart keeps them. */
@@ -623,16 +413,26 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 		verdict = jw_policy__decide(r->opts.policy, facts);
 	}
 	if (r->opts.raw)
-		capture(r, proc, t, samples, counts, n, verdict, time_ms);
+		capture(r, &(struct jw_report_capture){
+			.raw = r->opts.raw,
+			.ksyms = r->opts.ksyms,
+			.proc = proc,
+			.t = t,
+			.samples = samples,
+			.counts = counts,
+			.n = n,
+			.verdict = verdict,
+			.time_ms = time_ms,
+		});
 	fill_event(r, proc, t, time_ms, &ev);
 	/* No stack at all: null, as the stack log's "none". */
 	ev.heaviest_stack = *heaviest ? heaviest : NULL;
 	ev.group = *group ? group : NULL;
 	ev.burst = facts ? facts->burst : 0;
-	ev.waker = describe_waker(r, t, waker, sizeof(waker));
+	ev.waker = jw_waker_describe(r->opts.ksyms, t, waker, sizeof(waker));
 	jw_buf_reset(&r->waker_stack);
 	if (ev.waker)
-		waker_stack(r, t, &r->waker_stack);
+		jw_waker_stack(r->opts.ksyms, t, &r->waker_stack);
 	if (verdict == JW_VERDICT_STACK) {
 		add_stack_log(r, proc, t, tree, &ev, path, sizeof(path));
 		if (ev.log_over_limit)

@@ -14,6 +14,7 @@
 #include "base/when.h"
 #include "output/pprof.h"
 #include "session/export.h"
+#include "session/logargs.h"
 
 /* A profile file past this size is not read (pprof's own are far smaller). */
 #define MAX_FILE_BYTES (64 << 20)
@@ -21,8 +22,7 @@
 struct export {
 	const char *dir;
 	const char *out;
-	int64_t since_ns, until_ns;
-	long pid;		/* 0: every process */
+	struct jw_range range;
 	size_t merged, out_of_range, damaged;
 };
 
@@ -38,10 +38,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "  --format pprof     the output's format (pprof is the one there is)\n"
 	      "  -o, --output FILE  where the merged profile goes (gzipped profile.proto)\n"
-	      "  --since WHEN       only janks that began at WHEN or later\n"
-	      "  --until WHEN       only janks that began before WHEN\n"
-	      "  -p, --pid PID      only the janks of process PID\n"
-	      "\n" JW_WHEN_HELP,
+	      JW_RANGE_HELP "\n" JW_WHEN_HELP,
 	      f);
 }
 
@@ -50,16 +47,13 @@ static int parse_args(struct export *x, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "since", required_argument, NULL, 's' },
-		{ "until", required_argument, NULL, 'u' },
-		{ "pid", required_argument, NULL, 'p' },
+		JW_RANGE_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int64_t now = jw_clock_ns(CLOCK_REALTIME);
 	bool format = false;
-	char err[512], *end;
-	int c;
+	int c, ret;
 
 	optind = 0;
 	opterr = 0;
@@ -78,47 +72,24 @@ static int parse_args(struct export *x, int argc, char **argv)
 			break;
 		case 's':
 		case 'u':
-			if (jw_parse_when(optarg, now, c == 's' ? &x->since_ns : &x->until_ns, err,
-					  sizeof(err))) {
-				fprintf(stderr, "jankwatch: export: --%s: %s\n",
-					c == 's' ? "since" : "until", err);
-				return -EINVAL;
-			}
-			break;
 		case 'p':
-			errno = 0;
-			x->pid = strtol(optarg, &end, 10);
-			if (errno || *end || x->pid <= 0) {
-				fprintf(stderr, "jankwatch: export: --pid %s: not a process id\n",
-					optarg);
-				return -EINVAL;
-			}
+			ret = jw_range_option(&x->range, "export", c, optarg, now);
+			if (ret)
+				return ret;
 			break;
 		case 'h':
 			usage(stdout);
 			return 1;
-		case ':':
-			fprintf(stderr, "jankwatch: export: %s needs a value (--help for usage)\n",
-				argv[optind - 1]);
-			return -EINVAL;
 		default:
-			fprintf(stderr, "jankwatch: export: bad option '%s' (--help for usage)\n",
-				argv[optind - 1]);
-			return -EINVAL;
+			return jw_logargs_bad_option("export", c, argv);
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "jankwatch: export: give one log directory (--help for usage)\n");
-		return -EINVAL;
-	}
-	x->dir = argv[optind];
+	ret = jw_logargs_finish(&x->range, "export", argc, argv, &x->dir);
+	if (ret)
+		return ret;
 	if (!format || !x->out) {
 		fprintf(stderr, "jankwatch: export: give --format pprof and -o FILE (--help for "
 			"usage)\n");
-		return -EINVAL;
-	}
-	if (x->since_ns && x->until_ns && x->until_ns <= x->since_ns) {
-		fprintf(stderr, "jankwatch: export: --until is not after --since\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -181,7 +152,7 @@ static int merge_dir(struct export *x, struct jw_pprof *all)
 		return ret;
 	}
 	while ((de = readdir(d)) && ret != -ENOMEM) {
-		if (!is_profile(de->d_name, x->pid))
+		if (!is_profile(de->d_name, x->range.pid))
 			continue;
 		ret = read_file(dirfd(d), de->d_name, &data, &len);
 		if (ret) {
@@ -190,7 +161,8 @@ static int merge_dir(struct export *x, struct jw_pprof *all)
 			x->damaged++;
 			continue;
 		}
-		ret = jw_pprof__merge(all, data, len, x->since_ns, x->until_ns, err, sizeof(err));
+		ret = jw_pprof__merge(all, data, len, x->range.since_ns, x->range.until_ns, err,
+				      sizeof(err));
 		free(data);
 		if (ret == 1) {
 			x->merged++;
@@ -262,7 +234,8 @@ int jw_export_main(int argc, char **argv)
 				"outside it)\n", x.dir, x.out_of_range);
 		else
 			fprintf(stderr, "jankwatch: export: no profile in %s%s (jankwatch writes them "
-				"with --format pprof)\n", x.dir, x.pid ? " of that process" : "");
+				"with --format pprof)\n", x.dir,
+				x.range.pid ? " of that process" : "");
 		ret = -ENOENT;
 	}
 	if (!ret) {

@@ -11,14 +11,14 @@
 #include "base/jsonread.h"
 #include "base/when.h"
 #include "report/summary.h"
+#include "session/logargs.h"
 #include "session/logreport.h"
 
 #define DEFAULT_TOP 10
 
 struct logreport {
 	const char *dir;
-	int64_t since_ns, until_ns;
-	long pid;
+	struct jw_range range;
 	long top;
 	bool json;
 	size_t events, files_read;
@@ -35,9 +35,7 @@ static void usage(FILE *f)
 	      "time, the cause split, the usual handler and heaviest stack, the files written and\n"
 	      "what the back-off, the budgets and the quota withheld.\n"
 	      "\n"
-	      "  --since WHEN       only janks that began at WHEN or later\n"
-	      "  --until WHEN       only janks that began before WHEN\n"
-	      "  -p, --pid PID      only the janks of process PID\n"
+	      JW_RANGE_HELP
 	      "  --top N            the N groups that took the most time (default 10; 0: all)\n"
 	      "  --json             one JSON object instead of text\n"
 	      "\n" JW_WHEN_HELP,
@@ -47,17 +45,15 @@ static void usage(FILE *f)
 static int parse_args(struct logreport *lr, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "since", required_argument, NULL, 's' },
-		{ "until", required_argument, NULL, 'u' },
-		{ "pid", required_argument, NULL, 'p' },
+		JW_RANGE_OPTIONS,
 		{ "top", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int64_t now = jw_clock_ns(CLOCK_REALTIME);
-	char err[512], *end;
-	int c;
+	char *end;
+	int c, ret;
 
 	optind = 0;
 	opterr = 0;
@@ -66,21 +62,16 @@ static int parse_args(struct logreport *lr, int argc, char **argv)
 		switch (c) {
 		case 's':
 		case 'u':
-			if (jw_parse_when(optarg, now, c == 's' ? &lr->since_ns : &lr->until_ns,
-					  err, sizeof(err))) {
-				fprintf(stderr, "jankwatch: report: --%s: %s\n",
-					c == 's' ? "since" : "until", err);
-				return -EINVAL;
-			}
-			break;
 		case 'p':
+			ret = jw_range_option(&lr->range, "report", c, optarg, now);
+			if (ret)
+				return ret;
+			break;
 		case 't':
 			errno = 0;
-			*(c == 'p' ? &lr->pid : &lr->top) = strtol(optarg, &end, 10);
-			if (errno || *end || !*optarg || (c == 'p' ? lr->pid <= 0 : lr->top < 0)) {
-				fprintf(stderr, "jankwatch: report: %s %s: %s\n",
-					c == 'p' ? "--pid" : "--top", optarg,
-					c == 'p' ? "not a process id" : "not a count");
+			lr->top = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || lr->top < 0) {
+				fprintf(stderr, "jankwatch: report: --top %s: not a count\n", optarg);
 				return -EINVAL;
 			}
 			break;
@@ -90,26 +81,11 @@ static int parse_args(struct logreport *lr, int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 1;
-		case ':':
-			fprintf(stderr, "jankwatch: report: %s needs a value (--help for usage)\n",
-				argv[optind - 1]);
-			return -EINVAL;
 		default:
-			fprintf(stderr, "jankwatch: report: bad option '%s' (--help for usage)\n",
-				argv[optind - 1]);
-			return -EINVAL;
+			return jw_logargs_bad_option("report", c, argv);
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "jankwatch: report: give one log directory (--help for usage)\n");
-		return -EINVAL;
-	}
-	lr->dir = argv[optind];
-	if (lr->since_ns && lr->until_ns && lr->until_ns <= lr->since_ns) {
-		fprintf(stderr, "jankwatch: report: --until is not after --since\n");
-		return -EINVAL;
-	}
-	return 0;
+	return jw_logargs_finish(&lr->range, "report", argc, argv, &lr->dir);
 }
 
 /* An event line's fields, as the summary takes them. */
@@ -184,9 +160,7 @@ static int add_line(struct logreport *lr, const char *text, size_t len)
 		ret = 0;
 	} else if (!ret) {
 		begin_ns = (int64_t)l.e.begin_ms * 1000000;
-		if ((!lr->since_ns || begin_ns >= lr->since_ns) &&
-		    (!lr->until_ns || begin_ns < lr->until_ns) &&
-		    (!lr->pid || l.e.pid == (uint32_t)lr->pid)) {
+		if (jw_range_has(&lr->range, begin_ns, (long)l.e.pid)) {
 			ret = jw_summary__add(lr->sum, &l.e);
 			lr->events++;
 		}
