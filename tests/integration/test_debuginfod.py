@@ -4,10 +4,12 @@ by Debian's debuginfod on 127.0.0.1. --probe STRIPPED:dispatch, which the stripp
 attaches once its debug file is fetched (DEBUGINFOD_URLS), and the stack logs carry the
 functions and file:line the debug file has. Without DEBUGINFOD_URLS, or with the server
 stopped, the probe is refused in one line that says the symbols are missing; and a run without
---probe still reports the janks, saying once on stderr that the symbols are missing. A debug
-file under --debug-dir DIR/.build-id is found with no server at all."""
+--probe still reports the janks, saying once on stderr that the symbols are missing. A server
+that comes up later is asked again: the janks after it have file:line. A debug file under
+--debug-dir DIR/.build-id is found with no server at all."""
 import re
 import subprocess
+import time
 import urllib.request
 
 from jwtest import *
@@ -39,8 +41,8 @@ def free_port():
     return port
 
 
-def start_server():
-    port = free_port()
+def start_server(port=None):
+    port = port or free_port()
     server = subprocess.Popen([DEBUGINFOD, "-p", str(port), "-F", SERVED, "-d",
                                os.path.join(WORK, "db.sqlite"), "-t", "1"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -127,6 +129,41 @@ check(rc == 0 and len(events) >= 3, f"server stopped: the janks are still report
       f"{len(events)} events)")
 check(len(missing) == 1 and "debuginfod" in missing[0],
       f"server stopped: one line says the symbols are missing ({err})")
+logs.cleanup()
+
+# The server down at start and up later: the failed fetch is tried again 30 s after, and the
+# janks reported once it came name the functions with file:line; one line says the symbols are
+# missing, one more that they came.
+port = free_port()
+url = f"http://127.0.0.1:{port}"
+logs = LogDir()
+target = Proc([STRIPPED, "--busy", "--ms", "300", "--every", "700"])
+env = dict(os.environ, DEBUGINFOD_CACHE_PATH=os.path.join(WORK, "cache-late"), DEBUGINFOD_URLS=url)
+server = None
+try:
+    wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+    jw = subprocess.Popen([JW_BIN, "-p", str(target.pid), "--set", "ignore_startup_time=3",
+                           "--all", "--duration", "45", "--log-dir", logs.path],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(5)
+    server, _ = start_server(port)
+    out, errtext = jw.communicate(timeout=120)
+finally:
+    target.kill()
+    if server:
+        server.kill()
+        server.wait()
+events = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+named = [bool(SOURCE.search(open(ev["external_log"][0]).read())) for ev in events
+         if ev.get("external_log")]
+err = errtext.strip().splitlines()
+check(jw.returncode == 0 and len(named) >= 20 and not named[0] and named[-1] and
+      named == sorted(named),
+      f"server up late: the first janks are named without, the ones after the retry with "
+      f"file:line ({jw.returncode}, {named})")
+check(len([l for l in err if "symbols missing" in l]) == 1 and
+      len([l for l in err if "debuginfod answered" in l]) == 1,
+      f"server up late: one line says the symbols are missing, one that they came ({err})")
 logs.cleanup()
 
 # A local debug directory, by build-id: no server needed.

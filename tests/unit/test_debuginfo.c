@@ -203,6 +203,22 @@ static void test_server_down(void **state)
 	unsetenv("DEBUGINFOD_CACHE_PATH");
 }
 
+/* A failed fetch is tried again: "none" after libdebuginfod's 10 min, "unreached" backing off. */
+static void test_retry_schedule(void **state)
+{
+	const uint64_t s = 1000000000ULL;
+
+	(void)state;
+	assert_true(jw_debuginfo_retry_ns(-ENOENT, 1) == 600 * s);
+	assert_true(jw_debuginfo_retry_ns(-ENOENT, 9) == 600 * s);
+	assert_true(jw_debuginfo_retry_ns(-ECONNREFUSED, 1) == 30 * s);
+	assert_true(jw_debuginfo_retry_ns(-ECONNREFUSED, 2) == 60 * s);
+	assert_true(jw_debuginfo_retry_ns(-ETIMEDOUT, 4) == 240 * s);
+	assert_true(jw_debuginfo_retry_ns(-EHOSTUNREACH, 7) == 1800 * s);
+	assert_true(jw_debuginfo_retry_ns(-EHOSTUNREACH, 4000000000U) == 1800 * s);
+	assert_true(jw_debuginfo_retry_ns(-ENOSYS, 1) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +226,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_by_debuglink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_why_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_down, setup, teardown),
+		cmocka_unit_test(test_retry_schedule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

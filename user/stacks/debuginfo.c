@@ -37,6 +37,8 @@ struct entry {
 	enum jw_debug_state state;
 	char *path;		/* FOUND */
 	int err;		/* MISSING after a fetch: its -errno */
+	unsigned int tries;	/* fetches that failed */
+	uint64_t retry_ns;	/* MISSING after a fetch: when to ask again (CLOCK_MONOTONIC) */
 	bool waited;		/* someone waits for it, and says how it ended */
 };
 
@@ -49,7 +51,7 @@ struct jw_debuginfo {
 	pthread_t thread;
 	bool thread_started;
 	pthread_mutex_t lock;
-	pthread_cond_t work;	/* an entry to fetch, or stop */
+	pthread_cond_t work;	/* an entry to fetch, or stop (CLOCK_MONOTONIC) */
 	pthread_cond_t done;	/* a fetch ended */
 	struct entry *entries;
 	size_t n, cap;
@@ -256,14 +258,80 @@ static void say_failure(struct jw_debuginfo *d, const struct entry *e, int err)
 		       "own symbols", strerror(-err), e->elf ? e->elf : "?", e->id);
 }
 
-static struct entry *next_pending(struct jw_debuginfo *d)
+static uint64_t mono_ns(void)
 {
-	size_t i;
+	struct timespec ts;
 
-	for (i = 0; i < d->n; i++)
-		if (d->entries[i].state == JW_DEBUG_PENDING && !d->entries[i].path)
-			return &d->entries[i];
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t jw_debuginfo_retry_ns(int err, unsigned int tries)
+{
+	uint64_t ns = 30 * 1000000000ULL;
+
+	if (err == -ENOSYS || err == -ECANCELED)
+		return 0;
+	if (err == -ENOENT)
+		return 600 * 1000000000ULL;
+	while (--tries && ns < 1800 * 1000000000ULL)
+		ns *= 2;
+	return ns < 1800 * 1000000000ULL ? ns : 1800 * 1000000000ULL;
+}
+
+/*
+ * With the lock held: the next entry to fetch, a failed one queued again when its retry is
+ * due; else NULL, and @wake_ns the next retry's time (0: none).
+ */
+static struct entry *next_work(struct jw_debuginfo *d, uint64_t *wake_ns)
+{
+	uint64_t now = mono_ns();
+	struct entry *e;
+
+	*wake_ns = 0;
+	for (e = d->entries; e < d->entries + d->n; e++)
+		if (e->state == JW_DEBUG_PENDING && !e->path)
+			return e;
+	for (e = d->entries; e < d->entries + d->n; e++) {
+		if (e->state != JW_DEBUG_MISSING || !e->retry_ns)
+			continue;
+		if (e->retry_ns <= now) {
+			e->state = JW_DEBUG_PENDING;
+			e->retry_ns = 0;
+			d->queued++;
+			return e;
+		}
+		if (!*wake_ns || e->retry_ns < *wake_ns)
+			*wake_ns = e->retry_ns;
+	}
 	return NULL;
+}
+
+/* With the lock held: records how the fetch of @e ended (@fd, @path on success). */
+static void fetched(struct jw_debuginfo *d, struct entry *e, int fd, char **path)
+{
+	free(e->path);
+	e->path = fd >= 0 ? *path : NULL;
+	e->state = fd >= 0 ? JW_DEBUG_FOUND : JW_DEBUG_MISSING;
+	e->err = fd;
+	if (fd >= 0) {
+		*path = NULL;
+		d->generation++;
+		if (e->tries) {
+			jw_log(JW_LOG_INFO, "debuginfod answered: the debug file of %s came after %u "
+			       "failed %s", e->elf ? e->elf : e->id, e->tries,
+			       e->tries == 1 ? "try" : "tries");
+			/* A later failure is said again. */
+			d->n_said = 0;
+		}
+		return;
+	}
+	e->tries++;
+	e->retry_ns = jw_debuginfo_retry_ns(fd, e->tries);
+	if (e->retry_ns)
+		e->retry_ns += mono_ns();
+	if (!e->waited)
+		say_failure(d, e, fd);
 }
 
 /* The fetch thread: one build-id at a time, the lock dropped while libdebuginfod works. */
@@ -273,15 +341,24 @@ static void *fetcher(void *arg)
 	debuginfod_client *client = d->api.begin();
 	unsigned char bytes[64];
 	char id[BUILD_ID_HEX], *path = NULL;
-	struct entry *e;
+	struct timespec until;
+	uint64_t wake_ns;
+	struct entry *e = NULL;
 	int fd, n;
 
 	if (client && d->api.set_progressfn)
 		d->api.set_progressfn(client, progress);
 	pthread_mutex_lock(&d->lock);
 	for (;;) {
-		while (!d->stop && !(e = next_pending(d)))
-			pthread_cond_wait(&d->work, &d->lock);
+		while (!d->stop && !(e = next_work(d, &wake_ns))) {
+			if (!wake_ns) {
+				pthread_cond_wait(&d->work, &d->lock);
+				continue;
+			}
+			until.tv_sec = (time_t)(wake_ns / 1000000000ULL);
+			until.tv_nsec = (long)(wake_ns % 1000000000ULL);
+			pthread_cond_timedwait(&d->work, &d->lock, &until);
+		}
 		if (d->stop)
 			break;
 		snprintf(id, sizeof(id), "%s", e->id);
@@ -299,18 +376,8 @@ static void *fetcher(void *arg)
 		/* The table may have moved meanwhile: find the entry again. */
 		for (e = d->entries; e < d->entries + d->n && strcmp(e->id, id); e++)
 			;
-		if (e < d->entries + d->n) {
-			free(e->path);
-			e->path = fd >= 0 ? path : NULL;
-			e->state = fd >= 0 ? JW_DEBUG_FOUND : JW_DEBUG_MISSING;
-			e->err = fd;
-			if (fd >= 0) {
-				path = NULL;
-				d->generation++;
-			} else if (!e->waited) {
-				say_failure(d, e, fd);
-			}
-		}
+		if (e < d->entries + d->n)
+			fetched(d, e, fd, &path);
 		free(path);
 		d->queued--;
 		pthread_cond_broadcast(&d->done);
@@ -345,6 +412,7 @@ struct jw_debuginfo *jw_debuginfo__new(const char *debug_dir, uint64_t cache_byt
 {
 	struct jw_debuginfo *d = calloc(1, sizeof(*d));
 	const char *urls = getenv("DEBUGINFOD_URLS");
+	pthread_condattr_t attr;
 
 	if (!d)
 		return NULL;
@@ -355,7 +423,10 @@ struct jw_debuginfo *jw_debuginfo__new(const char *debug_dir, uint64_t cache_byt
 		return NULL;
 	}
 	pthread_mutex_init(&d->lock, NULL);
-	pthread_cond_init(&d->work, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&d->work, &attr);
+	pthread_condattr_destroy(&attr);
 	pthread_cond_init(&d->done, NULL);
 	cache_dir_of(d->cache_dir, sizeof(d->cache_dir));
 	if (urls && *urls) {

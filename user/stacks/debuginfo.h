@@ -5,6 +5,8 @@
  * the file, and from debuginfod when DEBUGINFOD_URLS is set. A debuginfod fetch runs on a
  * thread of its own, never in jankwatch's loop: a lookup that needs one queues it and says
  * PENDING; the fetched files live in libdebuginfod's cache, which is kept under a size bound.
+ * A fetch that failed is tried again later (jw_debuginfo_retry_ns()): a server down at start
+ * names the frames once it answers.
  * libdebuginfod is loaded with dlopen() when DEBUGINFOD_URLS is set, as libdw does.
  */
 #ifndef JW_DEBUGINFO_H
@@ -59,6 +61,13 @@ uint64_t jw_debuginfo__generation(struct jw_debuginfo *d);
 
 /* Fetches queued or under way. */
 size_t jw_debuginfo__pending(struct jw_debuginfo *d);
+
+/*
+ * How long after its @tries-th failed fetch (-errno @err) a debug file is asked for again: a
+ * server's "none" (-ENOENT) after 10 min, as long as libdebuginfod keeps such answers; a server
+ * not reached after 30 s, doubling up to 30 min; 0: never (no libdebuginfod client, exiting).
+ */
+uint64_t jw_debuginfo_retry_ns(int err, unsigned int tries);
 
 /* The store libdwfl's callbacks use (they take no context): set once, at start. */
 void jw_debuginfo_set_global(struct jw_debuginfo *d);
