@@ -258,6 +258,9 @@ static void test_name(void **state)
 	assert_string_equal(buf, "stack-4294967295-20240101000000-000.txt");
 	jw_stack_report_name(4242, 1709294400123, small, sizeof(small));
 	assert_string_equal(small, "stack-4242-");
+	/* The jank's id alone, as the profiles' jank label has it. */
+	jw_report_file_name(NULL, 4242, 1709294400123, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "4242-20240301120000-123");
 }
 
 int main(void)

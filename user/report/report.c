@@ -299,10 +299,10 @@ static void add_profile(struct jw_reporter *r, struct jw_pprof *profile, struct 
 	char id[128];
 	int ret;
 
-	jw_report_file_name("", ev->pid, ev->time_ms, NULL, id, sizeof(id));
+	jw_report_file_name(NULL, ev->pid, ev->time_ms, NULL, id, sizeof(id));
 	ret = jw_report_pprof_write(profile, &(struct jw_pprof_jank){
 		.ev = ev,
-		.id = id + 1,	/* past the empty kind's "-" */
+		.id = id,
 		.begin_ns = (int64_t)(t->start_ns + r->clocks.realtime_ns),
 		.wall_ns = (int64_t)(t->end_ns - t->start_ns),
 		.kept = ev->samples,

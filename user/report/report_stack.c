@@ -96,8 +96,8 @@ void jw_report_file_name(const char *kind, uint32_t pid, uint64_t time_ms, const
 
 	if (!localtime_r(&sec, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm))
 		snprintf(stamp, sizeof(stamp), "%" PRIu64, (uint64_t)sec);
-	snprintf(buf, len, "%s-%" PRIu32 "-%s-%03u%s", kind, pid, stamp,
-		 (unsigned int)(time_ms % 1000), suffix ? suffix : "");
+	snprintf(buf, len, "%s%s%" PRIu32 "-%s-%03u%s", kind ? kind : "", kind ? "-" : "", pid,
+		 stamp, (unsigned int)(time_ms % 1000), suffix ? suffix : "");
 }
 
 void jw_stack_report_name(uint32_t pid, uint64_t time_ms, char *buf, size_t len)

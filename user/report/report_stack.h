@@ -42,7 +42,8 @@ int jw_stack_report_write(const struct jw_stack_report *r, FILE *f);
 
 /*
  * A report file's name, "<kind>-<pid>-<YYYYmmddHHMMSS>-<ms><suffix>" (local time), for a report
- * raised at @time_ms, ms since the epoch; @suffix may be NULL.
+ * raised at @time_ms, ms since the epoch; @suffix may be NULL. With @kind NULL, the jank's id
+ * its files share: "<pid>-<YYYYmmddHHMMSS>-<ms>" (the profiles' jank label).
  */
 void jw_report_file_name(const char *kind, uint32_t pid, uint64_t time_ms, const char *suffix,
 			 char *buf, size_t len);
