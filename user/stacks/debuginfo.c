@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clocks.h"
 #include "base/log.h"
 #include "process/elfsym.h"
 #include "stacks/debuginfo.h"
@@ -258,14 +259,6 @@ static void say_failure(struct jw_debuginfo *d, const struct entry *e, int err)
 		       "own symbols", strerror(-err), e->elf ? e->elf : "?", e->id);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t jw_debuginfo_retry_ns(int err, unsigned int tries)
 {
 	uint64_t ns = 30 * 1000000000ULL;
@@ -279,13 +272,24 @@ uint64_t jw_debuginfo_retry_ns(int err, unsigned int tries)
 	return ns < 1800 * 1000000000ULL ? ns : 1800 * 1000000000ULL;
 }
 
+/* With the lock held: the entry of @id, or NULL. */
+static struct entry *find_entry(struct jw_debuginfo *d, const char *id)
+{
+	struct entry *e;
+
+	for (e = d->entries; e < d->entries + d->n; e++)
+		if (!strcmp(e->id, id))
+			return e;
+	return NULL;
+}
+
 /*
  * With the lock held: the next entry to fetch, a failed one queued again when its retry is
  * due; else NULL, and @wake_ns the next retry's time (0: none).
  */
 static struct entry *next_work(struct jw_debuginfo *d, uint64_t *wake_ns)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = (uint64_t)jw_clock_ns(CLOCK_MONOTONIC);
 	struct entry *e;
 
 	*wake_ns = 0;
@@ -329,7 +333,7 @@ static void fetched(struct jw_debuginfo *d, struct entry *e, int fd, char **path
 	e->tries++;
 	e->retry_ns = jw_debuginfo_retry_ns(fd, e->tries);
 	if (e->retry_ns)
-		e->retry_ns += mono_ns();
+		e->retry_ns += (uint64_t)jw_clock_ns(CLOCK_MONOTONIC);
 	if (!e->waited)
 		say_failure(d, e, fd);
 }
@@ -374,9 +378,8 @@ static void *fetcher(void *arg)
 			prune_cache(d, path);
 		pthread_mutex_lock(&d->lock);
 		/* The table may have moved meanwhile: find the entry again. */
-		for (e = d->entries; e < d->entries + d->n && strcmp(e->id, id); e++)
-			;
-		if (e < d->entries + d->n)
+		e = find_entry(d, id);
+		if (e)
 			fetched(d, e, fd, &path);
 		free(path);
 		d->queued--;
@@ -474,12 +477,10 @@ void jw_debuginfo__free(struct jw_debuginfo *d)
 /* The entry of @id, made (PENDING, the fetch queued) when new; NULL when the table is full. */
 static struct entry *entry_of(struct jw_debuginfo *d, const char *id, const char *elf)
 {
-	struct entry *e;
-	size_t i;
+	struct entry *e = find_entry(d, id);
 
-	for (i = 0; i < d->n; i++)
-		if (!strcmp(d->entries[i].id, id))
-			return &d->entries[i];
+	if (e)
+		return e;
 	if (d->n == MAX_ENTRIES)
 		return NULL;
 	if (d->n == d->cap) {
@@ -501,33 +502,17 @@ static struct entry *entry_of(struct jw_debuginfo *d, const char *id, const char
 	return e;
 }
 
-/* With the lock held: the state of @id in the table (fetching it if new), @path when FOUND. */
-static enum jw_debug_state remote_state(struct jw_debuginfo *d, const char *id, const char *elf,
-					char *path, size_t len)
+/*
+ * With the lock held: the state of entry @e (NULL: none, MISSING), @path when FOUND. Fetching
+ * when new is entry_of()'s; find_entry() only looks.
+ */
+static enum jw_debug_state state_of(const struct entry *e, char *path, size_t len)
 {
-	struct entry *e = entry_of(d, id, elf);
-
 	if (!e)
 		return JW_DEBUG_MISSING;
 	if (e->state == JW_DEBUG_FOUND)
 		snprintf(path, len, "%s", e->path);
 	return e->state;
-}
-
-/* With the lock held: what a fetch of @id brought, without asking for one (MISSING: none). */
-static enum jw_debug_state known_state(struct jw_debuginfo *d, const char *id, char *path,
-				       size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++) {
-		if (strcmp(d->entries[i].id, id))
-			continue;
-		if (d->entries[i].state == JW_DEBUG_FOUND)
-			snprintf(path, len, "%s", d->entries[i].path);
-		return d->entries[i].state;
-	}
-	return JW_DEBUG_MISSING;
 }
 
 enum jw_debug_state jw_debuginfo__lookup(struct jw_debuginfo *d, const char *build_id,
@@ -545,8 +530,8 @@ enum jw_debug_state jw_debuginfo__lookup(struct jw_debuginfo *d, const char *bui
 	    strlen(build_id) >= BUILD_ID_HEX)
 		return JW_DEBUG_MISSING;
 	pthread_mutex_lock(&d->lock);
-	st = fetch ? remote_state(d, build_id, elf_path, path, len) :
-		     known_state(d, build_id, path, len);
+	st = state_of(fetch ? entry_of(d, build_id, elf_path) : find_entry(d, build_id), path,
+		      len);
 	pthread_mutex_unlock(&d->lock);
 	return st;
 }
@@ -573,7 +558,8 @@ enum jw_debug_state jw_debuginfo__wait(struct jw_debuginfo *d, const char *build
 		e = entry_of(d, build_id, elf_path);
 		if (e)
 			e->waited = true;
-		while ((st = remote_state(d, build_id, elf_path, path, len)) == JW_DEBUG_PENDING &&
+		while ((st = state_of(entry_of(d, build_id, elf_path), path, len)) ==
+			       JW_DEBUG_PENDING &&
 		       pthread_cond_timedwait(&d->done, &d->lock, &until) != ETIMEDOUT)
 			;
 		/* The entry may have moved while the lock was dropped. */
