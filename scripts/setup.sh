@@ -4,7 +4,8 @@
 # Quiet and quick when everything is present; runs `apt-get update` once when not.
 #   --arch arm64   also what the arm64 cross build needs (the :arm64 libraries, the cross
 #                  compiler, qemu's user-mode emulation for its unit tests)
-#   --vm           also what scripts/vmtest.sh needs (qemu, busybox, cpio)
+#   --vm           also what scripts/vmtest.sh needs (qemu, busybox, cpio, the archive keyring
+#                  its kernels of Debian 11 and unstable are checked against)
 set -euo pipefail
 
 packages=(
@@ -28,7 +29,7 @@ arm64=(
 	libprotobuf-c-dev:arm64
 	qemu-user
 )
-vm=(qemu-system-x86 qemu-system-arm busybox-static cpio xz-utils zstd)
+vm=(qemu-system-x86 qemu-system-arm busybox-static cpio xz-utils zstd debian-archive-keyring)
 
 while (($#)); do
 	case $1 in

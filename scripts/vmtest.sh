@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Runs jankwatch in a VM on Debian 12's own kernel of a given version and architecture: fetches
-# the kernel package (and busybox and python3.11 of that architecture) with apt into a cache,
-# builds a busybox initramfs holding the architecture's build, its libraries and the test
-# targets, boots it under qemu, and either runs a command inside or runs the VM suite
-# (tests/vm/) followed by one test on the host (the VM's raw capture named by the host's build).
+# Runs jankwatch in a VM on Debian's kernel of a given series and architecture (Debian 12's own
+# 6.1 and 6.12, Debian 11's 5.10, unstable's newest): fetches the kernel package (and Debian 12's
+# busybox and python3.11 of that architecture) with apt into a cache, builds a busybox initramfs
+# holding the architecture's build, its libraries and the test targets, boots it under qemu, and
+# either runs a command inside or runs the VM suite (tests/vm/) followed by one test on the host
+# (the VM's raw capture named by the host's build).
 set -euo pipefail
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,10 +26,11 @@ ARM64_BUILD=${JW_BUILD_ARM64:-$SRC/build-arm64}
 usage()
 {
 	cat <<'EOF'
-usage: scripts/vmtest.sh --arch x86_64|arm64 --kernel 6.1|6.12 [OPTIONS] [-- CMD ...]
+usage: scripts/vmtest.sh --arch x86_64|arm64 --kernel 5.10|6.1|6.12|unstable [OPTIONS] [-- CMD ...]
 
-Boots Debian 12's kernel of that version and architecture under qemu with jankwatch's build
-(build/ for x86_64, build-arm64/ for arm64), its libraries, the test targets and python3.11.
+Boots Debian's kernel of that series and architecture under qemu (6.1, 6.12: Debian 12's own;
+5.10: Debian 11's; unstable: Debian unstable's newest) with jankwatch's build (build/ for
+x86_64, build-arm64/ for arm64), its libraries, the test targets and Debian 12's python3.11.
 With -- CMD: runs CMD inside as root (one argument: a shell command line; several: the argv),
 prints its output and exits with its status. Without: runs the VM suite (tests/vm/tests.list)
 and one host test; the last line is "N passed, M failed".
@@ -58,6 +60,14 @@ bad_usage()
 	exit 2
 }
 
+# kernel_series_list SEP: the kernel series --kernel takes, joined by SEP.
+kernel_series_list()
+{
+	local IFS=$'\n' list
+	list="${KERNEL_SERIES[*]}"
+	echo "${list//$'\n'/$1}"
+}
+
 # parse_args ARGS...: sets ARCH, SERIES, SHARE, TIMEOUT, VERBOSE, NO_BUILD, CMD.
 parse_args()
 {
@@ -81,7 +91,7 @@ parse_args()
 		esac
 	done
 	[[ -n $ARCH ]] || bad_usage "--arch x86_64|arm64 is required"
-	[[ -n $SERIES ]] || bad_usage "--kernel 6.1|6.12 is required"
+	[[ -n $SERIES ]] || bad_usage "--kernel $(kernel_series_list '|') is required"
 	((!HAVE_CMD || ${#CMD[@]})) || bad_usage "-- needs a command"
 	((HAVE_CMD || !NO_BUILD)) || bad_usage "--no-build runs a command only (-- CMD)"
 	if [[ -z $TIMEOUT ]]; then
@@ -98,7 +108,8 @@ set_option()
 		ARCH=$2
 		;;
 	--kernel)
-		[[ $2 == 6.1 || $2 == 6.12 ]] || bad_usage "--kernel must be 6.1 or 6.12, not '$2'"
+		[[ " ${KERNEL_SERIES[*]} " == *" $2 "* ]] ||
+			bad_usage "--kernel must be one of $(kernel_series_list ', '), not '$2'"
 		SERIES=$2
 		;;
 	--share)

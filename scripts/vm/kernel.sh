@@ -1,8 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
-# Sourced by scripts/vmtest.sh: Debian 12's kernel package of one version and architecture,
-# resolved from its metapackage and unpacked in the cache, and the modules the VM loads from it.
+# Sourced by scripts/vmtest.sh: Debian's kernel package of one series and architecture, resolved
+# from its metapackage and unpacked in the cache, and the modules the VM loads from it. The
+# series: Debian 12's own 6.1 and 6.12 (the system's package index), Debian 11's 5.10 and
+# unstable's newest (private indexes, apt.sh).
 # Needs: apt.sh, die().
+
+# The kernel series, as --kernel names them.
+# shellcheck disable=SC2034 # read by vmtest.sh
+KERNEL_SERIES=(5.10 6.1 6.12 unstable)
 
 # Modules the VM needs that Debian may build as modules: 9p over virtio for the shares, the
 # virtio-rng entropy source. Built-in ones are skipped, dependencies come first.
@@ -12,9 +18,20 @@ KERNEL_WANTED_MODULES=(virtio_pci 9pnet_virtio 9p virtio_rng)
 kernel_metapackage()
 {
 	case $2 in
-	6.1) echo "linux-image-$1" ;;
+	5.10 | 6.1 | unstable) echo "linux-image-$1" ;;
 	6.12) echo "linux-image-6.12-$1" ;;
 	*) die "no kernel series $2" ;;
+	esac
+}
+
+# kernel_index SERIES: the package index that has the series (APT_INDEX): empty for the system's
+# (Debian 12), bullseye for 5.10 (with its security updates), sid for unstable.
+kernel_index()
+{
+	case $1 in
+	5.10) echo bullseye ;;
+	unstable) echo sid ;;
+	*) echo ;;
 	esac
 }
 
@@ -26,25 +43,90 @@ kernel_package()
 	meta=$(kernel_metapackage "$1" "$2")
 	pkg=$(apt_depends "$meta" "$1" | grep -m 1 '^linux-image-' || true)
 	if [[ -z $pkg ]]; then
-		apt-get update -qq >/dev/null 2>&1 || die "apt-get update failed while resolving $meta:$1"
+		apt_update /dev/null || die "apt-get update failed while resolving $meta:$1"
 		pkg=$(apt_depends "$meta" "$1" | grep -m 1 '^linux-image-' || true)
 	fi
 	[[ -n $pkg ]] || die "cannot resolve $meta:$1 to a kernel package (no linux-image- dependency)"
 	echo "$pkg"
 }
 
-# kernel_fetch DEB_ARCH SERIES: unpacks the kernel package; sets KERNEL_PKG, KERNEL_ROOT,
-# KERNEL_RELEASE, KERNEL_IMAGE, KERNEL_MODDIR.
+# kernel_candidates DEB_ARCH META: the kernel packages of every version of metapackage META in
+# APT_INDEX's private index, newest first (for bullseye: its security updates, then its last
+# point release), each after its -unsigned build when the index has one; one a line.
+kernel_candidates()
+{
+	local pkg
+	apt_private_ready
+	for pkg in $(apt_run apt-cache show "$2:$1" 2>/dev/null | sed -n 's/^Depends: //p' |
+		tr ',' '\n' | sed -n 's/^ *\(linux-image-[^ ]*\).*/\1/p'); do
+		[[ -n $(apt_field "$pkg-unsigned" "$1" Version) ]] && echo "$pkg-unsigned"
+		echo "$pkg"
+	done
+}
+
+# kernel_private_package DEB_ARCH SERIES: the kernel package of a series of a private index: the
+# first of kernel_candidates whose packages the archive serves (a mirror may lack the newest of
+# an architecture), saying so when it is not the newest.
+kernel_private_package()
+{
+	local meta pkg part newest=
+	meta=$(kernel_metapackage "$1" "$2")
+	for pkg in $(kernel_candidates "$1" "$meta"); do
+		newest=${newest:-${pkg%-unsigned}}
+		for part in $(kernel_parts "$1" "$pkg"); do
+			apt_fetchable "$part" "$1" || continue 2
+		done
+		[[ ${pkg%-unsigned} == "$newest" ]] ||
+			echo "vmtest: the archive does not serve $newest:$1; using $pkg" >&2
+		echo "$pkg"
+		return 0
+	done
+	[[ -n $newest ]] || die "the $APT_INDEX package index has no $meta:$1"
+	die "the archive serves none of the kernels $meta:$1 names (newest: $newest)"
+}
+
+# kernel_parts DEB_ARCH PKG: the packages that hold kernel package PKG's files, one a line: PKG,
+# and when PKG only gathers them (unstable's linux-image-<release> depends on linux-base-,
+# linux-binary- and linux-modules-<release>), the packages of its release it depends on.
+kernel_parts()
+{
+	local release=${2#linux-image-} dep
+	echo "$2"
+	for dep in $(apt_depends "$2" "$1"); do
+		[[ $dep == linux-*-"$release" ]] && echo "$dep"
+	done
+	return 0
+}
+
+# kernel_fetch DEB_ARCH SERIES: unpacks the kernel package (all its parts in one directory); sets
+# KERNEL_PKG, KERNEL_ROOT, KERNEL_RELEASE, KERNEL_IMAGE, KERNEL_MODDIR. The image is
+# /boot/vmlinuz-<release>, or /usr/lib/modules/<release>/vmlinuz where Debian now puts it.
 kernel_fetch()
 {
-	local image
-	KERNEL_PKG=$(kernel_package "$1" "$2")
-	KERNEL_ROOT=$(apt_unpack "$KERNEL_PKG" "$1")
-	image=$(find "$KERNEL_ROOT/boot" -maxdepth 1 -name 'vmlinuz-*' | head -n 1)
-	[[ -n $image ]] || die "$KERNEL_PKG has no /boot/vmlinuz-*"
+	local image APT_INDEX
+	local -a parts
+	# shellcheck disable=SC2034 # read by apt.sh's functions called from here
+	APT_INDEX=$(kernel_index "$2")
+	if [[ -z $APT_INDEX ]]; then
+		KERNEL_PKG=$(kernel_package "$1" "$2")
+	else
+		KERNEL_PKG=$(kernel_private_package "$1" "$2")
+	fi
+	mapfile -t parts < <(kernel_parts "$1" "$KERNEL_PKG")
+	KERNEL_ROOT=$(apt_unpack "$KERNEL_PKG" "$1" "${parts[@]:1}")
+	image=$(find "$KERNEL_ROOT/boot" -maxdepth 1 -name 'vmlinuz-*' 2>/dev/null |
+		head -n 1 || true)
+	if [[ -n $image ]]; then
+		KERNEL_RELEASE=${image##*/vmlinuz-}
+	else
+		image=$(find "$KERNEL_ROOT"/{,usr/}lib/modules -mindepth 2 -maxdepth 2 -name vmlinuz \
+			2>/dev/null | head -n 1 || true)
+		[[ -n $image ]] || die "$KERNEL_PKG has no /boot/vmlinuz-* nor /usr/lib/modules/*/vmlinuz"
+		KERNEL_RELEASE=${image%/vmlinuz}
+		KERNEL_RELEASE=${KERNEL_RELEASE##*/}
+	fi
 	# shellcheck disable=SC2034 # read by qemu.sh
 	KERNEL_IMAGE=$image
-	KERNEL_RELEASE=${image##*/vmlinuz-}
 	KERNEL_MODDIR=$KERNEL_ROOT/lib/modules/$KERNEL_RELEASE
 	[[ -d $KERNEL_MODDIR ]] || KERNEL_MODDIR=$KERNEL_ROOT/usr/lib/modules/$KERNEL_RELEASE
 	[[ -d $KERNEL_MODDIR ]] || die "$KERNEL_PKG has no modules directory for $KERNEL_RELEASE"
