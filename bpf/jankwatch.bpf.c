@@ -11,7 +11,6 @@
 #include "jankwatch/abi.h"
 #include "jankwatch/stats_add.h"
 #include "jankwatch/task_rec.h"
-#include "arch/arch.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -28,10 +27,18 @@ const volatile __u64 sample_period_ns = 10 * 1000000ULL;	/* a block counts one s
 const volatile __u32 wait_probe_id;
 /* The kernel lets a program read its cookie from the run context: see probe_cookie(). */
 const volatile bool cookie_in_run_ctx = false;
+/* The compatible build (kernel.bpf.h): the kernel has attach cookies, else probe_cookies. */
+const volatile bool has_attach_cookie = true;
+/* The compatible build: the size of a task's kernel stack (THREAD_SIZE), for task_user_regs(). */
+const volatile __u32 thread_size = 16384;
 /* The lowest threshold in force. Reloadable. */
 __u64 report_min_ns = 150 * 1000000ULL;
 /* Record (time) one task in this many in each statistics row; every task is counted. Reloadable. */
 __u32 stats_every = 1;
+
+/* What the programs take from the kernel, and the CPU, in this build of the object. */
+#include "kernel.bpf.h"
+#include "arch/arch.h"
 
 /*
  * The parts, each using only those before it: the state and its lookups, the interpreter reads,

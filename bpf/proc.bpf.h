@@ -31,10 +31,10 @@ static void send_proc(struct task_struct *p, __u16 type, __u16 flags, __u32 pare
 	rec->hdr.type = type;
 	rec->hdr.flags = flags;
 	rec->hdr.size = sizeof(*rec);
-	rec->hdr.pid = p->tgid;
-	rec->hdr.tid = p->pid;
+	rec->hdr.pid = KREAD(p, tgid);
+	rec->hdr.tid = KREAD(p, pid);
 	rec->hdr.ts_ns = bpf_ktime_get_ns();
-	rec->start_boot_ns = p->start_boottime;
+	rec->start_boot_ns = KREAD(p, start_boottime);
 	rec->parent = parent;
 	rec->pad = 0;
 	bpf_probe_read_kernel_str(rec->comm, sizeof(rec->comm), p->comm);
@@ -46,14 +46,14 @@ static void send_proc(struct task_struct *p, __u16 type, __u16 flags, __u32 pare
  * A new process of a followed one that follows its children is followed as its parent is, here,
  * before it runs: it cannot fork or exec unseen. New threads return at the first comparison.
  */
-SEC("tp_btf/sched_process_fork")
+JW_TRACEPOINT(sched_process_fork)
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid, tgid = child->tgid, *flags, inherited;
+	__u32 ptgid, tgid = KREAD(child, tgid), *flags, inherited;
 
-	if (!follow_on || child->pid != tgid)
+	if (!follow_on || KREAD(child, pid) != tgid)
 		return 0;
-	ptgid = parent->tgid;
+	ptgid = KREAD(parent, tgid);
 	flags = bpf_map_lookup_elem(&followed, &ptgid);
 	if (!flags || !(*flags & JW_FOLLOW_CHILDREN))
 		return 0;
@@ -72,19 +72,25 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
  * process that execs an --exe file, which is followed from here. A process followed only while
  * it runs an --exe file (JW_FOLLOW_EXE) that execs another is followed no longer.
  */
-SEC("tp_btf/sched_process_exec")
+JW_TRACEPOINT(sched_process_exec)
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
+#if JW_COMPAT
+	struct inode *inode = BPF_CORE_READ(bprm, file, f_inode);
+	struct jw_exe_key key = { .dev = BPF_CORE_READ(inode, i_sb, s_dev),
+				  .ino = BPF_CORE_READ(inode, i_ino) };
+#else
 	struct inode *inode = bprm->file->f_inode;
 	struct jw_exe_key key = { .dev = inode->i_sb->s_dev, .ino = inode->i_ino };
+#endif
 	struct jw_task_state *s = task_state_of(p);
-	__u32 tgid = p->tgid, *flags, add;
+	__u32 tgid = KREAD(p, tgid), *flags, add;
 	__u16 rec_flags = 0;
 
 	if (s && s->depth) {
 		s->depth = 0;
 		s->flags |= JW_TASK_EXITED;
-		finish_task(s, p->pid, bpf_ktime_get_ns());
+		finish_task(s, KREAD(p, pid), bpf_ktime_get_ns());
 	}
 	flags = follow_on ? bpf_map_lookup_elem(&followed, &tgid) : NULL;
 	if (bpf_map_lookup_elem(&watched_exes, &key)) {
@@ -114,7 +120,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
  * unfollowed, and user space hears of it. One task storage lookup per thread exit, and a hash
  * lookup for a process's last one while some process is followed.
  */
-SEC("tp_btf/sched_process_exit")
+JW_TRACEPOINT(sched_process_exit)
 int BPF_PROG(on_exit, struct task_struct *p)
 {
 	struct jw_task_state *s = task_state_of(p);
@@ -123,12 +129,20 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	if (s && s->depth) {
 		s->depth = 0;
 		s->flags |= JW_TASK_EXITED;
-		finish_task(s, p->pid, bpf_ktime_get_ns());
+		finish_task(s, KREAD(p, pid), bpf_ktime_get_ns());
 	}
+#if JW_COMPAT
+	/* Task storage goes with its task; the hash standing for it, here. */
+	if (s) {
+		__u32 tid = KREAD(p, pid);
+
+		bpf_map_delete_elem(&thread_link, &tid);
+	}
+#endif
 	/* The group's last thread: the others exited (or an exec in a thread removed them). */
 	if (!follow_on || BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
-	tgid = p->tgid;
+	tgid = KREAD(p, tgid);
 	if (bpf_map_delete_elem(&followed, &tgid))
 		return 0;
 	send_proc(p, JW_REC_EXIT, 0, 0);

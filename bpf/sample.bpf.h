@@ -7,57 +7,16 @@
 #ifndef JW_BPF_SAMPLE_H
 #define JW_BPF_SAMPLE_H
 
-struct stack_vma {
-	__u64 start;
-	__u64 end;
-};
-
-static long stack_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
-{
-	((struct stack_vma *)data)->start = vma->vm_start;
-	((struct stack_vma *)data)->end = vma->vm_end;
-	return 0;
-}
-
 /*
- * Copies the top of the user stack for DWARF unwinding, from JW_RED_ZONE bytes below sp when
- * the stack's mapping has them, to its end at most: a read that crosses it would fail whole.
- * The red zone is there for the CFI of an epilogue that has popped the callee-saved registers
- * but still says they are saved (gcc's, at a `ret`): their values are still below sp. Sets
- * rec->stack_below and returns the bytes copied.
+ * Copies [@base, @base + @size) of the user stack page by page, up to the first page that cannot
+ * be read: one never touched (the random gap the kernel leaves above a new process's initial
+ * stack), or past the mapping's end. The frames all lie below. Returns the bytes copied, 0 when
+ * none at or above sp (rec->stack_below bytes above @base) were.
  */
-static __u32 copy_user_stack(struct task_struct *task, struct jw_sample_rec *rec)
+static __always_inline __u32 copy_stack_pages(struct jw_sample_rec *rec, __u64 base, __u64 size)
 {
-	__u64 sp = rec->regs[JW_UREG_SP], base = sp, off = 0;
-	struct stack_vma vma = {};
-	__u64 size = stack_bytes;
+	__u64 off = 0;
 
-	rec->stack_below = 0;
-	/*
-	 * bpf_find_vma() fails with EBUSY while another BPF program's deferred mmap unlock is
-	 * pending on this CPU (a second jankwatch sampling the same thread in the same tick): then
-	 * the copy starts at sp and the page-by-page copy below finds the end of the mapping itself.
-	 */
-	if (!bpf_find_vma(task, sp, stack_vma_cb, &vma, 0)) {
-		if (vma.end <= sp)
-			return 0;
-		if (sp - vma.start >= JW_RED_ZONE)
-			base = sp - JW_RED_ZONE;
-		if (vma.end - base < size)
-			size = vma.end - base;
-	}
-	size &= ~7ULL;
-	barrier_var(size);
-	if (size > stack_bytes || size <= sp - base)
-		return 0;
-	rec->stack_below = sp - base;
-	if (!bpf_probe_read_user(rec->stack, size, (void *)base))
-		return size;
-	/*
-	 * A page of the range was never touched (the random gap the kernel leaves above a new
-	 * process's initial stack), or the range passes the mapping's end: copy page by page up
-	 * to it. The frames all lie below.
-	 */
 	for (int i = 0; i < JW_MAX_STACK_BYTES / CHUNK + 1; i++) {
 		__u64 chunk = CHUNK - ((base + off) & (CHUNK - 1));
 
@@ -83,6 +42,79 @@ static __u32 copy_user_stack(struct task_struct *task, struct jw_sample_rec *rec
 	return off;
 }
 
+#if !JW_COMPAT
+struct stack_vma {
+	__u64 start;
+	__u64 end;
+};
+
+static long stack_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	((struct stack_vma *)data)->start = vma->vm_start;
+	((struct stack_vma *)data)->end = vma->vm_end;
+	return 0;
+}
+
+/*
+ * Copies the top of the user stack for DWARF unwinding, from JW_RED_ZONE bytes below sp when
+ * the stack's mapping has them, to its end at most: a read that crosses it would fail whole.
+ * The red zone is there for the CFI of an epilogue that has popped the callee-saved registers
+ * but still says they are saved (gcc's, at a `ret`): their values are still below sp. Sets
+ * rec->stack_below and returns the bytes copied.
+ */
+static __u32 copy_user_stack(struct task_struct *task, struct jw_sample_rec *rec)
+{
+	__u64 sp = rec->regs[JW_UREG_SP], base = sp;
+	struct stack_vma vma = {};
+	__u64 size = stack_bytes;
+
+	rec->stack_below = 0;
+	/*
+	 * bpf_find_vma() fails with EBUSY while another BPF program's deferred mmap unlock is
+	 * pending on this CPU (a second jankwatch sampling the same thread in the same tick): then
+	 * the copy starts at sp and the page-by-page copy finds the end of the mapping itself.
+	 */
+	if (!bpf_find_vma(task, sp, stack_vma_cb, &vma, 0)) {
+		if (vma.end <= sp)
+			return 0;
+		if (sp - vma.start >= JW_RED_ZONE)
+			base = sp - JW_RED_ZONE;
+		if (vma.end - base < size)
+			size = vma.end - base;
+	}
+	size &= ~7ULL;
+	barrier_var(size);
+	if (size > stack_bytes || size <= sp - base)
+		return 0;
+	rec->stack_below = sp - base;
+	if (!bpf_probe_read_user(rec->stack, size, (void *)base))
+		return size;
+	return copy_stack_pages(rec, base, size);
+}
+#else
+/*
+ * The same without bpf_find_vma (the compatible build): the red zone when it is on sp's page or
+ * can be read, then page by page from there (a read of the whole range would mostly cross the
+ * mapping's end, which is not known here, and fail).
+ */
+static __u32 copy_user_stack(struct task_struct *task, struct jw_sample_rec *rec)
+{
+	__u64 sp = rec->regs[JW_UREG_SP], base = sp;
+	__u64 size = stack_bytes & ~7ULL;
+
+	(void)task;
+	rec->stack_below = 0;
+	if (((sp - JW_RED_ZONE) & ~(CHUNK - 1ULL)) == (sp & ~(CHUNK - 1ULL)) ||
+	    !bpf_probe_read_user(rec->stack, JW_RED_ZONE, (void *)(sp - JW_RED_ZONE)))
+		base = sp - JW_RED_ZONE;
+	barrier_var(size);
+	if (size > stack_bytes || size <= sp - base)
+		return 0;
+	rec->stack_below = sp - base;
+	return copy_stack_pages(rec, base, size);
+}
+#endif
+
 /*
  * The return addresses that pending return probes (ours or anyone's) replaced with the uprobes
  * trampoline, from the kernel's own list, innermost first, and the trampoline's address.
@@ -106,6 +138,8 @@ out:
 	rec->n_rets = n;
 }
 
+#if !JW_COMPAT
+/* The compatible build has no bpf_loop: user space puts them back (stacks.c's fp_stack()). */
 struct fp_returns {
 	struct jw_sample_rec *rec;
 	__u32 k;	/* the pending returns put back so far */
@@ -143,11 +177,12 @@ static void put_back_fp_returns(struct jw_sample_rec *rec)
 	if (rec->n_rets && rec->tramp && rec->n_user)
 		bpf_loop(JW_MAX_USER_FRAMES, put_back_fp_return, &c, 0);
 }
+#endif
 
 /*
  * Fills @rec with the current thread's stacks: kernel and frame-pointer user ips, and in DWARF
  * modes the user registers, the top of the user stack and the pending return addresses.
- * Inlined: @ctx is a perf_event context in one caller, a tp_btf one in the other.
+ * Inlined: @ctx is a perf_event context in one caller, a tracepoint's in the other.
  */
 static __always_inline void fill_sample(void *ctx, struct task_struct *task, struct jw_task_state *s,
 					struct jw_sample_rec *rec, __u16 kind, __u64 now)
@@ -157,7 +192,7 @@ static __always_inline void fill_sample(void *ctx, struct task_struct *task, str
 	rec->hdr.type = JW_REC_SAMPLE;
 	rec->hdr.flags = 0;
 	rec->hdr.pid = s->pid;
-	rec->hdr.tid = task->pid;
+	rec->hdr.tid = current_tid(task);
 	rec->hdr.ts_ns = now;
 	rec->seq = s->seq;
 	rec->mode = unwind_mode;
@@ -173,12 +208,23 @@ static __always_inline void fill_sample(void *ctx, struct task_struct *task, str
 	}
 	rec->stack_size = 0;
 	copy_pending_returns(task, rec);
+#if JW_COMPAT
+	{
+		const struct pt_regs *regs = task_user_regs(task);
+
+		if (regs)
+			copy_user_regs(regs, rec->regs);
+		else
+			__builtin_memset(rec->regs, 0, sizeof(rec->regs));
+	}
+#else
 	put_back_fp_returns(rec);
 	/*
 	 * The user registers, also when the thread is inside a system call: for DWARF, and for a
 	 * frame-pointer walk the link register (arm64), which holds a leaf's caller.
 	 */
-	copy_user_regs((const struct pt_regs *)bpf_task_pt_regs(task), rec->regs);
+	copy_user_regs(task_user_regs(task), rec->regs);
+#endif
 	if (unwind_mode != JW_UNWIND_FP)
 		rec->stack_size = copy_user_stack(task, rec);
 	rec->hdr.size = sizeof(*rec) + rec->stack_size;
@@ -187,7 +233,7 @@ static __always_inline void fill_sample(void *ctx, struct task_struct *task, str
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 	struct jw_task_state *s = watched_state(task, false);
 	struct jw_sample_rec *rec;
 

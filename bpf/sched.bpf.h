@@ -88,7 +88,7 @@ static void block_ends(struct jw_task_state *s, __u64 d)
 /* The state sched_switch's prev_state shows: its highest TASK_REPORT bit, as the kernel's. */
 static __u32 report_state(struct task_struct *p, bool preempt)
 {
-	__u32 state = p->__state, bits;
+	__u32 state = task_state(p), bits;
 
 	if (preempt)
 		return JW_STATE_PREEMPTED;
@@ -96,7 +96,7 @@ static __u32 report_state(struct task_struct *p, bool preempt)
 		return 0x80;
 	if (state & 0x1000)		/* TASK_RTLOCK_WAIT shows as uninterruptible */
 		return 0x02;
-	bits = (state | p->exit_state) & 0x7f;
+	bits = (state | KREAD(p, exit_state)) & 0x7f;
 	for (int i = 6; i >= 0; i--)
 		if (bits & (1U << i))
 			return 1U << i;
@@ -106,23 +106,23 @@ static __u32 report_state(struct task_struct *p, bool preempt)
 /* A context switch where a traced process's thread leaves or takes the CPU. */
 static void trace_switch(bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u32 a = prev->tgid, b = next->tgid;
+	__u32 a = KREAD(prev, tgid), b = KREAD(next, tgid);
 	struct jw_sched_rec *rec;
 
 	if (!bpf_map_lookup_elem(&trace_pids, &a) && !bpf_map_lookup_elem(&trace_pids, &b))
 		return;
-	rec = trace_reserve(sizeof(*rec), JW_REC_SCHED, a, prev->pid, bpf_ktime_get_ns());
+	rec = trace_reserve(sizeof(*rec), JW_REC_SCHED, a, KREAD(prev, pid), bpf_ktime_get_ns());
 	if (!rec)
 		return;
 	rec->kind = JW_SCHED_SWITCH;
 	rec->cpu = bpf_get_smp_processor_id();
 	bpf_probe_read_kernel_str(rec->comm, sizeof(rec->comm), prev->comm);
-	rec->prio = prev->prio;
+	rec->prio = KREAD(prev, prio);
 	rec->prev_state = report_state(prev, preempt);
 	rec->other_pid = b;
-	rec->other_tid = next->pid;
+	rec->other_tid = KREAD(next, pid);
 	bpf_probe_read_kernel_str(rec->other_comm, sizeof(rec->other_comm), next->comm);
-	rec->other_prio = next->prio;
+	rec->other_prio = KREAD(next, prio);
 	rec->target_cpu = 0;
 	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 }
@@ -132,7 +132,7 @@ static void trace_waking(struct task_struct *p)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct jw_sched_rec *rec;
-	__u32 pid = p->tgid;
+	__u32 pid = KREAD(p, tgid);
 
 	if (!bpf_map_lookup_elem(&trace_pids, &pid))
 		return;
@@ -142,13 +142,13 @@ static void trace_waking(struct task_struct *p)
 	rec->kind = JW_SCHED_WAKING;
 	rec->cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
-	rec->prio = p->prio;
+	rec->prio = KREAD(p, prio);
 	rec->prev_state = 0;
 	rec->other_pid = pid;
-	rec->other_tid = p->pid;
+	rec->other_tid = KREAD(p, pid);
 	bpf_probe_read_kernel_str(rec->other_comm, sizeof(rec->other_comm), p->comm);
-	rec->other_prio = p->prio;
-	rec->target_cpu = BPF_CORE_READ(p, thread_info.cpu);
+	rec->other_prio = rec->prio;
+	rec->target_cpu = task_cpu(p);
 	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 }
 
@@ -159,7 +159,7 @@ static void trace_waking(struct task_struct *p)
  * threads that are not watched, one task storage lookup that finds nothing, and a second one
  * only while some watched thread is off the CPU inside a task.
  */
-SEC("tp_btf/sched_switch")
+JW_TRACEPOINT(sched_switch)
 int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct jw_task_state *s;
@@ -181,7 +181,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			__sync_fetch_and_add(&off_cpu_watched, 1);
 		s->off_ns = now;
 		s->switches++;
-		if (preempt || prev->__state == TASK_RUNNING)
+		if (preempt || task_state(prev) == TASK_RUNNING)
 			s->off_state = JW_OFF_RUNQ;
 		else if (BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
 			s->off_state = JW_OFF_IO;
@@ -218,7 +218,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
  * Who wakes a sleeping watched thread: runs in the waker's context (sched_wakeup may run on the
  * wakee's CPU, in someone else's). One task storage lookup for every other wakeup.
  */
-SEC("tp_btf/sched_waking")
+JW_TRACEPOINT(sched_waking)
 int BPF_PROG(on_sched_waking, struct task_struct *p)
 {
 	struct jw_task_state *s = task_state_of(p);
@@ -236,9 +236,9 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 		first_wakeup(p, s);
 	if (!s->off_ns || s->off_state == JW_OFF_RUNQ)
 		return 0;
-	cur = bpf_get_current_task_btf();
-	s->waker.pid = cur->tgid;
-	s->waker.tid = cur->pid;
+	cur = current_task();
+	s->waker.pid = current_tgid(cur);
+	s->waker.tid = current_tid(cur);
 	/* Interrupt or timer context shows in the kernel stack; user space tells them apart. */
 	s->waker.flags = JW_WAKER_KNOWN;
 	bpf_get_current_comm(s->waker.comm, sizeof(s->waker.comm));

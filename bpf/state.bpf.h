@@ -40,13 +40,37 @@ struct {
 
 __u32 tid_unindexed;
 
-/* A watched thread's slot, in its task storage: how the programs without a cookie find it. */
+/*
+ * A watched thread's slot, in its task storage: how the programs without a cookie find it. In
+ * the compatible build, a hash by tid instead, whose entry goes when the thread exits.
+ */
+#if JW_COMPAT
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct jw_thread_link);
+} thread_link SEC(".maps");
+#else
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct jw_thread_link);
 } thread_link SEC(".maps");
+#endif
+
+/*
+ * The compatible build on a kernel without attach cookies: a probe's cookie by its process and
+ * address (see probe_cookie()). Sized by user space; unused, at one entry, in the full build.
+ * Preallocated: before 6.1 tracing programs may not use a hash that allocates as it goes.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct jw_probe_addr);
+	__type(value, __u64);
+} probe_cookies SEC(".maps");
 
 /* By slot, the code of the library a watched thread's callback sites are in; sized by user space. */
 struct {
@@ -173,6 +197,26 @@ static __always_inline void count_drop(enum jw_drop what)
 	__sync_fetch_and_add(&drops[what], 1);
 }
 
+#if JW_COMPAT
+/*
+ * A uprobe's cookie: the kernel's attach cookie where it has them (5.15), else the one user
+ * space wrote for the probe's address in this process; 0 for a probe it does not know (a return
+ * probe is at no address of its own: its programs do not ask).
+ */
+static __always_inline __u64 probe_cookie(struct pt_regs *ctx, struct task_struct *task)
+{
+	struct jw_probe_addr key = { .pid = bpf_get_current_pid_tgid() >> 32 };
+	__u64 *cookie;
+
+	(void)task;
+	if (has_attach_cookie)
+		return bpf_get_attach_cookie(ctx);
+	/* The kernel sets the ip to the probed address before it runs the handlers (handle_swbp). */
+	key.addr = PT_REGS_IP(ctx);
+	cookie = bpf_map_lookup_elem(&probe_cookies, &key);
+	return cookie ? *cookie : 0;
+}
+#else
 /*
  * A probe's cookie, read from the run context the kernel set up for it (what
  * bpf_get_attach_cookie() reads) when the kernel lets a program cast that pointer
@@ -191,6 +235,7 @@ static __always_inline __u64 probe_cookie(struct pt_regs *ctx, struct task_struc
 	run_ctx = bpf_rdonly_cast(task->bpf_ctx, bpf_core_type_id_kernel(struct bpf_trace_run_ctx));
 	return run_ctx->bpf_cookie;
 }
+#endif
 
 /* The state in slot @slot, when it is thread @tid's. */
 static __always_inline struct jw_task_state *slot_state(__u32 slot, __u32 tid)
@@ -206,7 +251,7 @@ static __always_inline struct jw_task_state *slot_state(__u32 slot, __u32 tid)
  */
 static __always_inline struct jw_task_state *task_state_of(struct task_struct *task)
 {
-	__u32 tid = task->pid, bucket = jw_tid_bucket(tid);
+	__u32 tid = KREAD(task, pid), bucket = jw_tid_bucket(tid);
 	__u32 *slot = bpf_map_lookup_elem(&tid_index, &bucket);
 	struct jw_thread_link *l;
 
@@ -218,7 +263,11 @@ static __always_inline struct jw_task_state *task_state_of(struct task_struct *t
 	}
 	if (!tid_unindexed)
 		return NULL;
+#if JW_COMPAT
+	l = bpf_map_lookup_elem(&thread_link, &tid);
+#else
 	l = bpf_task_storage_get(&thread_link, task, 0, 0);
+#endif
 	return l ? slot_state(l->slot, tid) : NULL;
 }
 
@@ -228,6 +277,14 @@ static __always_inline struct jw_task_state *task_state_of(struct task_struct *t
  */
 static void link_state(struct task_struct *task, struct jw_task_state *s, __u32 slot)
 {
+#if JW_COMPAT
+	struct jw_thread_link link = { .slot = slot };
+	__u32 tid = current_tid(task);
+
+	s->linked = 1;
+	if (bpf_map_update_elem(&thread_link, &tid, &link, BPF_ANY))
+		count_drop(JW_DROP_STATE);
+#else
 	struct jw_thread_link *l;
 
 	s->linked = 1;
@@ -237,6 +294,7 @@ static void link_state(struct task_struct *task, struct jw_task_state *s, __u32 
 		return;
 	}
 	l->slot = slot;
+#endif
 }
 
 /*
@@ -245,7 +303,7 @@ static void link_state(struct task_struct *task, struct jw_task_state *s, __u32 
  */
 static struct jw_task_state *watched_new_state(struct task_struct *task)
 {
-	__u32 tid = task->pid;
+	__u32 tid = current_tid(task);
 	struct jw_task_state *s;
 	struct jw_watch *w;
 
@@ -287,7 +345,7 @@ static __always_inline struct jw_task_state *probe_state(struct task_struct *tas
 	if (!slot)
 		return watched_state(task, create);
 	slot--;
-	s = slot_state(slot, task->pid);
+	s = slot_state(slot, current_tid(task));
 	if (s && create && !s->linked)
 		link_state(task, s, slot);
 	return s;

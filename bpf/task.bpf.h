@@ -378,11 +378,15 @@ SEC("uprobe")
 int dispatch_enter(struct pt_regs *ctx)
 {
 	__u64 sp = ctx_sp(ctx), now, cookie;
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 	struct jw_task_state *s;
 	__u32 tid, depth;
 
 	cookie = probe_cookie(ctx, task);
+#if JW_COMPAT
+	if (!cookie)
+		return 0;	/* a probe whose address user space did not register */
+#endif
 	s = probe_state(task, cookie, true);
 	if (!s)
 		return 0;
@@ -393,7 +397,7 @@ int dispatch_enter(struct pt_regs *ctx)
 	if ((cookie & JW_COOKIE_INNER) && s->depth == 0)
 		return 0;
 	now = bpf_ktime_get_ns();
-	tid = task->pid;
+	tid = current_tid(task);
 	/*
 	 * An open dispatch whose entry sp is at or below this one's cannot still be running: its
 	 * exit was lost (longjmp, exception). Close it so it cannot wedge the thread.
@@ -426,14 +430,12 @@ int dispatch_enter(struct pt_regs *ctx)
 	return 0;
 }
 
-SEC("uprobe")
-int dispatch_exit(struct pt_regs *ctx)
+/* A dispatch's exit (probe @cookie) with stack pointer @sp: the dispatches it ends close. */
+static __always_inline int exit_dispatch(__u64 sp, struct task_struct *task, __u64 cookie)
 {
-	__u64 sp = ctx_sp(ctx), cookie, limit;
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct jw_task_state *s;
+	__u64 limit;
 
-	cookie = probe_cookie(ctx, task);
 	s = probe_state(task, cookie, false);
 	if (!s)
 		return 0;
@@ -447,10 +449,37 @@ int dispatch_exit(struct pt_regs *ctx)
 		s->depth--;
 	}
 	if (s->depth == 1 && s->cur_probe)
-		close_inner(s, task->pid, bpf_ktime_get_ns(), false);
+		close_inner(s, current_tid(task), bpf_ktime_get_ns(), false);
 	else if (s->depth == 0)
-		finish_task(s, task->pid, bpf_ktime_get_ns());
+		finish_task(s, current_tid(task), bpf_ktime_get_ns());
 	return 0;
+}
+
+SEC("uprobe")
+int dispatch_exit(struct pt_regs *ctx)
+{
+	__u64 sp = ctx_sp(ctx), cookie;
+	struct task_struct *task = current_task();
+
+	cookie = probe_cookie(ctx, task);
+#if JW_COMPAT
+	if (!cookie)
+		return 0;
+#endif
+	return exit_dispatch(sp, task, cookie);
+}
+
+/*
+ * A dispatch's return probe where the kernel has no attach cookies (the compatible build): a
+ * return probe is at no address of its own to find its cookie by, and a return needs none but
+ * its kind; the thread's state is found by its tid.
+ */
+SEC("uprobe")
+int dispatch_return(struct pt_regs *ctx)
+{
+	__u64 sp = ctx_sp(ctx);
+
+	return exit_dispatch(sp, current_task(), JW_COOKIE_RETPROBE);
 }
 
 #endif

@@ -13,9 +13,9 @@ static __noinline bool asleep_in_wait(struct task_struct *p)
 {
 	const struct pt_regs *regs;
 
-	if (p->__state == TASK_RUNNING)
+	if (task_state(p) == TASK_RUNNING)
 		return false;
-	regs = (const struct pt_regs *)bpf_task_pt_regs(p);
+	regs = task_user_regs(p);
 	return regs && is_wait_syscall(syscall_nr(regs));
 }
 
@@ -54,7 +54,7 @@ static __noinline void first_wakeup(struct task_struct *p, struct jw_task_state 
 	ready = bpf_map_lookup_elem(&probes_ready, &slot);
 	if (!ready || !*ready)
 		return;
-	regs = (const struct pt_regs *)bpf_task_pt_regs(p);
+	regs = task_user_regs(p);
 	if (!regs || !is_wait_syscall(syscall_nr(regs)))
 		return;	/* asleep elsewhere (a lock, a read): still armed */
 	/* Tentative: a wakeup that finds nothing ready puts it back to sleep in the same wait. */
@@ -102,7 +102,7 @@ static __always_inline void wait_returned(struct task_struct *task, __u64 cookie
 		/* A task still open when a wait returns lost its end: close it there. */
 		s->depth = 0;
 		s->flags |= JW_TASK_NO_EXIT;
-		finish_task(s, task->pid, now);
+		finish_task(s, current_tid(task), now);
 	}
 	/* A wait that returned without sleeping found its work ready: the run begins now. */
 	if (!s->wake_ns)
@@ -124,24 +124,37 @@ static __always_inline void wait_entered(struct task_struct *task, __u64 cookie)
 	if (s->depth == 0)
 		return;
 	s->depth = 0;
-	finish_task(s, task->pid, bpf_ktime_get_ns());
+	finish_task(s, current_tid(task), bpf_ktime_get_ns());
+}
+
+/*
+ * A wait probe's cookie; where the kernel has no attach cookies (the compatible build), the
+ * waits' probe id, the thread found by its tid: every wait probe is the same but for its slot.
+ */
+static __always_inline __u64 wait_cookie(struct pt_regs *ctx, struct task_struct *task)
+{
+#if JW_COMPAT
+	if (!has_attach_cookie)
+		return wait_probe_id;
+#endif
+	return probe_cookie(ctx, task);
 }
 
 SEC("uprobe")
 int wait_return(struct pt_regs *ctx)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 
-	wait_returned(task, probe_cookie(ctx, task));
+	wait_returned(task, wait_cookie(ctx, task));
 	return 0;
 }
 
 SEC("uprobe")
 int wait_enter(struct pt_regs *ctx)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 
-	wait_entered(task, probe_cookie(ctx, task));
+	wait_entered(task, wait_cookie(ctx, task));
 	return 0;
 }
 
@@ -151,19 +164,19 @@ int wait_enter(struct pt_regs *ctx)
  * the tracing path. For any other call, one comparison.
  */
 
-SEC("tp_btf/sys_enter")
+JW_TRACEPOINT(sys_enter)
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
 	if (is_wait_syscall(id))
-		wait_entered(bpf_get_current_task_btf(), 0);
+		wait_entered(current_task(), 0);
 	return 0;
 }
 
-SEC("tp_btf/sys_exit")
+JW_TRACEPOINT(sys_exit)
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	if (is_wait_syscall(syscall_nr(regs)))
-		wait_returned(bpf_get_current_task_btf(), wait_probe_id);
+		wait_returned(current_task(), wait_probe_id);
 	return 0;
 }
 
@@ -195,7 +208,7 @@ static __always_inline void count_rate(__u32 which)
 		(*n)++;
 }
 
-SEC("tp_btf/sys_enter")
+JW_TRACEPOINT(sys_enter)
 int BPF_PROG(count_syscalls, struct pt_regs *regs, long id)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();

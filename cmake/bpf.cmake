@@ -40,28 +40,52 @@ add_custom_command(
 	COMMENT "Generating vmlinux.h from ${JW_VMLINUX_BTF}"
 	VERBATIM)
 
-# jw_bpf_skeleton(NAME SOURCE [HEADERS...]) -> interface target NAME_skel providing NAME.skel.h
+# jw_bpf_skeleton(NAME SOURCE) -> interface target NAME_skel providing NAME.skel.h and
+# NAME_compat.skel.h: the object built twice (bpf/kernel.bpf.h), the full one for kernels with
+# every facility it uses and the compatible one (-DJW_COMPAT=1) for older kernels and kernels
+# without BTF. Both have the same maps, programs and variables, laid out alike, so that user
+# space opens either through the one skeleton: scripts/skel-same.sh checks it at build time.
 function(jw_bpf_skeleton name source)
-	set(obj ${JW_BPF_GEN}/${name}.bpf.o)
-	set(skel ${JW_BPF_GEN}/${name}.skel.h)
 	file(GLOB bpf_headers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/bpf/*.h ${CMAKE_SOURCE_DIR}/bpf/arch/*.h
 	     ${CMAKE_SOURCE_DIR}/include/jankwatch/*.h)
+	set(skels)
+	foreach(variant full compat)
+		if(variant STREQUAL full)
+			set(stem ${name})
+			set(compat 0)
+		else()
+			set(stem ${name}_compat)
+			set(compat 1)
+		endif()
+		set(obj ${JW_BPF_GEN}/${stem}.bpf.o)
+		set(skel ${JW_BPF_GEN}/${stem}.skel.h)
+		add_custom_command(
+			OUTPUT ${obj}
+			COMMAND ${JW_CLANG} -g -O2 -target bpf -D__TARGET_ARCH_${JW_BPF_ARCH}
+				-DJW_COMPAT=${compat} -Wall -Werror
+				-I${JW_BPF_GEN} -I${CMAKE_SOURCE_DIR}/include -I${CMAKE_SOURCE_DIR}/bpf
+				-c ${source} -o ${obj}
+			DEPENDS ${source} ${bpf_headers} ${JW_BPF_GEN}/vmlinux.h
+			COMMENT "Compiling BPF object ${stem}.bpf.o"
+			VERBATIM)
+		add_custom_command(
+			OUTPUT ${skel}
+			COMMAND sh -c "${JW_BPFTOOL} gen skeleton ${obj} name ${stem}_bpf > ${skel}.tmp"
+			COMMAND ${CMAKE_COMMAND} -E rename ${skel}.tmp ${skel}
+			DEPENDS ${obj}
+			COMMENT "Generating BPF skeleton ${stem}.skel.h"
+			VERBATIM)
+		list(APPEND skels ${skel})
+	endforeach()
+	set(same ${JW_BPF_GEN}/${name}.skel-same)
 	add_custom_command(
-		OUTPUT ${obj}
-		COMMAND ${JW_CLANG} -g -O2 -target bpf -D__TARGET_ARCH_${JW_BPF_ARCH} -Wall -Werror
-			-I${JW_BPF_GEN} -I${CMAKE_SOURCE_DIR}/include -I${CMAKE_SOURCE_DIR}/bpf
-			-c ${source} -o ${obj}
-		DEPENDS ${source} ${bpf_headers} ${JW_BPF_GEN}/vmlinux.h
-		COMMENT "Compiling BPF object ${name}.bpf.o"
+		OUTPUT ${same}
+		COMMAND ${CMAKE_SOURCE_DIR}/scripts/skel-same.sh ${skels} ${name}_bpf ${name}_compat_bpf
+		COMMAND ${CMAKE_COMMAND} -E touch ${same}
+		DEPENDS ${skels} ${CMAKE_SOURCE_DIR}/scripts/skel-same.sh
+		COMMENT "Checking that the two builds of ${name}.bpf.o share one skeleton layout"
 		VERBATIM)
-	add_custom_command(
-		OUTPUT ${skel}
-		COMMAND sh -c "${JW_BPFTOOL} gen skeleton ${obj} name ${name}_bpf > ${skel}.tmp"
-		COMMAND ${CMAKE_COMMAND} -E rename ${skel}.tmp ${skel}
-		DEPENDS ${obj}
-		COMMENT "Generating BPF skeleton ${name}.skel.h"
-		VERBATIM)
-	add_custom_target(${name}_skel_gen DEPENDS ${skel})
+	add_custom_target(${name}_skel_gen DEPENDS ${skels} ${same})
 	add_library(${name}_skel INTERFACE)
 	add_dependencies(${name}_skel ${name}_skel_gen)
 	target_include_directories(${name}_skel INTERFACE ${JW_BPF_GEN})

@@ -3,8 +3,9 @@
 # Installs what is missing, builds, and runs every test under ctest: the unit tests plain and
 # with AddressSanitizer + UndefinedBehaviorSanitizer, then the integration tests (root, real BPF,
 # real processes), part of them again against a jankwatch built with ASan + UBSan, the arm64
-# build's unit tests under emulation, the VM matrix (the VM suite on Debian 12's kernels 6.1 and
-# 6.12 for x86-64 and arm64 under qemu, scripts/vmtest.sh), then the fuzz harnesses over their
+# build's unit tests under emulation, the VM matrix (the VM suite on Debian 11's kernel 5.10,
+# Debian 12's 6.1 and 6.12 and unstable's newest for x86-64 and arm64 under qemu, and 5.10 with its
+# BTF hidden: scripts/vmtest.sh), then the fuzz harnesses over their
 # corpora. Under CI=true a skipped test is a failure. Leaves the binary at build/jankwatch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +44,7 @@ cmake --build build-arm64 -j"$(nproc)" >/dev/null
 echo "== arm64 unit tests (qemu-aarch64)"
 (cd build-arm64 && ctest --output-on-failure -L unit) 2>&1 | tee -a "$log" || status=1
 # Both builds in VMs of Debian's own kernels, one VM at a time.
-run "VM matrix (x86_64, arm64 x 6.1, 6.12)" -L vm
+run "VM matrix (x86_64, arm64 x 5.10, 6.1, 6.12, unstable; x86_64 5.10 without BTF)" -L vm
 # The fuzz harnesses, built with clang, replay their committed corpora once (scripts/fuzz.sh
 # runs them for real).
 CC=clang cmake -S . -B build-fuzz -DJW_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

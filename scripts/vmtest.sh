@@ -38,6 +38,9 @@ and one host test; the last line is "N passed, M failed".
   --share DIR      share host directory DIR read-write at the same path (cwd of CMD)
   --timeout SEC    kill the VM after SEC seconds (default 600 with CMD, 3600 for the suite)
   --no-build       boot without jankwatch's build (with -- CMD only)
+  --hide-btf       a kernel without BTF of its own: /sys/kernel/btf is mounted away inside, and
+                   the kernel's BTF, cut out of its image and reduced (scripts/make-btf.sh), is
+                   in /var/lib/jankwatch/btf; the suite runs test_btf_file.py too
   -v, --verbose    show the boot and the kernel log
   -h, --help       this text
 
@@ -71,7 +74,7 @@ kernel_series_list()
 # parse_args ARGS...: sets ARCH, SERIES, SHARE, TIMEOUT, VERBOSE, NO_BUILD, CMD.
 parse_args()
 {
-	ARCH='' SERIES='' SHARE='' TIMEOUT='' VERBOSE=0 NO_BUILD=0 CMD=() HAVE_CMD=0
+	ARCH='' SERIES='' SHARE='' TIMEOUT='' VERBOSE=0 NO_BUILD=0 HIDE_BTF=0 CMD=() HAVE_CMD=0
 	while (($#)); do
 		case $1 in
 		--arch | --kernel | --share | --timeout)
@@ -84,6 +87,7 @@ parse_args()
 			shift
 			;;
 		--no-build) NO_BUILD=1; shift ;;
+		--hide-btf) HIDE_BTF=1; shift ;;
 		-v | --verbose) VERBOSE=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		--) shift; CMD=("$@"); HAVE_CMD=1; break ;;
@@ -94,6 +98,7 @@ parse_args()
 	[[ -n $SERIES ]] || bad_usage "--kernel $(kernel_series_list '|') is required"
 	((!HAVE_CMD || ${#CMD[@]})) || bad_usage "-- needs a command"
 	((HAVE_CMD || !NO_BUILD)) || bad_usage "--no-build runs a command only (-- CMD)"
+	((!HIDE_BTF || !NO_BUILD)) || bad_usage "--hide-btf needs jankwatch's build (not --no-build)"
 	if [[ -z $TIMEOUT ]]; then
 		TIMEOUT=$((HAVE_CMD ? 600 : 3600))
 	fi
@@ -205,14 +210,22 @@ build_error()
 	grep -m 1 -E 'error|Error|ERROR' "$1" || tail -n 1 "$1"
 }
 
-# write_config ROOT: what the VM runs (/etc/jw/config and /etc/jw/cmd).
+# write_config ROOT: what the VM runs (/etc/jw/config and /etc/jw/cmd), and with --hide-btf
+# the kernel's BTF where jankwatch looks for it.
 write_config()
 {
-	local root=$1 arg line=
+	local root=$1 arg line= btf=/var/lib/jankwatch/btf/$KERNEL_RELEASE.btf
+	if ((HIDE_BTF)); then
+		mkdir -p "$root${btf%/*}"
+		"$SRC/scripts/make-btf.sh" --objects "$BUILD_DIR/bpf" "$KERNEL_IMAGE" "$root$btf" \
+			>/dev/null || die "cannot make the BTF file of $KERNEL_PKG"
+	fi
 	{
 		echo "JW_MODE=$( ((HAVE_CMD)) && echo cmd || echo suite)"
 		echo "JW_SHARE='$SHARE'"
 		echo "JW_VERBOSE=$VERBOSE"
+		echo "JW_HIDE_BTF=$HIDE_BTF"
+		((HIDE_BTF)) && echo "JW_TEST_BTF=$btf"
 	} >"$root/etc/jw/config"
 	if ((${#CMD[@]} == 1)); then
 		line=${CMD[0]}
@@ -305,7 +318,7 @@ main()
 	trap 'rm -rf "$RUN_DIR"' EXIT
 	mkdir "$RUN_DIR/out"
 	make_image
-	log=$VM_CACHE/logs/console-$ARCH-$SERIES.log
+	log=$VM_CACHE/logs/console-$ARCH-$SERIES$( ((HIDE_BTF)) && echo -nobtf).log
 	boot "$log"
 	if ((HAVE_CMD)); then
 		((VM_STATUS == 0)) || echo "vmtest: the command exits $VM_STATUS (kernel log: $log)" >&2

@@ -28,7 +28,7 @@ static __always_inline bool is_wait_syscall(long nr)
 /* The number of the system call a sys_exit event ends. */
 static __always_inline long syscall_nr(const struct pt_regs *r)
 {
-	return r->syscallno;
+	return KREAD(r, syscallno);
 }
 
 /*
@@ -39,5 +39,6 @@ static __always_inline __u64 arch_entry_sp_after_return(__u64 sp)
 {
 	return sp;
 }
+
 
 #endif

@@ -39,7 +39,7 @@ static __always_inline bool is_wait_syscall(long nr)
 /* The number of the system call a sys_exit event ends. */
 static __always_inline long syscall_nr(const struct pt_regs *r)
 {
-	return r->orig_ax;
+	return KREAD(r, orig_ax);
 }
 
 /*
@@ -50,5 +50,6 @@ static __always_inline __u64 arch_entry_sp_after_return(__u64 sp)
 {
 	return sp - sizeof(__u64);
 }
+
 
 #endif

@@ -518,9 +518,22 @@ struct jw_watch {
 	__u32 slot;		/* the thread's row in thread_state, blocks and stats_outer */
 };
 
-/* A watched thread's task storage: where its state is, for programs that have no cookie. */
+/*
+ * A watched thread's task storage (or, on kernels without task storage for tracing programs,
+ * its entry in a hash by tid): where its state is, for programs that have no cookie.
+ */
 struct jw_thread_link {
 	__u32 slot;
+};
+
+/*
+ * On kernels without attach cookies (before 5.15): a probe's cookie is found by the process and
+ * the address the probe is at (map probe_cookies, written by user space as it attaches).
+ */
+struct jw_probe_addr {
+	__u32 pid;		/* the process (tgid) */
+	__u32 pad;
+	__u64 addr;		/* the probed instruction's address in it */
 };
 
 #endif /* JANKWATCH_ABI_H */

@@ -79,7 +79,16 @@ jw_stats_add(struct jw_stats_val *v, __u64 wall, __u64 cpu, __u64 delay, bool ex
 	__u32 slot;
 
 	if (shared) {
+#if defined(JW_COMPAT) && JW_COMPAT
+		/*
+		 * Before 5.12 an atomic add returns nothing (the compatible BPF build): the count is
+		 * read after it, racy only in which task of the shared row is the one timed.
+		 */
+		__sync_fetch_and_add(&v->count, 1);
+		n = v->count - 1;
+#else
 		n = __sync_fetch_and_add(&v->count, 1);
+#endif
 		if (exception)
 			__sync_fetch_and_add(&v->exceptions, 1);
 	} else {

@@ -90,6 +90,36 @@ static void test_fp_order(void **state)
 	free(s);
 }
 
+/*
+ * Where the kernel's programs could not put the pending returns back (the compatible build has
+ * no bpf_loop), the frame-pointer walk's trampoline addresses are the pending returns, in order.
+ */
+static void test_fp_trampolines_put_back(void **state)
+{
+	struct fixture *fx = *state;
+	static const uint64_t tramp = 0x7fff0000;
+	static const uint64_t user[] = { 0x401010, tramp, 0x403030, tramp, 0x405050 };
+	struct jw_sample_rec *s = sample(JW_SAMPLE_ONCPU, user, 5, NULL, 0);
+	size_t n;
+
+	s->tramp = tramp;
+	s->n_rets = 2;
+	s->ret_addr[0] = 0x402020;
+	s->ret_addr[1] = 0x404040;
+	n = jw_stacks__frames(fx->st, NULL, s, fx->frames);
+	assert_int_equal(n, 5);
+	assert_int_equal(fx->frames[0].pc, 0x405050);
+	assert_int_equal(fx->frames[1].pc, 0x404040);
+	assert_int_equal(fx->frames[3].pc, 0x402020);
+	/* Put back already (the full build did it): nothing left to replace. */
+	s->user_ips[1] = 0x402020;
+	s->user_ips[3] = 0x404040;
+	n = jw_stacks__frames(fx->st, NULL, s, fx->frames);
+	assert_int_equal(fx->frames[1].pc, 0x404040);
+	assert_int_equal(fx->frames[3].pc, 0x402020);
+	free(s);
+}
+
 /* A blocked sample's frames above the scheduler (the tracepoint, BPF) are jankwatch's own. */
 static void test_blocked_drops_own_frames(void **state)
 {
@@ -337,6 +367,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fp_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fp_trampolines_put_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_blocked_drops_own_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_ksyms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dwarf_bad_copy, setup, teardown),

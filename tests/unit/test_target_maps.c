@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests of target.c: what a process maps, and whether its thread sits in a wait. */
+#include <dlfcn.h>
+
 #include "target_fixture.h"
 
 #define MAPPED_TEXT "jankwatch mapped file\n"
@@ -149,6 +151,29 @@ static void test_code_range(void **state)
 	assert_int_equal(jw_target_code_range(getpid(), "/nonexistent/lib.so", &lo, &hi), -ENOENT);
 }
 
+/*
+ * The address a file offset runs at: libc's getpid from its offset in the file (its code
+ * segment's file offsets are its addresses, as the ELF loader's dladdr base gives them).
+ */
+static void test_file_vaddr(void **state)
+{
+	char libc[PATH_MAX];
+	uint64_t vaddr = 0;
+	Dl_info info;
+
+	(void)state;
+	assert_int_equal(jw_target_find_mapping(getpid(), "libc.so.6", libc, sizeof(libc)), 0);
+	assert_true(dladdr((void *)&getpid, &info) != 0);
+	assert_int_equal(jw_target_file_vaddr(getpid(), libc,
+					      (uintptr_t)&getpid - (uintptr_t)info.dli_fbase,
+					      &vaddr), 0);
+	assert_int_equal(vaddr, (uintptr_t)&getpid);
+	/* Past the end of its code, in a file not mapped as code, a file not there. */
+	assert_int_equal(jw_target_file_vaddr(getpid(), libc, 1ULL << 40, &vaddr), -ENOENT);
+	assert_int_equal(jw_target_file_vaddr(getpid(), "/etc/passwd", 0, &vaddr), -ENOENT);
+	assert_int_equal(jw_target_file_vaddr(getpid(), "/nonexistent/lib.so", 0, &vaddr), -ENOENT);
+}
+
 static void test_find_mapping_absolute(void **state)
 {
 	char path[PATH_MAX];
@@ -257,6 +282,7 @@ int main(void)
 		T(test_find_mapping_libc),
 		T(test_find_mapping_exe),
 		T(test_code_range),
+		T(test_file_vaddr),
 		T(test_find_mapping_absolute),
 		T(test_find_mapping_missing),
 		T(test_find_mapping_mapped_file),

@@ -6,6 +6,8 @@
 # the host (/jw/out/capture.raw, its output in /jw/out/capture.log). Its last line,
 # `@@jw-suite PASSED FAILED@@`, is for vmtest.sh, which prints the totals.
 
+# What vmtest.sh asked for (JW_HIDE_BTF, JW_TEST_BTF).
+. /etc/jw/config
 export JW_BIN=/jw/bin/jankwatch JW_TARGETS=/jw/targets JW_SRC=/jw/src PYTHONUNBUFFERED=1
 export JW_TEST_VERBOSE=1
 TEST_TIMEOUT=${JW_VM_TEST_TIMEOUT:-900}
@@ -50,7 +52,13 @@ capture()
 		echo "vm: the raw capture for the host failed (exit $?)"
 }
 
-for name in $(grep -v '^#' /jw/vm/tests.list); do
+# vmtest.sh --hide-btf: the kernel's BTF is hidden; test_btf_file.py gives it with --btf.
+extra=
+if [ "$JW_HIDE_BTF" = 1 ]; then
+	export JW_TEST_BTF
+	extra=btf_file
+fi
+for name in $(grep -v '^#' /jw/vm/tests.list) $extra; do
 	run_test "$name"
 done
 capture

@@ -101,4 +101,11 @@ void jw_arch_decode_entry(const uint8_t *p, size_t len, struct jw_arch_insn *in)
 void jw_arch_cost_emulated(void);
 void jw_arch_cost_stepped(void);
 
+/*
+ * The size of a task's kernel stack (THREAD_SIZE), at whose top the kernel keeps the user
+ * registers (task_pt_regs()), for a kernel with pages of @page_size bytes, doubled by KASAN
+ * (@kasan): where the compatible BPF build finds a task's user registers.
+ */
+uint32_t jw_arch_thread_size(long page_size, bool kasan);
+
 #endif

@@ -262,3 +262,11 @@ __asm__(".pushsection .text\n"
 	"	ret\n"
 	".size jw_arch_cost_stepped, .-jw_arch_cost_stepped\n"
 	".popsection\n");
+
+/* arm64: 1 << (14 + KASAN_THREAD_SHIFT), or a page where pages are larger (64 KiB). */
+uint32_t jw_arch_thread_size(long page_size, bool kasan)
+{
+	uint32_t size = kasan ? 32768 : 16384;
+
+	return page_size > (long)size ? (uint32_t)page_size : size;
+}

@@ -488,3 +488,10 @@ __asm__(".pushsection .text\n"
 	"	ret\n"
 	".size jw_arch_cost_stepped, .-jw_arch_cost_stepped\n"
 	".popsection\n");
+
+/* x86-64: PAGE_SIZE << (2 + KASAN_STACK_ORDER), and no padding above the registers. */
+uint32_t jw_arch_thread_size(long page_size, bool kasan)
+{
+	(void)page_size;
+	return kasan ? 32768 : 16384;
+}

@@ -2,6 +2,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +19,12 @@
 #include "config/options.h"
 #include "process/placement.h"
 #include "attach/reaper.h"
+
+/*
+ * Probes registered by address (compatible build, no attach cookies): 64 processes with 256
+ * each (a preset's handler sites are most of them), preallocated: ~2 MiB.
+ */
+#define JW_MAX_PROBE_ADDRS 16384
 
 /* The records' layout is a contract with the BPF object: catch any drift at compile time. */
 _Static_assert(sizeof(struct jw_rec_hdr) == 24, "jw_rec_hdr layout");
@@ -132,6 +139,7 @@ void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
 	}
 	jw_log(JW_LOG_DEBUG, "pid %d: %zu probes and samplers to detach", pid, a->n_links - kept);
 	a->n_links = kept;
+	jw_object_forget_cookies(a, pid, slot);
 	bpf_map__delete_elem(a->skel->maps.watched, &key, sizeof(key), 0);
 	if (slot < a->n_slots)
 		unindex_thread(a, tid, slot);
@@ -142,21 +150,37 @@ void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
 struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 {
 	uint32_t threads = opts->max_threads ? opts->max_threads : 1;
+	struct jw_kernel_facts facts;
+	struct jw_kernel_plan plan;
+	char why[384], btf_path[PATH_MAX];
 	struct jw_attach *a;
-	int err;
-
-	char why[256];
+	int err, btf = 0;
 
 	libbpf_set_print(libbpf_print);
-	err = jw_kernel_check(why, sizeof(why));
+	err = jw_kernel_probe(&facts, getenv("JW_KERNEL_HIDE"), why, sizeof(why));
+	if (!err) {
+		btf = jw_kernel_btf_file(opts->btf_path, &facts, btf_path, sizeof(btf_path), why,
+					 sizeof(why));
+		err = btf < 0 ? btf : 0;
+	}
+	if (!err)
+		err = jw_kernel_plan_for(&facts, btf > 0, &plan, why, sizeof(why));
 	if (err) {
 		jw_log(JW_LOG_ERROR, "%s", why);
 		errno = -err;
 		return NULL;
 	}
+	if (plan.compat)
+		jw_log(JW_LOG_INFO, "this kernel (%s) lacks %s: jankwatch runs its compatible "
+		       "programs%s", facts.release, plan.lacks,
+		       plan.cookies ? "" : ", its probes' cookies found by address");
+	if (btf > 0)
+		jw_log(JW_LOG_INFO, "BTF of this kernel from %s%s", btf_path,
+		       facts.has[JW_KF_BTF] ? "" : " (it has none of its own)");
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
+	a->plan = plan;
 	a->n_slots = threads;
 	a->unindexed = calloc(threads, 1);
 	a->reaper = jw_reaper__new(threads);
@@ -166,7 +190,7 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 		free(a);
 		return NULL;
 	}
-	a->skel = jankwatch_bpf__open();
+	a->skel = jw_object_open(&plan, btf > 0 ? btf_path : NULL);
 	if (!a->skel) {
 		err = -errno;
 		jw_log(JW_LOG_ERROR, "cannot open the BPF object: %s", strerror(-err));
@@ -188,6 +212,8 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 		err = bpf_map__set_max_entries(a->skel->maps.probes_ready, threads);
 	if (!err)
 		err = bpf_map__set_max_entries(a->skel->maps.site_ranges, threads);
+	if (!err && plan.compat && !plan.cookies)
+		err = bpf_map__set_max_entries(a->skel->maps.probe_cookies, JW_MAX_PROBE_ADDRS);
 	if (err) {
 		jw_log(JW_LOG_ERROR, "cannot size the per-thread maps: %s", strerror(-err));
 		goto err_destroy;
@@ -198,13 +224,17 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	a->skel->rodata->wait_probe_id = opts->wait_probe_id;
 	a->skel->rodata->unwind_mode = opts->unwind_mode;
 	a->skel->rodata->stack_bytes = opts->unwind_mode == JW_UNWIND_FP ? 0 : opts->stack_bytes;
-	a->skel->rodata->cookie_in_run_ctx = jw_kernel_has_run_ctx_cookie();
+	a->skel->rodata->has_attach_cookie = plan.cookies;
+	if (plan.compat)
+		a->skel->rodata->thread_size = jw_kernel_thread_size();
+	a->skel->rodata->cookie_in_run_ctx = !plan.compat && jw_kernel_has_run_ctx_cookie();
 	jw_log(JW_LOG_DEBUG, "probes read their cookie %s",
 	       a->skel->rodata->cookie_in_run_ctx ? "from the kernel's run context" :
 						    "with bpf_get_attach_cookie()");
 	err = jankwatch_bpf__load(a->skel);
 	if (err) {
-		jw_log(JW_LOG_ERROR, "cannot load the BPF programs: %s%s", strerror(-err),
+		jw_log(JW_LOG_ERROR, "cannot load the %sBPF programs: %s%s",
+		       plan.compat ? "compatible " : "", strerror(-err),
 		       err == -EPERM ? " (needs root: CAP_BPF and CAP_PERFMON)" : " (-v for details)");
 		goto err_destroy;
 	}
@@ -263,6 +293,12 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
 	jw_log(JW_LOG_DEBUG, "%s on %s:%s: %s", retprobe ? "return probe" : "uprobe", path, name,
 	       place.why);
 	offset += place.skip;
+	if (!a->plan.cookies) {
+		opts.bpf_cookie = 0;
+		err = jw_object_cookie_by_address(a, &prog, pid, path, offset, retprobe, cookie);
+		if (err)
+			return err;
+	}
 	link = bpf_program__attach_uprobe_opts(prog, pid, path, offset, &opts);
 	if (!link) {
 		err = -errno;
@@ -429,6 +465,8 @@ int jw_attach__trial_uprobes(struct jw_attach *a, const char *path, uint64_t off
 	 */
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = probe_cookie(0, 0));
 
+	if (!a->plan.cookies)
+		opts.bpf_cookie = 0;
 	trial_stop(a);
 	if (!on)
 		return 0;
@@ -611,9 +649,20 @@ int jw_attach__task_state(const struct jw_attach *a, uint32_t slot, pid_t tid,
 	return out->tid == (uint32_t)tid ? 0 : -ENOENT;
 }
 
-void jw_attach__drop_link(struct jw_attach *a, int pidfd)
+void jw_attach__drop_link(struct jw_attach *a, int pidfd, pid_t tid)
 {
-	bpf_map__delete_elem(a->skel->maps.thread_link, &pidfd, sizeof(pidfd), 0);
+	__u32 key = tid;
+
+	/* Task storage by the thread's pidfd; the compatible build's hash by its tid. */
+	if (a->plan.compat)
+		bpf_map__delete_elem(a->skel->maps.thread_link, &key, sizeof(key), 0);
+	else
+		bpf_map__delete_elem(a->skel->maps.thread_link, &pidfd, sizeof(pidfd), 0);
+}
+
+const struct jw_kernel_plan *jw_attach__plan(const struct jw_attach *a)
+{
+	return &a->plan;
 }
 
 void *jw_attach__block_sample(const struct jw_attach *a, uint32_t slot)

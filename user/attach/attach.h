@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "attach/kernel.h"
 #include "jankwatch/abi.h"
 
 struct jw_attach;
@@ -24,6 +25,7 @@ struct jw_attach_opts {
 	uint32_t stats_entries;		/* statistics rows before OVERFLOW */
 	uint32_t stats_every;		/* record 1 task in this many in the statistics */
 	uint32_t wait_probe_id;		/* the probe id of tasks bounded by the waits */
+	const char *btf_path;		/* the kernel's BTF, where it has none of its own; or NULL */
 };
 
 /* One dispatch hook in one process. exit_offset 0: a return probe ends the task. */
@@ -179,10 +181,13 @@ int jw_attach__task_state(const struct jw_attach *a, uint32_t slot, pid_t tid,
 			  struct jw_task_state *out);
 
 /*
- * Removes the link from the thread @pidfd refers to to its slot (its task storage): a thread
- * no longer watched costs the scheduler's programs nothing more.
+ * Removes the link from thread @tid (@pidfd refers to it) to its slot (its task storage, or the
+ * compatible build's hash): a thread no longer watched costs the scheduler's programs nothing.
  */
-void jw_attach__drop_link(struct jw_attach *a, int pidfd);
+void jw_attach__drop_link(struct jw_attach *a, int pidfd, pid_t tid);
+
+/* Which build of the BPF object runs, and how (attach/kernel.h). */
+const struct jw_kernel_plan *jw_attach__plan(const struct jw_attach *a);
 
 /*
  * A copy of the stack the thread in stats slot @slot went to sleep with (a jw_sample_rec), as

@@ -2,70 +2,256 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <ftw.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "attach/kernel.h"
 #include "base/log.h"
 
-static int has_helper(const struct jw_kernel_feature *f)
+/* A facility, and how to tell whether the running kernel has it. */
+struct fact {
+	const char *key;	/* JW_KERNEL_HIDE's name */
+	const char *name;
+	const char *since;
+	int (*probe)(int id);
+	int id;			/* the probe's argument: a helper or map type */
+};
+
+static int has_helper(int id)
 {
 	/* kprobe programs have every tracing helper the object's programs call. */
-	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, f->id, NULL);
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, id, NULL);
 }
 
-static int has_map(const struct jw_kernel_feature *f)
+static int has_map(int id)
 {
-	return libbpf_probe_bpf_map_type(f->id, NULL);
+	return libbpf_probe_bpf_map_type(id, NULL);
 }
 
-static int has_btf(const struct jw_kernel_feature *f)
+static int has_btf(int id)
 {
-	(void)f;
+	(void)id;
 	return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 }
 
-/* In the order a kernel gained them: the first missing names the oldest release to move to. */
-static const struct jw_kernel_feature needed[] = {
-	{ "BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)", "5.5", has_btf, 0 },
-	{ "BPF ring buffer maps", "5.8", has_map, BPF_MAP_TYPE_RINGBUF },
-	{ "BPF task storage maps", "5.11", has_map, BPF_MAP_TYPE_TASK_STORAGE },
-	{ "BPF helper bpf_get_current_task_btf", "5.11", has_helper,
-	  BPF_FUNC_get_current_task_btf },
-	{ "BPF helper bpf_task_pt_regs", "5.15", has_helper, BPF_FUNC_task_pt_regs },
-	{ "BPF helper bpf_get_attach_cookie", "5.15", has_helper, BPF_FUNC_get_attach_cookie },
-	{ "BPF helper bpf_find_vma", "5.17", has_helper, BPF_FUNC_find_vma },
-	{ "BPF helper bpf_loop", "5.17", has_helper, BPF_FUNC_loop },
+static const struct fact facts[JW_KF_COUNT] = {
+	[JW_KF_RINGBUF] = { "ringbuf", "BPF ring buffer maps", "5.8", has_map, BPF_MAP_TYPE_RINGBUF },
+	[JW_KF_BTF] = { "btf", "BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)", "5.5", has_btf, 0 },
+	[JW_KF_TASK_STORAGE] = { "task_storage", "BPF task storage for tracing programs", "5.11",
+				 has_helper, BPF_FUNC_task_storage_get },
+	[JW_KF_TASK_BTF] = { "task_btf", "BPF helper bpf_get_current_task_btf", "5.11", has_helper,
+			     BPF_FUNC_get_current_task_btf },
+	[JW_KF_TASK_PT_REGS] = { "task_pt_regs", "BPF helper bpf_task_pt_regs", "5.15", has_helper,
+				 BPF_FUNC_task_pt_regs },
+	[JW_KF_ATTACH_COOKIE] = { "attach_cookie", "BPF helper bpf_get_attach_cookie", "5.15",
+				  has_helper, BPF_FUNC_get_attach_cookie },
+	[JW_KF_FIND_VMA] = { "find_vma", "BPF helper bpf_find_vma", "5.17", has_helper,
+			     BPF_FUNC_find_vma },
+	[JW_KF_LOOP] = { "loop", "BPF helper bpf_loop", "5.17", has_helper, BPF_FUNC_loop },
 };
 
-int jw_kernel_check_table(const struct jw_kernel_feature *table, size_t n, const char *release,
-			  char *err, size_t len)
+const char *jw_kernel_fact_name(enum jw_kernel_fact fact)
 {
-	size_t i;
+	return fact < JW_KF_COUNT ? facts[fact].name : "?";
+}
 
-	for (i = 0; i < n; i++) {
-		if (table[i].probe(&table[i]) == 0) {
-			jw_set_err(err, len, "this kernel (%s) lacks %s, which jankwatch needs: "
-				   "Linux %s or newer has it", release, table[i].what, table[i].since);
-			return -EOPNOTSUPP;
+const char *jw_kernel_fact_key(enum jw_kernel_fact fact)
+{
+	return fact < JW_KF_COUNT ? facts[fact].key : "?";
+}
+
+const char *jw_kernel_fact_since(enum jw_kernel_fact fact)
+{
+	return fact < JW_KF_COUNT ? facts[fact].since : "?";
+}
+
+/* Marks the facts named in comma-separated @hide missing. */
+static int hide_facts(struct jw_kernel_facts *f, const char *hide, char *err, size_t len)
+{
+	const char *p = hide;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ","), k;
+
+		for (k = 0; k < JW_KF_COUNT; k++)
+			if (strlen(facts[k].key) == n && !strncmp(p, facts[k].key, n))
+				break;
+		if (n && k == JW_KF_COUNT) {
+			jw_set_err(err, len, "JW_KERNEL_HIDE: no kernel facility '%.*s'", (int)n, p);
+			return -EINVAL;
 		}
+		if (n)
+			f->has[k] = 0;
+		p += n;
+		if (*p == ',')
+			p++;
 	}
 	return 0;
 }
 
-int jw_kernel_check(char *err, size_t len)
+int jw_kernel_probe(struct jw_kernel_facts *f, const char *hide, char *err, size_t len)
 {
 	struct utsname u;
+	size_t k;
 
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "unknown");
-	return jw_kernel_check_table(needed, sizeof(needed) / sizeof(needed[0]), u.release, err,
-				     len);
+	snprintf(f->release, sizeof(f->release), "%s", u.release);
+	for (k = 0; k < JW_KF_COUNT; k++)
+		f->has[k] = facts[k].probe(facts[k].id);
+	return hide_facts(f, hide, err, len);
+}
+
+/* What the full build needs that the compatible one stands in for. */
+static const enum jw_kernel_fact full_only[] = {
+	JW_KF_BTF, JW_KF_TASK_STORAGE, JW_KF_TASK_BTF, JW_KF_TASK_PT_REGS,
+	JW_KF_ATTACH_COOKIE, JW_KF_FIND_VMA, JW_KF_LOOP,
+};
+
+int jw_kernel_plan_for(const struct jw_kernel_facts *f, bool btf_file,
+		       struct jw_kernel_plan *plan, char *err, size_t len)
+{
+	size_t k, used = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	if (!f->has[JW_KF_RINGBUF]) {
+		jw_set_err(err, len, "this kernel (%s) lacks %s, which jankwatch needs: Linux %s or "
+			   "newer has it", f->release, facts[JW_KF_RINGBUF].name,
+			   facts[JW_KF_RINGBUF].since);
+		return -EOPNOTSUPP;
+	}
+	if (!f->has[JW_KF_BTF] && !btf_file) {
+		jw_set_err(err, len, "this kernel (%s) has no BTF of its own (CONFIG_DEBUG_INFO_BTF): "
+			   "give jankwatch one with --btf FILE (scripts/make-btf.sh makes it)",
+			   f->release);
+		return -EOPNOTSUPP;
+	}
+	plan->btf_file = btf_file;
+	plan->cookies = f->has[JW_KF_ATTACH_COOKIE] != 0;
+	for (k = 0; k < sizeof(full_only) / sizeof(full_only[0]); k++) {
+		enum jw_kernel_fact which = full_only[k];
+
+		if (f->has[which])
+			continue;
+		plan->compat = true;
+		/* Not a release's: the kernel's own BTF is its configuration's. */
+		used += snprintf(plan->lacks + used, used < sizeof(plan->lacks) ?
+				 sizeof(plan->lacks) - used : 0, which == JW_KF_BTF ? "%s%s" :
+				 "%s%s (%s)", used ? ", " : "", facts[which].name, facts[which].since);
+		if (used >= sizeof(plan->lacks))
+			used = sizeof(plan->lacks);
+	}
+	return 0;
+}
+
+/* What a directory search is after, and what it found: nftw() takes no argument of its own. */
+static struct {
+	const char *name;	/* "<release>.btf" */
+	const char *arch;	/* "/x86_64/" */
+	char *out;
+	size_t len;
+	int found;		/* 1: a file of another architecture's directory, 2: of this one's */
+} search;
+
+static int search_visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	int score;
+
+	(void)st;
+	if (type != FTW_F || ftw->level > 6 || strcmp(path + ftw->base, search.name))
+		return 0;
+	score = strstr(path, search.arch) ? 2 : 1;
+	if (score > search.found) {
+		snprintf(search.out, search.len, "%s", path);
+		search.found = score;
+	}
+	return score == 2;	/* this architecture's: done */
+}
+
+/* Searches @dir for the BTF file of kernel @release; 1 with it in @out, 0 if none. */
+static int search_dir(const char *dir, const char *release, char *out, size_t len)
+{
+	char name[96];
+	struct utsname u;
+
+	if (uname(&u))
+		snprintf(u.machine, sizeof(u.machine), "unknown");
+	snprintf(name, sizeof(name), "%s.btf", release);
+	search.name = name;
+	/* BTFHub names arm64 so, as Debian does; the kernel says aarch64. */
+	search.arch = !strcmp(u.machine, "aarch64") ? "/arm64/" : !strcmp(u.machine, "x86_64") ?
+		      "/x86_64/" : "/?/";
+	search.out = out;
+	search.len = len;
+	search.found = 0;
+	nftw(dir, search_visit, 16, FTW_PHYS);
+	return search.found ? 1 : 0;
+}
+
+int jw_kernel_btf_file(const char *given, const struct jw_kernel_facts *facts, char *out,
+		       size_t len, char *err, size_t errlen)
+{
+	const char *dir = given;
+	struct stat st;
+	struct btf *btf;
+	int err_no;
+
+	if (!given) {
+		if (facts->has[JW_KF_BTF] || stat(JW_BTF_DIR, &st))
+			return 0;
+		dir = JW_BTF_DIR;
+	} else if (stat(given, &st)) {
+		err_no = errno;
+		jw_set_err(err, errlen, "--btf %s: %s", given, strerror(err_no));
+		return -err_no;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (!search_dir(dir, facts->release, out, len)) {
+			if (!given)
+				return 0;
+			jw_set_err(err, errlen, "--btf %s: no %s.btf in it (scripts/make-btf.sh "
+				   "makes one)", given, facts->release);
+			return -ENOENT;
+		}
+	} else {
+		snprintf(out, len, "%s", given);
+	}
+	btf = btf__parse(out, NULL);
+	err_no = libbpf_get_error(btf);
+	if (err_no) {
+		char why[128];
+
+		libbpf_strerror(err_no, why, sizeof(why));
+		jw_set_err(err, errlen, "--btf: %s is not a BTF file or an ELF file with BTF: %s", out,
+			   why);
+		return -EINVAL;
+	}
+	btf__free(btf);
+	return 1;
+}
+
+uint32_t jw_kernel_thread_size(void)
+{
+	char line[256];
+	bool kasan = false;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	while (f && !kasan && fgets(line, sizeof(line), f)) {
+		const char *name = strrchr(line, ' ');
+
+		kasan = name && !strcmp(name, " kasan_report\n");
+	}
+	if (f)
+		fclose(f);
+	return jw_arch_thread_size(sysconf(_SC_PAGESIZE), kasan);
 }
 
 bool jw_kernel_has_run_ctx_cookie(void)

@@ -1,33 +1,83 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What jankwatch needs of the running kernel, checked before the BPF object is loaded: each
- * feature with the first Linux release that has it, so that an older kernel is refused in one
- * line naming the feature and that release rather than with a verifier log. Features with a
- * fallback are looked up here too.
+ * What the running kernel offers the BPF object, found before it is loaded: each facility
+ * probed (not the release read), and from them which of the object's two builds it takes: the
+ * full one where it has them all, else the compatible one (bpf/kernel.bpf.h), with attach
+ * cookies where it has them. A kernel that can take neither is refused in one line naming what
+ * it lacks and the release that has it, rather than with a verifier log.
  */
 #ifndef JW_KERNEL_H
 #define JW_KERNEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-struct jw_kernel_feature {
-	const char *what;	/* "BPF helper bpf_find_vma" */
-	const char *since;	/* "5.17": the first release that has it */
-	/* 1: present, 0: absent, < 0: could not tell (taken as present: the load will say) */
-	int (*probe)(const struct jw_kernel_feature *f);
-	int id;			/* the probe's argument: a helper or map type */
+/* What the BPF object may take from a kernel, each found by a probe of the running one. */
+enum jw_kernel_fact {
+	JW_KF_RINGBUF,		/* BPF ring buffer maps (5.8): both builds need them */
+	JW_KF_BTF,		/* the kernel's own BTF, /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF) */
+	JW_KF_TASK_STORAGE,	/* task storage for tracing programs (5.11) */
+	JW_KF_TASK_BTF,		/* bpf_get_current_task_btf (5.11) */
+	JW_KF_TASK_PT_REGS,	/* bpf_task_pt_regs (5.15) */
+	JW_KF_ATTACH_COOKIE,	/* bpf_get_attach_cookie and perf links (5.15) */
+	JW_KF_FIND_VMA,		/* bpf_find_vma (5.17) */
+	JW_KF_LOOP,		/* bpf_loop (5.17) */
+	JW_KF_COUNT,
 };
 
-/*
- * Checks @n features of @table in order. Returns 0, or -EOPNOTSUPP with @err (the running
- * kernel's release in @release) naming the first one missing.
- */
-int jw_kernel_check_table(const struct jw_kernel_feature *table, size_t n, const char *release,
-			  char *err, size_t len);
+/* 1: the kernel has it, 0: it has not, < 0: could not tell (taken as there: the load says). */
+struct jw_kernel_facts {
+	int has[JW_KF_COUNT];
+	char release[65];
+};
 
-/* jw_kernel_check_table() on everything the BPF object uses, on this kernel. */
-int jw_kernel_check(char *err, size_t len);
+/* Which build of the BPF object to load, and how. */
+struct jw_kernel_plan {
+	bool compat;		/* the compatible build (bpf/kernel.bpf.h) */
+	bool cookies;		/* probes carry attach cookies; else probe_cookies by address */
+	bool btf_file;		/* CO-RE relocates against the BTF file given, not the kernel's */
+	char lacks[256];	/* what the compatible build stands in for, named; "" for none */
+};
+
+/* A fact's name: the facility, as a user would look it up ("BPF helper bpf_loop"). */
+const char *jw_kernel_fact_name(enum jw_kernel_fact fact);
+
+/* A fact's short name, as JW_KERNEL_HIDE takes it ("loop"). */
+const char *jw_kernel_fact_key(enum jw_kernel_fact fact);
+
+/* The first Linux release that has the fact ("5.17"). */
+const char *jw_kernel_fact_since(enum jw_kernel_fact fact);
+
+/*
+ * Probes the running kernel. The facts named in @hide (JW_KERNEL_HIDE's comma-separated short
+ * names; NULL for none) are taken as missing: how the tests run the compatible build on a
+ * kernel that would not need it. -EINVAL, with @err, for a name it does not know.
+ */
+int jw_kernel_probe(struct jw_kernel_facts *facts, const char *hide, char *err, size_t len);
+
+/*
+ * The plan for a kernel with @facts, @btf_file true when a BTF file for it was given (--btf).
+ * Returns 0, or -EOPNOTSUPP with @err naming what is missing and how to get it.
+ */
+int jw_kernel_plan_for(const struct jw_kernel_facts *facts, bool btf_file,
+		       struct jw_kernel_plan *plan, char *err, size_t len);
+
+/* Where a kernel without BTF of its own finds its BTF file when no --btf is given. */
+#define JW_BTF_DIR "/var/lib/jankwatch/btf"
+
+/*
+ * The BTF file CO-RE relocates against: @given (--btf: a file, or a directory searched for
+ * <release>.btf at any depth, as BTFHub lays them out by distribution, version and
+ * architecture); with none given, on a kernel without BTF of its own (@facts), JW_BTF_DIR
+ * searched the same way. Returns 1 with the file in @out (checked to be BTF), 0 when there is
+ * none to use, or -errno with @err.
+ */
+int jw_kernel_btf_file(const char *given, const struct jw_kernel_facts *facts, char *out,
+		       size_t len, char *err, size_t errlen);
+
+/* The kernel's stack size (THREAD_SIZE): the compatible build's way to a task's registers. */
+uint32_t jw_kernel_thread_size(void);
 
 /*
  * Whether the probes can read their cookie from the run context the kernel sets up for them

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The BPF object's handle, shared by attach.c (its lifecycle, the hooks) and stats_rows.c. */
+/*
+ * The BPF object's handle, shared by attach.c (its lifecycle, the hooks) and stats_rows.c, and
+ * opened by object.c in the build the kernel takes.
+ */
 #ifndef JW_ATTACH_OBJECT_H
 #define JW_ATTACH_OBJECT_H
 
@@ -8,8 +11,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "jankwatch.skel.h"
+#include "attach/kernel.h"
 #include "jankwatch/abi.h"
+/* After abi.h: the skeleton names its types. */
+#include "jankwatch.skel.h"
 
 /*
  * A link, and the process it was made for (0: the whole session's). A sampler's is destroyed at
@@ -24,7 +29,8 @@ struct owned_link {
 };
 
 struct jw_attach {
-	struct jankwatch_bpf *skel;
+	struct jankwatch_bpf *skel;	/* the full build's skeleton, whichever build is loaded */
+	struct jw_kernel_plan plan;	/* which build, and how its probes find their cookies */
 	struct owned_link *links;
 	size_t n_links;
 	size_t cap_links;
@@ -36,6 +42,23 @@ struct jw_attach {
 	struct bpf_link *trial[2];	/* wait_tracepoints=2's measurements, while one runs */
 	struct jw_reaper *reaper;	/* destroys a forgotten process's links, off the loop */
 };
+
+/*
+ * Opens the build of the BPF object @plan names, through the full build's skeleton; CO-RE
+ * relocates against @btf_path when given, else the kernel's own BTF. NULL with errno set.
+ */
+struct jankwatch_bpf *jw_object_open(const struct jw_kernel_plan *plan, const char *btf_path);
+
+/*
+ * A kernel without attach cookies: the probe @*prog is about to attach at @offset of @path in
+ * process @pid is found by its address there (map probe_cookies: @cookie); a dispatch's return
+ * probe becomes dispatch_return, which needs none. 0, or -errno after a line saying why.
+ */
+int jw_object_cookie_by_address(struct jw_attach *a, struct bpf_program **prog, pid_t pid,
+				const char *path, uint64_t offset, bool retprobe, uint64_t cookie);
+
+/* Process @pid's probes found by address, for its thread in slot @slot, go with it. */
+void jw_object_forget_cookies(struct jw_attach *a, pid_t pid, uint32_t slot);
 
 /*
  * Slot @slot goes to another thread: the rows its last thread left in the array move to the

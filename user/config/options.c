@@ -74,6 +74,7 @@ void jw_config_free(struct jw_config *cfg)
 	free(cfg->log_dir);
 	free(cfg->raw_file);
 	free(cfg->debug_dir);
+	free(cfg->btf);
 	free(cfg->user);
 	for (i = 0; i < cfg->n_exes; i++) {
 		free(cfg->exes[i]);
@@ -86,6 +87,7 @@ void jw_config_free(struct jw_config *cfg)
 	cfg->log_dir = NULL;
 	cfg->raw_file = NULL;
 	cfg->debug_dir = NULL;
+	cfg->btf = NULL;
 	cfg->user = NULL;
 	cfg->cmd = NULL;
 }
@@ -104,6 +106,7 @@ enum {
 	OPT_STACK_BYTES,
 	OPT_RAW,
 	OPT_DEBUG_DIR,
+	OPT_BTF,
 	OPT_LOOP,
 	OPT_USER,
 	OPT_EXE,
@@ -125,6 +128,7 @@ static const struct option long_opts[] = {
 	{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
 	{ "raw", required_argument, NULL, OPT_RAW },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "btf", required_argument, NULL, OPT_BTF },
 	{ "loop", required_argument, NULL, OPT_LOOP },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "exe", required_argument, NULL, OPT_EXE },
@@ -432,6 +436,8 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		return set_string(&cfg->raw_file, "--raw", optarg, err, errlen);
 	case OPT_DEBUG_DIR:
 		return set_string(&cfg->debug_dir, "--debug-dir", optarg, err, errlen);
+	case OPT_BTF:
+		return set_string(&cfg->btf, "--btf", optarg, err, errlen);
 	case OPT_LOOP:
 		return set_loop(cfg, optarg, err, errlen);
 	case OPT_USER:
@@ -654,6 +660,9 @@ void jw_options_usage(void *out)
 	      "                     (DIR/.build-id/xx/...), besides /usr/lib/debug; with\n"
 	      "                     DEBUGINFOD_URLS set, also fetched from debuginfod (in the\n"
 	      "                     background; the cache is kept under 1 GiB)\n"
+	      "  --btf FILE|DIR     the kernel's BTF, for a kernel without its own: a file, or a\n"
+	      "                     directory searched for <release>.btf (BTFHub's layout);\n"
+	      "                     default /var/lib/jankwatch/btf (scripts/make-btf.sh makes one)\n"
 	      "  -v, -q             more or less on stderr\n"
 	      "  -h, --help         this text\n"
 	      "  --version          the version, and this binary's build-id\n"

@@ -37,6 +37,7 @@ struct jw_config {
 	bool log_dir_given;	/* --log-dir was on the command line (a config's log_dir= yields) */
 	char *raw_file;		/* --raw FILE, or NULL */
 	char *debug_dir;	/* --debug-dir DIR: debug files by build-id, or NULL */
+	char *btf;		/* --btf FILE|DIR: the kernel's BTF where it has none, or NULL */
 	char **cmd;		/* -- CMD [ARGS...]: points into argv, NULL-terminated; or NULL */
 	char *exes[JW_MAX_EXES];	/* --exe PATH: every process of these, now and later */
 	size_t n_exes;

@@ -364,6 +364,34 @@ int jw_target_code_range(pid_t pid, const char *file, uint64_t *lo, uint64_t *hi
 	return *hi ? 0 : -ENOENT;
 }
 
+int jw_target_file_vaddr(pid_t pid, const char *file, uint64_t offset, uint64_t *vaddr)
+{
+	char mpath[64], line[PATH_MAX + 256], perms[8];
+	unsigned long long start, end, pgoff, inode;
+	unsigned int major, minor;
+	int ret = -ENOENT;
+	struct stat st;
+	FILE *f;
+
+	if (stat(file, &st))
+		return -errno;
+	snprintf(mpath, sizeof(mpath), "/proc/%d/maps", pid);
+	f = fopen(mpath, "re");
+	if (!f)
+		return -errno;
+	while (ret && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &start, &end, perms, &pgoff, &major,
+			   &minor, &inode) != 7 || perms[2] != 'x' ||
+		    inode != (unsigned long long)st.st_ino || makedev(major, minor) != st.st_dev ||
+		    offset < pgoff || offset - pgoff >= end - start)
+			continue;
+		*vaddr = start + (offset - pgoff);
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
 bool jw_syscall_is_wait(const char *content)
 {
 	char *end;

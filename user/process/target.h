@@ -60,6 +60,13 @@ int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len);
 int jw_target_code_range(pid_t pid, const char *file, uint64_t *lo, uint64_t *hi);
 
 /*
+ * The address at which process @pid runs the code at file offset @offset of @file (told by its
+ * device and inode): in the executable mapping of the file that covers the offset. 0, or
+ * -ENOENT when none does, or -errno.
+ */
+int jw_target_file_vaddr(pid_t pid, const char *file, uint64_t offset, uint64_t *vaddr);
+
+/*
  * Whether the content of /proc/PID/task/TID/syscall says the thread is blocked in a wait system
  * call an event loop makes (epoll_wait, epoll_pwait, epoll_pwait2, poll, ppoll, select,
  * pselect6): "NR ARGS... SP PC" with NR one of them; "running" or any other call is not.

@@ -387,6 +387,9 @@ static void print_summary(struct session *s)
 		       (unsigned long long)drops[JW_DROP_STATE],
 		       (unsigned long long)s->lost_samples, (unsigned long long)c->write_errors);
 	session_follow_summary(s);
+	if (jw_attach__plan(s->attach)->compat)
+		jw_log(JW_LOG_INFO, "ran the compatible BPF programs: this kernel lacks %s",
+		       jw_attach__plan(s->attach)->lacks);
 	if (drops[JW_DROP_NEST])
 		jw_log(JW_LOG_WARN, "%llu dispatches nested deeper than %d were not tracked",
 		       (unsigned long long)drops[JW_DROP_NEST], JW_MAX_NEST);

@@ -333,6 +333,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 		.stats_entries = cfg->params.v[JW_P_STATS_MAX_ENTRIES],
 		.stats_every = cfg->params.v[JW_P_STATS_SAMPLING_INTERVAL],
 		.wait_probe_id = cfg->n_probes,
+		.btf_path = cfg->btf,
 	};
 	struct jw_reporter_opts ropts = { .params = &cfg->params, .format = cfg->format,
 					  .pprof = cfg->pprof,

@@ -542,7 +542,7 @@ void jw_watched__free(struct jw_watched *w, const struct jw_watch_how *how)
 	jw_samplebuf_free(&w->samples);
 	if (w->pidfd >= 0) {
 		if (how->attach)
-			jw_attach__drop_link(how->attach, w->pidfd);
+			jw_attach__drop_link(how->attach, w->pidfd, t->tid);
 		close(w->pidfd);
 	}
 	free(w);

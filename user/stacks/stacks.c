@@ -97,10 +97,17 @@ static void fp_stack(const struct jw_stacks *st, struct jw_symbolizer *sym,
 {
 	uint64_t caller = missed_leaf_caller(st, sym, s);
 	size_t i, n = s->n_user < JW_MAX_USER_FRAMES ? s->n_user : JW_MAX_USER_FRAMES;
+	size_t k = 0, rets = s->n_rets < JW_MAX_NEST ? s->n_rets : JW_MAX_NEST;
 
 	out->n = 0;
 	for (i = 0; i < n && out->n < JW_MAX_USER_FRAMES; i++) {
 		out->pcs[out->n] = s->user_ips[i];
+		/*
+		 * The uprobes trampoline stands for the k-th pending return (both innermost first)
+		 * where the kernel's programs could not put it back themselves (no bpf_loop there).
+		 */
+		if (s->tramp && s->user_ips[i] == s->tramp && k < rets)
+			out->pcs[out->n] = s->ret_addr[k++];
 		out->activation[out->n++] = i == 0;
 		if (i == 0 && caller && out->n < JW_MAX_USER_FRAMES) {
 			out->pcs[out->n] = caller;
