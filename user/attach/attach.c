@@ -225,6 +225,8 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	a->skel->rodata->unwind_mode = opts->unwind_mode;
 	a->skel->rodata->stack_bytes = opts->unwind_mode == JW_UNWIND_FP ? 0 : opts->stack_bytes;
 	a->skel->rodata->has_attach_cookie = plan.cookies;
+	/* Return probes run it only where the kernel has no attach cookies. */
+	bpf_program__set_autoload(a->skel->progs.dispatch_return, !plan.cookies);
 	if (plan.compat)
 		a->skel->rodata->thread_size = jw_kernel_thread_size();
 	a->skel->rodata->cookie_in_run_ctx = !plan.compat && jw_kernel_has_run_ctx_cookie();
