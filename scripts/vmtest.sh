@@ -214,7 +214,7 @@ build_error()
 # the kernel's BTF where jankwatch looks for it.
 write_config()
 {
-	local root=$1 arg line= btf=/var/lib/jankwatch/btf/$KERNEL_RELEASE.btf
+	local root=$1 arg line='' btf=/var/lib/jankwatch/btf/$KERNEL_RELEASE.btf
 	if ((HIDE_BTF)); then
 		mkdir -p "$root${btf%/*}"
 		"$SRC/scripts/make-btf.sh" --objects "$BUILD_DIR/bpf" "$KERNEL_IMAGE" "$root$btf" \
@@ -225,7 +225,9 @@ write_config()
 		echo "JW_SHARE='$SHARE'"
 		echo "JW_VERBOSE=$VERBOSE"
 		echo "JW_HIDE_BTF=$HIDE_BTF"
-		((HIDE_BTF)) && echo "JW_TEST_BTF=$btf"
+		if ((HIDE_BTF)); then
+			echo "JW_TEST_BTF=$btf"
+		fi
 	} >"$root/etc/jw/config"
 	if ((${#CMD[@]} == 1)); then
 		line=${CMD[0]}
@@ -318,7 +320,8 @@ main()
 	trap 'rm -rf "$RUN_DIR"' EXIT
 	mkdir "$RUN_DIR/out"
 	make_image
-	log=$VM_CACHE/logs/console-$ARCH-$SERIES$( ((HIDE_BTF)) && echo -nobtf).log
+	log=$VM_CACHE/logs/console-$ARCH-$SERIES.log
+	((!HIDE_BTF)) || log=${log%.log}-nobtf.log
 	boot "$log"
 	if ((HAVE_CMD)); then
 		((VM_STATUS == 0)) || echo "vmtest: the command exits $VM_STATUS (kernel log: $log)" >&2
