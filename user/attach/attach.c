@@ -231,6 +231,7 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 		a->skel->rodata->thread_size = jw_kernel_thread_size();
 	a->skel->rodata->cookie_in_run_ctx = !plan.compat && jw_kernel_has_run_ctx_cookie();
 	jw_log(JW_LOG_DEBUG, "probes read their cookie %s",
+	       !plan.cookies ? "from probe_cookies, by their address" :
 	       a->skel->rodata->cookie_in_run_ctx ? "from the kernel's run context" :
 						    "with bpf_get_attach_cookie()");
 	err = jankwatch_bpf__load(a->skel);

@@ -336,40 +336,24 @@ int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len)
 	return ret;
 }
 
-int jw_target_code_range(pid_t pid, const char *file, uint64_t *lo, uint64_t *hi)
-{
-	char mpath[64], line[PATH_MAX + 256], perms[8];
-	unsigned long long start, end, inode;
-	unsigned int major, minor;
-	struct stat st;
-	FILE *f;
+/* An executable mapping of a file: its addresses and the file offset mapped at the first. */
+struct code_mapping {
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+};
 
-	if (stat(file, &st))
-		return -errno;
-	snprintf(mpath, sizeof(mpath), "/proc/%d/maps", pid);
-	f = fopen(mpath, "re");
-	if (!f)
-		return -errno;
-	*lo = UINT64_MAX;
-	*hi = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %7s %*x %x:%x %llu", &start, &end, perms, &major, &minor,
-			   &inode) != 6 || perms[2] != 'x' || inode != (unsigned long long)st.st_ino ||
-		    makedev(major, minor) != st.st_dev)
-			continue;
-		*lo = start < *lo ? start : *lo;
-		*hi = end > *hi ? end : *hi;
-	}
-	fclose(f);
-	return *hi ? 0 : -ENOENT;
-}
-
-int jw_target_file_vaddr(pid_t pid, const char *file, uint64_t offset, uint64_t *vaddr)
+/*
+ * Calls @visit with each executable mapping of @file (told by its device and inode, so that a
+ * /proc/PID/map_files path works too) in process @pid, until it returns true. 0, or -errno.
+ */
+static int each_code_mapping(pid_t pid, const char *file,
+			     bool (*visit)(const struct code_mapping *m, void *ctx), void *ctx)
 {
 	char mpath[64], line[PATH_MAX + 256], perms[8];
 	unsigned long long start, end, pgoff, inode;
 	unsigned int major, minor;
-	int ret = -ENOENT;
+	struct code_mapping m;
 	struct stat st;
 	FILE *f;
 
@@ -379,17 +363,73 @@ int jw_target_file_vaddr(pid_t pid, const char *file, uint64_t offset, uint64_t 
 	f = fopen(mpath, "re");
 	if (!f)
 		return -errno;
-	while (ret && fgets(line, sizeof(line), f)) {
+	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &start, &end, perms, &pgoff, &major,
 			   &minor, &inode) != 7 || perms[2] != 'x' ||
-		    inode != (unsigned long long)st.st_ino || makedev(major, minor) != st.st_dev ||
-		    offset < pgoff || offset - pgoff >= end - start)
+		    inode != (unsigned long long)st.st_ino || makedev(major, minor) != st.st_dev)
 			continue;
-		*vaddr = start + (offset - pgoff);
-		ret = 0;
+		m = (struct code_mapping){ .start = start, .end = end, .pgoff = pgoff };
+		if (visit(&m, ctx))
+			break;
 	}
 	fclose(f);
-	return ret;
+	return 0;
+}
+
+struct code_range {
+	uint64_t lo;
+	uint64_t hi;
+};
+
+static bool widen_range(const struct code_mapping *m, void *ctx)
+{
+	struct code_range *r = ctx;
+
+	r->lo = m->start < r->lo ? m->start : r->lo;
+	r->hi = m->end > r->hi ? m->end : r->hi;
+	return false;
+}
+
+int jw_target_code_range(pid_t pid, const char *file, uint64_t *lo, uint64_t *hi)
+{
+	struct code_range r = { .lo = UINT64_MAX, .hi = 0 };
+	int err = each_code_mapping(pid, file, widen_range, &r);
+
+	if (err)
+		return err;
+	*lo = r.lo;
+	*hi = r.hi;
+	return r.hi ? 0 : -ENOENT;
+}
+
+struct file_offset {
+	uint64_t offset;
+	uint64_t vaddr;
+	bool found;
+};
+
+static bool find_offset(const struct code_mapping *m, void *ctx)
+{
+	struct file_offset *o = ctx;
+
+	if (o->offset < m->pgoff || o->offset - m->pgoff >= m->end - m->start)
+		return false;
+	o->vaddr = m->start + (o->offset - m->pgoff);
+	o->found = true;
+	return true;
+}
+
+int jw_target_file_vaddr(pid_t pid, const char *file, uint64_t offset, uint64_t *vaddr)
+{
+	struct file_offset o = { .offset = offset };
+	int err = each_code_mapping(pid, file, find_offset, &o);
+
+	if (err)
+		return err;
+	if (!o.found)
+		return -ENOENT;
+	*vaddr = o.vaddr;
+	return 0;
 }
 
 bool jw_syscall_is_wait(const char *content)
