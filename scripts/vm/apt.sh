@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
-# Sourced by scripts/vmtest.sh: Debian packages of any architecture, downloaded with
-# `apt-get download` into the cache and unpacked there with `dpkg-deb -x`. They come from the
-# system's package index (Debian 12's), or when APT_INDEX names one (a caller sets it as a local),
-# from a private index of another Debian release kept in the cache (apt_private_sources): its own
-# sources list, lists, cache and status under VM_CACHE/apt-INDEX/, the system's sources untouched.
-# Needs: VM_CACHE (the cache directory), die().
+# Sourced by scripts/vmtest.sh and scripts/pyroot.sh: Debian packages of any architecture,
+# downloaded with `apt-get download` into the cache and unpacked there with `dpkg-deb -x`. They
+# come from the system's package index (Debian 12's), or when APT_INDEX names one (a caller sets
+# it as a local), from a private index of another Debian release kept in the cache
+# (apt_private_sources): its own sources list, lists, cache and status under VM_CACHE/apt-INDEX/,
+# the system's sources untouched. Needs: VM_CACHE (the cache directory), die().
 
-# The index asked: empty for the system's, else bullseye or sid (a private one).
+# The index asked: empty for the system's, else bullseye, trixie or sid (a private one).
 APT_INDEX=
 # The architectures a private index holds.
 APT_PRIVATE_ARCHS=amd64,arm64
@@ -25,6 +25,11 @@ apt_private_sources()
 		echo "deb $opts http://deb.debian.org/debian bullseye main"
 		echo "deb $opts http://deb.debian.org/debian bullseye-updates main"
 		echo "deb $opts http://deb.debian.org/debian-security bullseye-security main"
+		;;
+	trixie)
+		echo "deb $opts http://deb.debian.org/debian trixie main"
+		echo "deb $opts http://deb.debian.org/debian trixie-updates main"
+		echo "deb $opts http://deb.debian.org/debian-security trixie-security main"
 		;;
 	sid) echo "deb $opts http://deb.debian.org/debian sid main" ;;
 	*) die "no private package index $1" ;;
@@ -103,7 +108,8 @@ apt_private_ready()
 	if ! apt_update "$log"; then
 		[[ -e $dir/updated ]] ||
 			die "cannot fetch the $APT_INDEX package index: $(grep -m1 '^E:' "$log" || tail -n 1 "$log")"
-		echo "vmtest: cannot refresh the $APT_INDEX package index, using the old one (see $log)" >&2
+		echo "$(basename "$0" .sh): cannot refresh the $APT_INDEX package index," \
+			"using the old one (see $log)" >&2
 		touch "$dir/updated"
 	fi
 }
@@ -120,11 +126,13 @@ apt_stanza_dir()
 
 # apt_stanzas ARCH PKG...: caches the candidate stanzas of PKG:ARCH... (apt-cache show, ~1 s a
 # call, so one call for all that are not cached since the package index last changed) in
-# apt_stanza_dir; a package apt does not know gets an empty file.
+# apt_stanza_dir; a package apt does not know gets an empty file. For an architecture not this
+# machine's, a package apt does not know as PKG:ARCH is asked again as PKG:all (apt knows an
+# "Architecture: all" package under this machine's architecture and all only).
 apt_stanzas()
 {
 	local arch=$1 dir lists pkg
-	local -a want=()
+	local -a want=() again=()
 	shift
 	apt_private_ready
 	dir=$(apt_stanza_dir "$arch")
@@ -139,6 +147,17 @@ apt_stanzas()
 	done
 	apt_run apt-cache show --no-all-versions "${want[@]/%/:$arch}" 2>/dev/null |
 		awk -v dir="$dir" '/^Package: / { out = dir "/" $2 } out { print > out }' || true
+	[[ $arch != "$(dpkg --print-architecture)" ]] || return 0
+	for pkg in "${want[@]}"; do
+		[[ -s $dir/$pkg ]] || again+=("$pkg")
+	done
+	((${#again[@]})) || return 0
+	# Stanzas of packages not "Architecture: all" (apt's answer for this machine's) are left out.
+	apt_run apt-cache show --no-all-versions "${again[@]/%/:all}" 2>/dev/null |
+		awk -v dir="$dir" -v RS= '/(^|\n)Architecture: all(\n|$)/ &&
+			match($0, /(^|\n)Package: [^\n]+/) {
+				out = substr($0, RSTART, RLENGTH); sub(/^\n?Package: /, "", out)
+				print $0 "\n" > (dir "/" out) }' || true
 }
 
 # apt_field PKG ARCH FIELD: FIELD of the candidate version of PKG:ARCH, empty when none.
@@ -155,6 +174,41 @@ apt_depends()
 	{ apt_field "$1" "$2" Pre-Depends; apt_field "$1" "$2" Depends; } |
 		tr ',' '\n' | sed -e 's/|.*//' -e 's/(.*)//' -e 's/:any//' -e 's/[[:space:]]//g' |
 		sed '/^$/d'
+}
+
+# apt_closure ARCH FOLLOW PKG...: PKG:ARCH... and, transitively, the packages they depend on
+# (apt_depends) for which `FOLLOW DEP ARCH` succeeds, each once, one a line, level by level.
+apt_closure()
+{
+	local arch=$1 follow=$2 pkg dep
+	local -A seen=()
+	local -a level=("${@:3}") next
+	while ((${#level[@]})); do
+		apt_stanzas "$arch" "${level[@]}"
+		next=()
+		for pkg in "${level[@]}"; do
+			[[ -n ${seen[$pkg]:-} ]] && continue
+			seen[$pkg]=1
+			echo "$pkg"
+			for dep in $(apt_depends "$pkg" "$arch"); do
+				if [[ -z ${seen[$dep]:-} ]] && "$follow" "$dep" "$arch"; then
+					next+=("$dep")
+				fi
+			done
+		done
+		level=("${next[@]}")
+	done
+}
+
+# apt_spec PKG ARCH: what apt-get download names PKG:ARCH's candidate by: PKG:ARCH, or PKG:all
+# for an "Architecture: all" package.
+apt_spec()
+{
+	if [[ $(apt_field "$1" "$2" Architecture) == all ]]; then
+		echo "$1:all"
+	else
+		echo "$1:$2"
+	fi
 }
 
 # apt_installed PKG ARCH: whether PKG:ARCH is installed on this machine.
@@ -188,8 +242,8 @@ apt_fetchable()
 	list=$(apt_private_dir)/unavailable
 	grep -qxF "${deb##*/}" "$list" 2>/dev/null && return 1
 	mkdir -p "$dir"
-	(cd "$dir" && apt_run apt-get download "$1:$2") >"$dir/apt-$1-$2.log" 2>&1 && [[ -s $deb ]] &&
-		return 0
+	(cd "$dir" && apt_run apt-get download "$(apt_spec "$1" "$2")") >"$dir/apt-$1-$2.log" 2>&1 &&
+		[[ -s $deb ]] && return 0
 	echo "${deb##*/}" >>"$list"
 	return 1
 }
@@ -203,9 +257,9 @@ apt_download()
 	deb=$(apt_deb "$pkg" "$arch")
 	[[ -n $deb && -s $deb ]] && { echo "$deb"; return 0; }
 	log="$dir/apt-$pkg-$arch.log"
-	if ! (cd "$dir" && apt_run apt-get download "$pkg:$arch") >"$log" 2>&1; then
+	if ! (cd "$dir" && apt_run apt-get download "$(apt_spec "$pkg" "$arch")") >"$log" 2>&1; then
 		apt_update "$log" || die "apt-get update failed while fetching $pkg:$arch (see $log)"
-		(cd "$dir" && apt_run apt-get download "$pkg:$arch") >>"$log" 2>&1 ||
+		(cd "$dir" && apt_run apt-get download "$(apt_spec "$pkg" "$arch")") >>"$log" 2>&1 ||
 			die "cannot download $pkg:$arch with apt-get: $(grep -m1 '^E:' "$log" || tail -n 1 "$log")"
 		deb=$(apt_deb "$pkg" "$arch")
 	fi

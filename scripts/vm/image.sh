@@ -70,23 +70,14 @@ image_sources()
 # are not installed on this machine for DEB_ARCH, one a line.
 image_python_packages()
 {
-	local -A seen=()
-	local -a level=("${IMAGE_PYTHON_PACKAGES[@]}") next
-	local pkg dep
-	while ((${#level[@]})); do
-		apt_stanzas "$1" "${level[@]}"
-		next=()
-		for pkg in "${level[@]}"; do
-			[[ -n ${seen[$pkg]:-} ]] && continue
-			seen[$pkg]=1
-			echo "$pkg"
-			for dep in $(apt_depends "$pkg" "$1"); do
-				[[ $dep == lib* && -z ${seen[$dep]:-} ]] || continue
-				apt_installed "$dep" "$1" || next+=("$dep")
-			done
-		done
-		level=("${next[@]}")
-	done
+	apt_closure "$1" image_python_follow "${IMAGE_PYTHON_PACKAGES[@]}"
+}
+
+# image_python_follow PKG DEB_ARCH: whether image_python_packages takes dependency PKG: a library
+# not installed on this machine for DEB_ARCH.
+image_python_follow()
+{
+	[[ $1 == lib* ]] && ! apt_installed "$1" "$2"
 }
 
 # image_python ROOT: Debian's python3.11 of the architecture at /usr/bin/python3.11, python3 a
