@@ -228,6 +228,15 @@ static __always_inline void fill_sample(void *ctx, struct task_struct *task, str
 	if (unwind_mode != JW_UNWIND_FP)
 		rec->stack_size = copy_user_stack(task, rec);
 	rec->hdr.size = sizeof(*rec) + rec->stack_size;
+	if (s->py_probe) {
+		__u32 off = rec->stack_size;
+
+		/* Room: the CHUNK past the stack copy, or PY_ROOM where there is none. */
+		barrier_var(off);
+		if (off <= stack_bytes)
+			rec->hdr.size += read_py_frames(s, rec->stack + off) *
+					 sizeof(struct jw_py_frame);
+	}
 }
 
 SEC("perf_event")
@@ -239,7 +248,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 
 	if (!s || s->depth == 0)
 		return 0;
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec) + (stack_bytes ? stack_bytes + CHUNK : 0), 0);
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec) + (stack_bytes ? stack_bytes + CHUNK : PY_ROOM),
+				  0);
 	if (!rec) {
 		s->sample_drops++;
 		count_drop(JW_DROP_SAMPLE);

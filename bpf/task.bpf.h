@@ -262,17 +262,18 @@ static __always_inline __u64 seconds_to_ns(__u64 bits)
 }
 
 /*
- * An asyncio timer's due time (ns), when the handle whose method called CPython frame @frame is
- * a TimerHandle (chain @c says where to look); 0 otherwise.
+ * An asyncio timer's due time (ns), when the handle whose method runs in CPython frame @caller
+ * (the caller of the callback's frame) is a TimerHandle (chain @c says where to look); else 0.
  */
-static __noinline __u64 py_timer_due(const struct jw_arg_chain *c, __u64 frame)
+static __noinline __u64 py_timer_due(const struct jw_arg_chain *c, __u64 caller)
 {
-	__u64 p = 0, type = 0, name = 0, when = 0, bits = 0;
+	__u64 p = 0, type = 0, name = 0, when = 0, bits = 0, size = 0;
 	char tn[12] = {};
 
-	if (!frame || bpf_probe_read_user(&p, sizeof(p), (void *)(frame + c->py_frame_previous)) ||
-	    !p || bpf_probe_read_user(&p, sizeof(p), (void *)(p + c->py_frame_local0)) || !p ||
-	    bpf_probe_read_user(&type, sizeof(type), (void *)(p + c->py_ob_type)) || !type ||
+	if (!caller || bpf_probe_read_user(&p, sizeof(p), (void *)(caller + c->py_frame_local0)))
+		return 0;
+	p &= ~(__u64)c->py_ref_tag;
+	if (!p || bpf_probe_read_user(&type, sizeof(type), (void *)(p + c->py_ob_type)) || !type ||
 	    bpf_probe_read_user(&name, sizeof(name), (void *)(type + c->py_tp_name)) || !name ||
 	    bpf_probe_read_user(tn, sizeof(tn), (void *)name))
 		return 0;
@@ -280,7 +281,9 @@ static __noinline __u64 py_timer_due(const struct jw_arg_chain *c, __u64 frame)
 	    tn[5] != 'H' || tn[6] != 'a' || tn[7] != 'n' || tn[8] != 'd' || tn[9] != 'l' ||
 	    tn[10] != 'e' || tn[11] != 0)
 		return 0;
-	if (bpf_probe_read_user(&when, sizeof(when), (void *)(p + c->py_timer_when)) || !when ||
+	if (bpf_probe_read_user(&size, sizeof(size), (void *)(type + c->py_tp_basicsize)) ||
+	    size < 24 || size > 4096 ||
+	    bpf_probe_read_user(&when, sizeof(when), (void *)(p + size - 8)) || !when ||
 	    bpf_probe_read_user(&bits, sizeof(bits), (void *)(when + c->py_float_value)))
 		return 0;
 	return seconds_to_ns(bits);
@@ -301,9 +304,12 @@ static __noinline void name_inner(struct pt_regs *ctx, struct jw_task_state *s,
 	copy_user_regs(ctx, regs);
 	if ((!follow_path(regs, &c->handler, &p) || !p) && other < JW_UREG_MAX)
 		p = regs[other];
+	if (c->kind == JW_HANDLER_PY_CODE)
+		p &= ~(__u64)c->py_ref_tag;	/* 3.14: the frame's code is a tagged reference */
 	s->cur_handler = p;
-	if (c->kind == JW_HANDLER_PY_CODE && c->py_timer_when && c->handler.reg < JW_UREG_MAX) {
-		due = py_timer_due(c, regs[c->handler.reg]);
+	if (c->kind == JW_HANDLER_PY_CODE && c->py_tp_basicsize) {
+		/* The caller's frame, from the thread state: the new frame's link is not set yet. */
+		due = py_timer_due(c, py_current_frame(c, s->py_tstate));
 		if (due)
 			s->cur_delay_ns = now > due ? now - due : 0;
 		return;
@@ -390,6 +396,11 @@ int dispatch_enter(struct pt_regs *ctx)
 	s = probe_state(task, cookie, true);
 	if (!s)
 		return 0;
+	/* CPython's evaluation: the thread's state, from which samples read its Python frames. */
+	if (cookie & JW_COOKIE_PY_TSTATE) {
+		s->py_tstate = PT_REGS_PARM1(ctx);
+		s->py_probe = ((__u32)cookie & (JW_MAX_PROBES - 1)) + 1;
+	}
 	/*
 	 * A preset's dispatch only names and splits the work between two waits; outside them (the
 	 * loop's wait was already under way when the probes were attached) it is not a task.

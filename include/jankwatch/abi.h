@@ -17,6 +17,12 @@
 #define JW_MAX_KERNEL_FRAMES 64
 #define JW_MAX_STACK_BYTES 65536	/* the largest user stack copy */
 /*
+ * CPython frames read with a sample, innermost first (a deeper stack keeps its innermost ones),
+ * and the bytes of one interpreter frame read at a time (every field the walk uses lies within).
+ */
+#define JW_MAX_PY_FRAMES 64
+#define JW_PY_FRAME_WINDOW 80
+/*
  * The architecture's part of the records: the user registers a sample carries, in DWARF
  * numbering (bpf/arch/<arch>.h's copy_user_regs() fills them), how many of them the unwinder
  * takes by number, where the stack pointer, instruction pointer and link register are among
@@ -106,6 +112,11 @@ static inline __u32 jw_tid_bucket(__u32 tid)
  * the instruction after a call it skipped), never the innermost one as an exit symbol does.
  */
 #define JW_COOKIE_SITE_EXIT (1ULL << 37)
+/*
+ * CPython's _PyEval_EvalFrameDefault(tstate, ...): the first argument is the thread's
+ * PyThreadState, kept so that samples read the thread's Python frames (jw_arg_chain's py_*).
+ */
+#define JW_COOKIE_PY_TSTATE (1ULL << 38)
 #define JW_CALLEE_REG_SHIFT 8
 #define JW_CALLEE_MEM (1ULL << 14)
 #define JW_CALLEE_DISP_SHIFT 16
@@ -260,8 +271,26 @@ struct jw_sample_rec {
 	__u64 ret_addr[JW_MAX_NEST];
 	__u64 kernel_ips[JW_MAX_KERNEL_FRAMES];
 	__u64 user_ips[JW_MAX_USER_FRAMES];
-	__u8 stack[];		/* stack_size bytes */
+	/*
+	 * stack_size bytes, then to the record's end (hdr.size) the thread's CPython frames, struct
+	 * jw_py_frame each, innermost first: a record of a thread that runs no Python, or of a raw
+	 * capture written before they were read, ends with the stack.
+	 */
+	__u8 stack[];
 };
+
+/*
+ * A CPython frame of a sample: its code object, and the instruction it runs (the one it called
+ * from, for a frame that called). JW_PY_FRAME_ENTRY in @code: its entry byte matched (see
+ * jw_arg_chain's py_frame_entry), so a call of _PyEval_EvalFrameDefault begins there; user
+ * space splices the frames of each call into the native stack at that call's frame.
+ */
+struct jw_py_frame {
+	__u64 code;
+	__u64 instr;
+};
+
+#define JW_PY_FRAME_ENTRY 1ULL	/* code objects are aligned: their address's low bits are free */
 
 /* What a SCHED record is: a line of the trace log. */
 enum jw_sched_kind { JW_SCHED_SWITCH = 0, JW_SCHED_WAKING = 1 };
@@ -411,6 +440,13 @@ struct jw_task_state {
 	__u16 probes_in;
 	__u32 site_calls;	/* handler sites' return sites passed: user space's cost guard */
 	/*
+	 * CPython: the thread's PyThreadState, as _PyEval_EvalFrameDefault was last given it, and
+	 * the id + 1 of the probe whose chain (arg_chains) says how to read its frames; 0: none.
+	 */
+	__u64 py_tstate;
+	__u32 py_probe;
+	__u32 py_pad;
+	/*
 	 * Queueing delay. wake_ns: the thread was woken outside a task (in the loop's wait) then,
 	 * not yet taken by a task (0: no such wakeup). ready_ns: when the work of the current run
 	 * was ready, the run being the tasks since that wakeup (syscall mode: since the wait's
@@ -470,19 +506,43 @@ struct jw_arg_chain {
 	struct jw_reg_path due;
 	__u32 due_unit_ns;	/* 0: no due time */
 	/*
-	 * JW_HANDLER_PY_CODE: an asyncio timer's due time, from the handle whose method called the
-	 * frame: the frame's previous one (@py_frame_previous), its first local (@py_frame_local0),
-	 * an object whose type (at @py_ob_type) is named "TimerHandle" (tp_name at @py_tp_name),
-	 * its _when (@py_timer_when): a float (its double at @py_float_value), seconds of
-	 * CLOCK_MONOTONIC (the loop's time()). @py_timer_when 0: none.
+	 * JW_HANDLER_PY_CODE: an asyncio timer's due time, from the handle whose method calls the
+	 * callback: the caller's frame (the thread's current frame at the entry, see below), its
+	 * first local (@py_frame_local0), an object whose type (at @py_ob_type) is named
+	 * "TimerHandle" (tp_name at @py_tp_name); its _when, the last of its sorted __slots__, is
+	 * at the type's size (tp_basicsize at @py_tp_basicsize) less 8: a float (its double at
+	 * @py_float_value), seconds of CLOCK_MONOTONIC (the loop's time()).
+	 * @py_tp_basicsize 0: no due times.
 	 */
 	__u16 py_frame_previous;
 	__u16 py_frame_local0;
 	__u16 py_ob_type;
 	__u16 py_tp_name;
-	__u16 py_timer_when;
+	__u16 py_tp_basicsize;
 	__u16 py_float_value;
+	/*
+	 * JW_HANDLER_PY_CODE: the thread's Python frames (JW_COOKIE_PY_TSTATE). Its current frame:
+	 * *(tstate + @py_tstate_frame), then where @py_cframe_frame is not JW_PY_NONE (3.11, 3.12:
+	 * that was the C frame record) *(that + @py_cframe_frame); at _PyEval_EvalFrameDefault's
+	 * entry it is the caller's frame (the frame the call is given does not point to it yet).
+	 * Per frame, at these offsets, all below JW_PY_FRAME_WINDOW: its code object
+	 * (@py_frame_code; from 3.14 a tagged reference, the tag in the bits of @py_ref_tag), its
+	 * instruction (@py_frame_instr), its caller (@py_frame_previous), and a byte (@py_frame_entry)
+	 * equal to @py_entry_value in the frames that begin a call of _PyEval_EvalFrameDefault
+	 * (3.11: is_entry of the call's first frame; 3.12 on: the owner of a frame the call pushes
+	 * for itself, no Python code).
+	 */
+	__u16 py_tstate_frame;
+	__u16 py_cframe_frame;
+	__u16 py_frame_code;
+	__u16 py_frame_instr;
+	__u16 py_frame_entry;
+	__u16 py_entry_value;
+	__u16 py_ref_tag;
+	__u16 py_pad;
 };
+
+#define JW_PY_NONE 0xffff	/* a py_* offset the version has no such field for */
 
 /*
  * Where a watched process runs the code of the library its callback sites are in: a callee

@@ -12,36 +12,7 @@
 
 #include "arch/arch.h"
 #include "process/preset_nginx.h"
-#include "process/preset_python.h"
 #include "process/presets.h"
-
-static void test_python_version(void **state)
-{
-	(void)state;
-	assert_int_equal(jw_python_version("/usr/bin/python3.11"), 311);
-	assert_int_equal(jw_python_version("/opt/py/lib/libpython3.11.so.1.0"), 311);
-	assert_int_equal(jw_python_version("libpython3.12d.so"), 312);
-	assert_int_equal(jw_python_version("/usr/bin/python3"), -1);
-	assert_int_equal(jw_python_version("/usr/lib/python3.11/python"), -1);
-	assert_int_equal(jw_python_version("/usr/bin/pythonista"), -1);
-}
-
-/* Only the layout checked against a real 3.11 is used; other versions are not guessed at. */
-static void test_python_chain(void **state)
-{
-	struct jw_arg_chain c;
-
-	(void)state;
-	assert_int_equal(jw_python_chain(311, &c), 0);
-	assert_int_equal(c.handler.reg, jw_arch_arg_reg(1));
-	assert_int_equal(c.handler.n_offsets, 1);
-	assert_int_equal(c.handler.offsets[0], 0x20);
-	assert_int_equal(c.handler_else, 0);
-	assert_int_equal(c.due_unit_ns, 0);
-	assert_int_equal(c.kind, JW_HANDLER_PY_CODE);
-	assert_int_equal(jw_python_chain(312, &c), -ENOTSUP);
-	assert_int_equal(jw_python_chain(-1, &c), -ENOTSUP);
-}
 
 /* --loop's names: auto, syscall, and the table's presets; nothing else. */
 static void test_loop_names(void **state)
@@ -111,8 +82,9 @@ static void test_detect_self(void **state)
 
 /*
  * The stack rules, on a stack from its root: the handler is the first named frame below the
- * dispatch function past the loop's own; for node, a JS frame its perf map names (not node's own
- * JS), and code in no module (JS not named) ends the search.
+ * dispatch function past the loop's own; for node, a JS frame its perf map names with its source
+ * (not node's own JS, nor V8's builtins), and JS not named (code in no module or unnamed in
+ * node's) or a library's code JS called ends the search.
  */
 static void test_stack_rule(void **state)
 {
@@ -136,6 +108,20 @@ static void test_stack_rule(void **state)
 	/* Named by the perf map, the program's JS is. */
 	f[4] = (struct jw_frame){ .kind = JW_FRAME_JIT, .symbol = "onPosted", .src = "/a.js:3:1" };
 	assert_int_equal(jw_stack_rule_handler(node.handler_rule, f, n), 4);
+	/* V8's builtins, JIT code with no source (Node 22 runs them from copies), are passed. */
+	f[3] = (struct jw_frame){ .kind = JW_FRAME_JIT, .symbol = "JSEntry" };
+	assert_int_equal(jw_stack_rule_handler(node.handler_rule, f, n), 4);
+	/* JS that nothing names, in the span libdwfl gives node's module, ends the search too. */
+	f[4] = (struct jw_frame){ .module = "/usr/bin/node" };
+	assert_int_equal(jw_stack_rule_handler(node.handler_rule, f, n), -1);
+	/* Below JS (here Node 20's builtin, named in node), the C library is what JS called. */
+	f[3] = (struct jw_frame){ .symbol = "Builtins_JSEntry", .module = "/usr/bin/node" };
+	f[4] = (struct jw_frame){ .symbol = "v8::internal::Runtime_DateCurrentTime",
+				  .module = "/usr/bin/node" };
+	assert_int_equal(jw_stack_rule_handler(node.handler_rule, f, n), -1);
+	/* Above any JS, a library's function is the handler (as an addon's callback would be). */
+	f[3] = f[4];
+	assert_int_equal(jw_stack_rule_handler(node.handler_rule, f, n), 5);
 	/* GLib's rule passes frames it cannot name, to the first in another module. */
 	f[1].symbol = "g_main_context_dispatch";
 	f[3] = (struct jw_frame){ .symbol = NULL, .module = NULL };
@@ -149,8 +135,6 @@ static void test_stack_rule(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_python_version),
-		cmocka_unit_test(test_python_chain),
 		cmocka_unit_test(test_loop_names),
 		cmocka_unit_test(test_by_name),
 		cmocka_unit_test(test_detect_self),

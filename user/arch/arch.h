@@ -59,6 +59,15 @@ int jw_arch_scan_calls(const uint8_t *code, size_t len,
 		       int (*fn)(const struct jw_arch_call *call, void *ctx), void *ctx);
 
 /*
+ * Calls @fn with the target (from the code's start) of every direct jump, conditional or not, in
+ * @len bytes of code at @code, found by a linear sweep as jw_arch_scan_calls() finds calls; @fn
+ * returns non-zero to stop. Returns what the last @fn returned, or 0. For the parts a compiler
+ * split a function into (a hot and a cold one), which only its jumps lead to.
+ */
+int jw_arch_scan_jumps(const uint8_t *code, size_t len, int (*fn)(int64_t target, void *ctx),
+		       void *ctx);
+
+/*
  * The GOT slot (its address, into @slot) the PLT stub at @stub (@len bytes there, at address
  * @addr) jumps through: x86-64 "[endbr64] [bnd] jmp *rel(%rip)", arm64 "adrp x16; ldr x17, [x16,
  * #lo]". 0, or -ENOENT when it is no such stub.

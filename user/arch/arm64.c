@@ -137,6 +137,42 @@ static void track_fixed(uint32_t w, uint8_t st[32])
 	}
 }
 
+/* The signed field of @bits bits at bit @lo of @w, in instructions: a branch's offset in bytes. */
+static int64_t branch_offset(uint32_t w, unsigned int lo, unsigned int bits)
+{
+	int64_t v = (w >> lo) & ((1u << bits) - 1);
+
+	if (v & (1LL << (bits - 1)))
+		v -= 1LL << bits;
+	return v * 4;
+}
+
+int jw_arch_scan_jumps(const uint8_t *code, size_t len, int (*fn)(int64_t target, void *ctx),
+		       void *ctx)
+{
+	size_t at;
+	int ret;
+
+	for (at = 0; at + 4 <= len; at += 4) {
+		uint32_t w = insn_at(code + at);
+		int64_t off;
+
+		if ((w & 0xfc000000) == 0x14000000)		/* b */
+			off = branch_offset(w, 0, 26);
+		else if ((w & 0xff000010) == 0x54000000 ||	/* b.cond */
+			 (w & 0x7e000000) == 0x34000000)	/* cbz, cbnz */
+			off = branch_offset(w, 5, 19);
+		else if ((w & 0x7e000000) == 0x36000000)	/* tbz, tbnz */
+			off = branch_offset(w, 5, 14);
+		else
+			continue;
+		ret = fn((int64_t)at + off, ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int jw_arch_scan_calls(const uint8_t *code, size_t len,
 		       int (*fn)(const struct jw_arch_call *call, void *ctx), void *ctx)
 {

@@ -466,6 +466,37 @@ int jw_arch_scan_calls(const uint8_t *code, size_t len,
 	return 0;
 }
 
+int jw_arch_scan_jumps(const uint8_t *code, size_t len, int (*fn)(int64_t target, void *ctx),
+		       void *ctx)
+{
+	struct jw_x86_insn in;
+	const uint8_t *end;
+	size_t at = 0;
+	int32_t rel;
+	int ret;
+
+	while (at < len) {
+		if (!jw_x86_decode(code + at, len - at, &in)) {
+			at++;
+			continue;
+		}
+		end = code + at + in.len;
+		ret = 0;
+		if (in.op == 0xeb || (in.op >= 0x70 && in.op <= 0x7f)) {	/* rel8 */
+			ret = fn(at + in.len + (int8_t)end[-1], ctx);
+		} else if (in.op == 0xe9 ||					/* jmp rel32 */
+			   (!in.op && in.len >= 6 && end[-6] == 0x0f &&		/* jcc rel32 */
+			    (end[-5] & 0xf0) == 0x80)) {
+			memcpy(&rel, end - 4, sizeof(rel));
+			ret = fn(at + in.len + rel, ctx);
+		}
+		if (ret)
+			return ret;
+		at += in.len;
+	}
+	return 0;
+}
+
 /* ---- The wait-cost measurement's functions (waitcost.h) ---- */
 
 /*

@@ -36,7 +36,8 @@ _Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
 _Static_assert(sizeof(struct jw_proc_rec) == 56, "jw_proc_rec layout");
 _Static_assert(sizeof(struct jw_sched_rec) == 88, "jw_sched_rec layout");
 _Static_assert(sizeof(struct jw_slice_rec) == 64, "jw_slice_rec layout");
-_Static_assert(sizeof(struct jw_arg_chain) == 80, "jw_arg_chain layout");
+_Static_assert(sizeof(struct jw_arg_chain) == 96, "jw_arg_chain layout");
+_Static_assert(sizeof(struct jw_py_frame) == 16, "jw_py_frame layout");
 _Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
 		       (int)JW_UNWIND_MODE_FP == (int)JW_UNWIND_FP &&
 		       (int)JW_UNWIND_MODE_DWARF == (int)JW_UNWIND_DWARF,
@@ -341,6 +342,8 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, 
 	return attach_uprobe(a, a->skel->progs.dispatch_enter, p->pid, p->path, p->entry_offset,
 			     false, args_read, p->exact, cookie | p->callee |
 				     (p->name_chain ? JW_COOKIE_NAME_ARG : 0) |
+				     (p->name_chain && p->name_chain->kind == JW_HANDLER_PY_CODE ?
+					      JW_COOKIE_PY_TSTATE : 0) |
 				     (p->inner ? JW_COOKIE_INNER : 0), p->entry_name);
 }
 

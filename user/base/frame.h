@@ -10,6 +10,7 @@ enum jw_frame_kind {
 	JW_FRAME_NATIVE = 0,	/* user code in an ELF module (or unknown) */
 	JW_FRAME_KERNEL,	/* kernel code */
 	JW_FRAME_JIT,		/* a JIT frame named by a perf map */
+	JW_FRAME_PYTHON,	/* a CPython frame: pc its code object, rel_pc the line, module the file */
 };
 
 /*

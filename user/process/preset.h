@@ -74,6 +74,7 @@ struct jw_preset {
 	const char *callbacks_named;	/* what their statistics rows are ("uv callback") */
 	bool own_handlers;		/* @where has the handlers too: no callee is the loop's own */
 	int version;			/* python: 311 for 3.11; -1 unknown */
+	char detail[160];		/* python: why its frames cannot be read, when they cannot */
 	bool handler_addr_is_data;	/* its probes' handler address is no code (python) */
 	/*
 	 * A master process that runs no loop: its workers, which do (at most @max into @out; how

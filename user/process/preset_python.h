@@ -4,25 +4,25 @@
  * bounded by the waits; since 3.11 a Python-to-Python call stays in one evaluation loop, so the
  * evaluations directly under the waits are the callbacks and coroutine steps the loop runs, and
  * the code object of the frame each evaluates names it (read by the kernel: see interp.bpf.h).
+ * The same probe gives the thread's state, from which every sample reads the thread's Python
+ * frames. The layout comes from the binary (pyruntime.h).
  */
 #ifndef JW_PRESET_PYTHON_H
 #define JW_PRESET_PYTHON_H
 
 #include "process/preset.h"
-
-/* The CPython version a file's name says (python3.11, libpython3.11.so.1.0): 311; or -1. */
-int jw_python_version(const char *path);
+#include "process/pyruntime.h"
 
 /*
- * How CPython @version's _PyEval_EvalFrameDefault leads to the code object it runs, and where
- * that keeps its names. 0, or -ENOTSUP for a version whose layout is not known (only 3.11 is).
+ * How _PyEval_EvalFrameDefault of a CPython laid out as @l leads to the code object it runs,
+ * the thread's frames and an asyncio timer's due time.
  */
-int jw_python_chain(int version, struct jw_arg_chain *chain);
+void jw_python_chain(const struct jw_py_layout *l, struct jw_arg_chain *chain);
 
-/* Hooks _PyEval_EvalFrameDefault in @out->where, its version read from the file names. */
+/* Hooks _PyEval_EvalFrameDefault in @out->where, its layout read from that file. */
 bool jw_python_hook(pid_t pid, const char *exe, struct jw_preset *out);
 
-/* Why it is python, for the log line. */
+/* Why it is python, for the log line: the version, or why its frames are not read. */
 void jw_python_why(const struct jw_preset *p, const char *how, char *why, size_t len);
 
 #endif

@@ -205,7 +205,9 @@ static void put_frame(FILE *f, const struct jw_frame *fr, uint32_t pid)
 	fprintf(f, "\t%16" PRIx64 " ", fr->pc);
 	if (fr->symbol && *fr->symbol) {
 		put_text(f, fr->symbol, strlen(fr->symbol), "", "");
-		fprintf(f, "+0x%" PRIx64, fr->sym_off);
+		/* A Python frame has a line, not an offset: "qualname (file.py)", as perf's. */
+		if (fr->kind != JW_FRAME_PYTHON)
+			fprintf(f, "+0x%" PRIx64, fr->sym_off);
 	} else {
 		fputs("[unknown]", f);
 	}

@@ -111,6 +111,7 @@ static void frame_line_fmt(const struct jw_frame *fr, uint64_t count, unsigned i
 			sb_printf(sb, "(%s+0x%" PRIx64 ")", fr->symbol, fr->sym_off);
 		break;
 	case JW_FRAME_JIT:
+	case JW_FRAME_PYTHON:
 		sb_printf(sb, "at ");
 		frame_name_fmt(fr, sb);
 		if (fr->src)
@@ -170,6 +171,9 @@ static bool frame_same(const struct jw_frame *a, const struct jw_frame *b)
 {
 	if (a->kind != b->kind)
 		return false;
+	/* Python: the same code object at the same line. */
+	if (a->kind == JW_FRAME_PYTHON)
+		return a->pc == b->pc && a->rel_pc == b->rel_pc;
 	if (!a->module || !b->module)
 		return a->module == b->module && a->pc == b->pc;
 	return a->rel_pc == b->rel_pc && !strcmp(a->module, b->module);
@@ -498,13 +502,28 @@ static char *path_key(const struct st_node *const *path, unsigned int depth)
 	return key;
 }
 
+/* A shared object under the system's library directories: the distribution's, not the program's. */
+static bool distribution_library(const char *path, const char *base)
+{
+	static const char *const dirs[] = { "/lib/", "/lib32/", "/lib64/", "/usr/lib/",
+					    "/usr/lib32/", "/usr/lib64/" };
+	size_t i;
+
+	if (!strstr(base, ".so"))
+		return false;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (!strncmp(path, dirs[i], strlen(dirs[i])))
+			return true;
+	return false;
+}
+
 bool jw_frame_is_system(const struct jw_frame *fr)
 {
 	const char *base;
 
 	if (fr->kind == JW_FRAME_KERNEL)
 		return true;
-	if (fr->kind == JW_FRAME_JIT)
+	if (fr->kind == JW_FRAME_JIT || fr->kind == JW_FRAME_PYTHON)
 		return false;
 	if (!fr->module)
 		return true;	/* no module: the vdso of a process we could not read, or junk */
@@ -512,7 +531,10 @@ bool jw_frame_is_system(const struct jw_frame *fr)
 	base = base ? base + 1 : fr->module;
 	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5) ||
 	       !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld-", 3) ||
-	       !strncmp(base, "linux-vdso", 10) || !strcmp(base, "[vdso]");
+	       !strncmp(base, "linux-vdso", 10) || !strcmp(base, "[vdso]") ||
+	       /* CPython's interpreter, in its executable or its library: the program is Python */
+	       !strncmp(base, "python", 6) || !strncmp(base, "libpython", 9) ||
+	       distribution_library(fr->module, base);
 }
 
 /* The group key of a path: its two innermost frames of the application's own, "a<-b". */

@@ -53,9 +53,9 @@ char *jw_stacktree__heaviest(const struct jw_stacktree *t);
 
 /*
  * The group key of the tree (SPEC F13): in the heaviest stack, the two innermost frames of the
- * application's own (not the kernel, libc, the dynamic loader or the vdso), named as
- * jw_frame_name() does, "inner<-outer"; one name when only one is; "" when none (or the tree is
- * empty). A malloc'd string, or NULL with errno set.
+ * application's own (jw_frame_is_system()), named as jw_frame_name() does, "inner<-outer"; one
+ * name when only one is; "" when none (or the tree is empty). A malloc'd string, or NULL with
+ * errno set.
  */
 char *jw_stacktree__group(const struct jw_stacktree *t);
 
@@ -66,7 +66,13 @@ char *jw_stacktree__group(const struct jw_stacktree *t);
 int jw_stacktree__heaviest_and_group(const struct jw_stacktree *t, char **heaviest,
 				     char **group);
 
-/* Whether @fr is the system's, not the application's: kernel, libc, ld.so, vdso, no module. */
+/*
+ * Whether @fr is the system's, not the application's: the kernel, libc, ld.so, the vdso, code in
+ * no module, CPython's interpreter (python3.X, libpython3.X.so: the program is its Python code),
+ * and the distribution's shared libraries (a .so under /lib, /usr/lib and their 32/64 kin: GLib,
+ * Qt, libuv, a Python extension of the standard library). JIT and Python frames are the
+ * program's.
+ */
 bool jw_frame_is_system(const struct jw_frame *fr);
 
 /*

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stacks/pycode.h"
 #include "stacks/regs.h"
 #include "stacks/returns.h"
 #include "stacks/stacks.h"
@@ -202,6 +203,109 @@ static int kernel_leaf(const struct jw_stacks *st, const struct jw_sample_rec *s
 	return 0;
 }
 
+size_t jw_sample_py_frames(const struct jw_sample_rec *s, struct jw_py_frame *out)
+{
+	size_t n;
+
+	if (s->stack_size > JW_MAX_STACK_BYTES || s->hdr.size <= sizeof(*s) + s->stack_size)
+		return 0;
+	n = (s->hdr.size - sizeof(*s) - s->stack_size) / sizeof(*out);
+	if (n > JW_MAX_PY_FRAMES)
+		n = JW_MAX_PY_FRAMES;
+	memcpy(out, s->stack + s->stack_size, n * sizeof(*out));
+	return n;
+}
+
+/* One call of the evaluation function's Python frames: @py[start, start + len), innermost first. */
+struct py_call {
+	size_t start;
+	size_t len;
+};
+
+/* The calls @py (@n) marks, innermost first, into @calls (room for @n + 1): how many. */
+static size_t py_calls(const struct jw_py_frame *py, size_t n, bool entry_own, struct py_call *calls)
+{
+	size_t i = 0, k = 0;
+
+	while (i < n) {
+		calls[k].start = i;
+		while (i < n && !(py[i].code & JW_PY_FRAME_ENTRY))
+			i++;
+		/* 3.11: the marked frame is the call's first; 3.12 on, the call's own, no code. */
+		if (i < n && !entry_own)
+			i++;
+		calls[k].len = i - calls[k].start;
+		if (i < n && entry_own)
+			i++;
+		k++;
+	}
+	return k;
+}
+
+size_t jw_stacks_splice_python(struct jw_frame *fr, size_t n, const struct jw_py_frame *py,
+			       size_t n_py, const struct jw_py_splice *how)
+{
+	struct py_call calls[JW_MAX_PY_FRAMES + 1];
+	struct jw_frame named[JW_MAX_PY_FRAMES];
+	size_t n_calls, k = 0, i, j, m, total = n;
+
+	if (n_py > JW_MAX_PY_FRAMES)
+		n_py = JW_MAX_PY_FRAMES;
+	n_calls = py_calls(py, n_py, how->entry_own, calls);
+	/* From the leaf: the k-th evaluation frame runs the k-th call. */
+	for (i = n; i-- > 0 && k < n_calls;) {
+		if (!how->is_eval(how->ctx, &fr[i]))
+			continue;
+		m = 0;
+		for (j = calls[k].start + calls[k].len; j-- > calls[k].start;) {
+			struct jw_py_frame f = { py[j].code & ~JW_PY_FRAME_ENTRY, py[j].instr };
+
+			if (how->name(how->ctx, &f, &named[m]))
+				m++;
+		}
+		k++;
+		if (!m)
+			continue;
+		memmove(&fr[i + m], &fr[i + 1], (total - i - 1) * sizeof(*fr));
+		memcpy(&fr[i], named, m * sizeof(*fr));
+		total += m - 1;
+	}
+	return total;
+}
+
+static bool name_py(void *ctx, const struct jw_py_frame *f, struct jw_frame *out)
+{
+	return jw_pycode__frame(ctx, f->code, f->instr, out);
+}
+
+static bool is_eval(void *ctx, const struct jw_frame *fr)
+{
+	return jw_pycode__is_eval(ctx, fr);
+}
+
+/*
+ * Puts sample @s's Python frames, if any, into its user frames @frames (@n): the interpreter's
+ * module is the one of a frame of CPython's own API ("Py..."), whose namer the symbolizer has.
+ */
+static size_t splice_sample(struct jw_symbolizer *sym, const struct jw_sample_rec *s,
+			    struct jw_frame *frames, size_t n)
+{
+	struct jw_py_frame py[JW_MAX_PY_FRAMES];
+	struct jw_py_splice how = { .is_eval = is_eval, .name = name_py };
+	size_t n_py = jw_sample_py_frames(s, py), k;
+	struct jw_pycode *pyc = NULL;
+
+	for (k = n; n_py && !pyc && k-- > 0;)
+		if (frames[k].kind == JW_FRAME_NATIVE && frames[k].symbol && frames[k].module &&
+		    (!strncmp(frames[k].symbol, "Py", 2) || !strncmp(frames[k].symbol, "_Py", 3)))
+			pyc = jw_symbolizer__python(sym, frames[k].pc);
+	if (!pyc)
+		return n;
+	how.entry_own = jw_pycode__entry_own(pyc);
+	how.ctx = pyc;
+	return jw_stacks_splice_python(frames, n, py, n_py, &how);
+}
+
 size_t jw_stacks__frames(struct jw_stacks *st, struct jw_symbolizer *sym,
 			 const struct jw_sample_rec *s, struct jw_frame *frames)
 {
@@ -219,6 +323,7 @@ size_t jw_stacks__frames(struct jw_stacks *st, struct jw_symbolizer *sym,
 		us = pick_stack(sym, &st->dw, &st->fp);
 	for (i = (int)us->n - 1; i >= 0; i--)
 		jw_symbolizer__frame(sym, us->pcs[i], !us->activation[i], &frames[n++]);
+	n = splice_sample(sym, s, frames, n);
 	/* Bounded as kernel_leaf() bounds it: a record's count is not trusted past its array. */
 	i = s->n_kernel < JW_MAX_KERNEL_FRAMES ? (int)s->n_kernel : JW_MAX_KERNEL_FRAMES;
 	for (i--; i >= kernel_leaf(st, s); i--)

@@ -15,8 +15,8 @@
 #include "stacks/ksyms.h"
 #include "stacks/symbolize.h"
 
-/* Room jw_stacks__frames() needs: the user frames, then the kernel frames. */
-#define JW_MAX_FRAMES (JW_MAX_USER_FRAMES + JW_MAX_KERNEL_FRAMES)
+/* Room jw_stacks__frames() needs: the user frames with Python's, then the kernel frames. */
+#define JW_MAX_FRAMES (JW_MAX_USER_FRAMES + JW_MAX_PY_FRAMES + JW_MAX_KERNEL_FRAMES)
 
 struct jw_stacks;
 
@@ -36,10 +36,35 @@ void jw_stacks__set_ksyms(struct jw_stacks *st, const struct jw_ksyms *ks);
 /*
  * Names the frames of sample @s of the process @sym names (NULL: by address) into @frames (room
  * for JW_MAX_FRAMES), outermost first: the user stack from its root to the leaf, then the kernel
- * stack from the system call's entry to the leaf. Returns how many.
+ * stack from the system call's entry to the leaf. Each call of CPython's evaluation function in
+ * the user stack gives way to the Python frames it runs, when the sample carries them and they
+ * can be named (jw_stacks_splice_python()). Returns how many.
  */
 size_t jw_stacks__frames(struct jw_stacks *st, struct jw_symbolizer *sym,
 			 const struct jw_sample_rec *s, struct jw_frame *frames);
+
+/* The Python frames sample @s carries after its stack copy, innermost first: how many. */
+size_t jw_sample_py_frames(const struct jw_sample_rec *s, struct jw_py_frame *out);
+
+/* How the Python frames of a sample are named and put in place. */
+struct jw_py_splice {
+	bool entry_own;		/* 3.12 on: a call's entry is a frame of its own, no code */
+	/* Whether native frame @fr is a call of the evaluation function. */
+	bool (*is_eval)(void *ctx, const struct jw_frame *fr);
+	/* Names Python frame @f into @out; false when it cannot. */
+	bool (*name)(void *ctx, const struct jw_py_frame *f, struct jw_frame *out);
+	void *ctx;
+};
+
+/*
+ * Splices Python frames @py (@n_py, innermost first, as a sample carries them) into user frames
+ * @fr (@n, outermost first; room for @n + @n_py): the k-th call of the evaluation function from
+ * the leaf gives way to the frames of the k-th call the Python frames mark, outermost first, as
+ * @how names them (a frame it cannot name is left out; a call none of whose frames it names
+ * keeps its native frame). Returns the new count.
+ */
+size_t jw_stacks_splice_python(struct jw_frame *fr, size_t n, const struct jw_py_frame *py,
+			       size_t n_py, const struct jw_py_splice *how);
 
 /* Whether @symbol is where a thread's stack begins (_start, main's libc callers, start_thread). */
 bool jw_symbol_is_thread_root(const char *symbol);

@@ -18,6 +18,7 @@
 #include "jankwatch/abi.h"
 #include "base/log.h"
 #include "stacks/perfmap.h"
+#include "stacks/pycode.h"
 #include "base/demangle.h"
 #include "base/strpool.h"
 #include "stacks/symbolize.h"
@@ -42,6 +43,8 @@ struct jw_symbolizer {
 	struct jw_perfmap *perfmap;	/* JIT names; opened for the first address no ELF has */
 	uint64_t perfmap_refresh_ns;	/* 0: never opened nor read */
 	bool offline;			/* built from a raw capture: no /proc to read */
+	struct jw_pycode *py;		/* names CPython code objects; made at the first need */
+	bool py_tried;			/* py was tried (live), or given (offline) */
 	struct {
 		const char *mangled;	/* interned */
 		const char *name;	/* interned: what it demangles to */
@@ -356,6 +359,7 @@ void jw_symbolizer__free(struct jw_symbolizer *s)
 	if (s->perfmap)
 		log_perfmap_losses(s->perfmap);
 	jw_perfmap__free(s->perfmap);
+	jw_pycode__free(s->py);
 	jw_strpool__free(s->strings);
 	free(s);
 }
@@ -585,6 +589,51 @@ void jw_symbolizer__frame(struct jw_symbolizer *s, uint64_t pc, bool return_addr
 		return;
 	if (mod)
 		module_frame(s, mod, pc, lookup, fr);
+}
+
+struct jw_pycode *jw_symbolizer__python(struct jw_symbolizer *s, uint64_t pc)
+{
+	char path[PATH_MAX + 32], why[256];
+	const char *file = NULL, *name = NULL;
+	struct jw_py_layout l;
+	Dwfl_Module *mod;
+
+	if (!s || s->py_tried)
+		return s ? s->py : NULL;
+	s->py_tried = true;
+	mod = dwfl_addrmodule(s->dwfl, pc - 1);
+	if (mod)
+		name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &file, NULL);
+	/*
+	 * The file as the process sees it, as find_proc_elf() opened it; else by the name the
+	 * maps gave it (a chroot's files, which the maps name from jankwatch's root).
+	 */
+	if (file)
+		snprintf(path, sizeof(path), "/proc/%d/root%s", s->pid, file);
+	if (file && access(path, R_OK))
+		snprintf(path, sizeof(path), "%s", file);
+	if (!file || jw_py_layout_read(path, &l, why, sizeof(why))) {
+		jw_log(JW_LOG_DEBUG, "pid %d: Python frames unnamed: %s", s->pid,
+		       file ? why : "its interpreter's file is not known");
+		return NULL;
+	}
+	/* Named as frames name it (module_frame()). */
+	s->py = jw_pycode__new(s->pid, jw_strpool__intern(s->strings, name), &l);
+	return s->py;
+}
+
+int jw_symbolizer__set_python_names(struct jw_symbolizer *s, const struct jw_py_name *names,
+				    size_t n, const char *module, bool entry_own,
+				    const struct jw_py_range *eval, size_t n_eval)
+{
+	struct jw_pycode *py = jw_pycode__new_names(names, n, module, entry_own, eval, n_eval);
+
+	if (!py)
+		return -errno;
+	jw_pycode__free(s->py);
+	s->py = py;
+	s->py_tried = true;
+	return 0;
 }
 
 size_t jw_symbolizer__unwind(struct jw_symbolizer *s, const struct jw_unwind_input *in,

@@ -17,6 +17,9 @@
 
 struct jw_unwind_input;
 struct jw_raw_module;
+struct jw_py_name;
+struct jw_py_range;
+struct jw_pycode;
 
 struct jw_symbolizer;
 
@@ -55,6 +58,21 @@ void jw_symbolizer__debug_refresh(struct jw_symbolizer *s);
  * symbolizers): a report whose naming moved it may be better written once the fetch is done.
  */
 uint64_t jw_symbolizer_debug_asks(void);
+
+/*
+ * The namer of the process's CPython code objects, whose interpreter is the module return
+ * address @pc is in: made at the first call from that file's layout (pyruntime.h); NULL when
+ * there is none. A raw capture's symbolizer has the names it recorded instead.
+ */
+struct jw_pycode *jw_symbolizer__python(struct jw_symbolizer *s, uint64_t pc);
+
+/*
+ * An offline symbolizer's Python names, from its capture (as jw_pycode__new_names() takes
+ * them). 0 or -ENOMEM.
+ */
+int jw_symbolizer__set_python_names(struct jw_symbolizer *s, const struct jw_py_name *names,
+				    size_t n, const char *module, bool entry_own,
+				    const struct jw_py_range *eval, size_t n_eval);
 
 /* The build-id of the process's main executable as hex, or NULL. Lives as long as @s. */
 const char *jw_symbolizer__exe_build_id(struct jw_symbolizer *s);
