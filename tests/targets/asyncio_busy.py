@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """An asyncio loop for the integration tests: every --every ms a callback (on_timer; with --coro a
-coroutine step of ticker) busy-loops --ms (or sleeps in time.sleep with --sleep); it prints what it
-measured itself, like jw_target: "task <n> <kind> <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
+coroutine step of ticker) busy-loops --ms (or sleeps in time.sleep with --sleep; with --alternate
+every other one busy-loops in busy_other, a second function); it prints what it measured itself, like jw_target: "task <n> <kind> <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
 With --light MS a ticker, on_light (a call_later timer), ticks every MS ms and prints how late
 it ran by its own handle's due time, "tick <n> late <ns>"; with --posted 1 it posts the busy
 task, on_posted (call_soon), every --every ms, right after its tick."""
@@ -19,11 +19,19 @@ ap.add_argument("--exit", type=int, default=0, help="exit status after --count t
 ap.add_argument("--coro", action="store_true", help="the jank is a step of a coroutine")
 ap.add_argument("--light", type=int, default=0)
 ap.add_argument("--posted", type=int, default=0)
+ap.add_argument("--alternate", action="store_true", help="every other jank in busy_other")
 args = ap.parse_args()
 n = 0
 
 
 def busy_work(ms):
+    end = time.monotonic_ns() + ms * 1_000_000
+    while time.monotonic_ns() < end:
+        pass
+
+
+def busy_other(ms):
+    """The same work as busy_work's, as another function: a jank group of its own."""
     end = time.monotonic_ns() + ms * 1_000_000
     while time.monotonic_ns() < end:
         pass
@@ -35,6 +43,8 @@ def one_task():
     begin = time.monotonic_ns()
     if args.sleep:
         time.sleep(args.ms / 1000)
+    elif args.alternate and n % 2:
+        busy_other(args.ms)
     else:
         busy_work(args.ms)
     n += 1

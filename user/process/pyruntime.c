@@ -69,7 +69,6 @@ static const struct debug_parts debug_parts[] = {
 	  .entry_value = 3 /* FRAME_OWNED_BY_INTERPRETER */, .ref_tag = 7 },
 };
 
-#define DEBUG_READ 512		/* bytes of _Py_DebugOffsets read: past every part used */
 
 static uint64_t u64_at(const uint8_t *p, uint32_t off)
 {
@@ -92,8 +91,7 @@ static void object_fields(struct jw_py_layout *l)
 	l->float_value = 16;
 }
 
-/* 3.13 on: the offsets @d (DEBUG_READ bytes of _Py_DebugOffsets) gives. */
-static int from_debug_offsets(const uint8_t *d, struct jw_py_layout *l, char *why, size_t len)
+int jw_py_layout_from_debug(const uint8_t *d, struct jw_py_layout *l, char *why, size_t len)
 {
 	const struct debug_parts *p = NULL;
 	uint64_t v[6];
@@ -345,7 +343,7 @@ bool jw_py_in_eval(const struct jw_py_layout *l, uint64_t addr)
 int jw_py_layout_read(const char *path, struct jw_py_layout *out, char *why, size_t len)
 {
 	struct jw_elf_data *e = jw_elf_data__open(path);
-	uint8_t debug[DEBUG_READ];
+	uint8_t debug[JW_PY_DEBUG_READ];
 	uint64_t addr, size, version = 0;
 	int err;
 
@@ -383,7 +381,7 @@ int jw_py_layout_read(const char *path, struct jw_py_layout *out, char *why, siz
 		err = -ENOTSUP;
 		goto out;
 	}
-	err = from_debug_offsets(debug, out, why, len);
+	err = jw_py_layout_from_debug(debug, out, why, len);
 out:
 	jw_elf_data__close(e);
 	if (!err)

@@ -76,6 +76,15 @@ struct jw_py_layout {
  */
 int jw_py_layout_read(const char *path, struct jw_py_layout *out, char *why, size_t len);
 
+/* Bytes of _Py_DebugOffsets read: past every part jankwatch uses. */
+#define JW_PY_DEBUG_READ 512
+
+/*
+ * The layout of CPython 3.@l->minor (@l->hexversion set) from @d, the first JW_PY_DEBUG_READ
+ * bytes of its _Py_DebugOffsets. 0, or -ENOTSUP with @why said, as jw_py_layout_read().
+ */
+int jw_py_layout_from_debug(const uint8_t *d, struct jw_py_layout *l, char *why, size_t len);
+
 /*
  * The parts of function @name of ELF file @path (from its unwind table, the parts only its jumps
  * lead to, that jump back into it) into @out (room for @max, the function itself first), as ELF
