@@ -195,8 +195,7 @@ static int reloc_cmp(const void *a, const void *b)
 }
 
 /* The value relocation @r of a RELA section whose symbols are in @symscn leaves; false if none. */
-static bool reloc_value(Elf *elf, uint16_t machine, const GElf_Rela *r, Elf_Scn *symscn,
-			uint64_t *val)
+static bool reloc_value(uint16_t machine, const GElf_Rela *r, Elf_Scn *symscn, uint64_t *val)
 {
 	uint32_t type = GELF_R_TYPE(r->r_info);
 	Elf_Data *syms;
@@ -213,7 +212,6 @@ static bool reloc_value(Elf *elf, uint16_t machine, const GElf_Rela *r, Elf_Scn 
 	    sym.st_shndx == SHN_UNDEF)
 		return false;
 	*val = sym.st_value + r->r_addend;
-	(void)elf;
 	return true;
 }
 
@@ -243,8 +241,7 @@ static int read_relocs(struct jw_elf_data *d)
 			uint64_t val;
 
 			if (!gelf_getrela(data, i, &r) ||
-			    !reloc_value(d->elf, eh.e_machine, &r, elf_getscn(d->elf, sh.sh_link),
-					 &val))
+			    !reloc_value(eh.e_machine, &r, elf_getscn(d->elf, sh.sh_link), &val))
 				continue;
 			if (d->n_relocs == cap) {
 				cap = cap ? cap * 2 : 1024;
@@ -256,7 +253,8 @@ static int read_relocs(struct jw_elf_data *d)
 			d->relocs[d->n_relocs++] = (struct reloc){ .at = r.r_offset, .val = val };
 		}
 	}
-	qsort(d->relocs, d->n_relocs, sizeof(*d->relocs), reloc_cmp);
+	if (d->n_relocs)
+		qsort(d->relocs, d->n_relocs, sizeof(*d->relocs), reloc_cmp);
 	return 0;
 }
 
