@@ -75,7 +75,8 @@ def python_tree(text):
     nodes, path = [], []
     for line in text.split("\n\n", 1)[1].splitlines():
         m = LINE.match(line)
-        check(m is not None, f"a frame line: {line!r}")
+        if not m:
+            fail(f"not a frame line: {line!r}")
         depth = int(m.group(3))
         del path[depth:]
         nodes.append((int(m.group(2)), depth, m.group(4), m.group(5),
@@ -100,13 +101,13 @@ def samples_in(nodes, func, under, file, lines):
     return total
 
 
-def watch(label, cmd, script, args, logs, fmt="tree,pprof"):
+def watch(label, cmd, script, args, logs, fmt="tree,pprof", extra=()):
     target = Proc(cmd + [script] + args)
     try:
         wait_for(lambda: process_age_s(target.pid) >= 3, 30, f"{label}: the target to be 3 s old")
         rc, events, err = run_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3",
                                          "--all", "--duration", str(WATCH_S), "--log-dir",
-                                         logs.path, "--format", fmt], 90)
+                                         logs.path, "--format", fmt, *extra], 90)
     finally:
         target.kill()
     check(rc == 0, f"{label}: jankwatch exits 0 ({rc}): {err[-5:]}")
@@ -161,12 +162,28 @@ def check_interpreter(label, cmd, script):
 
 
 def check_two_groups(label, cmd, script):
-    logs = LogDir()
-    _, events = watch(label, cmd, script, ["--alternate", "--every", "700", "--ms", "300"], logs, "tree")
+    """Also recorded raw: `jankwatch symbolize` writes the same stack logs from it, the
+    Python frames named by what the capture recorded."""
+    logs, again = LogDir(), LogDir()
+    raw = os.path.join(logs.path, "py.raw")
+    _, events = watch(label, cmd, script, ["--alternate", "--every", "700", "--ms", "300"], logs,
+                      "tree", ("--raw", raw))
     groups = {ev["group"] for ev in events}
     check(len(events) >= 4 and groups == {"busy_work<-one_task", "busy_other<-one_task"},
           f"{label}: two slow functions, two groups ({len(events)} janks: {sorted(groups)})")
+    p = subprocess.run([JW_BIN, "symbolize", raw, "--log-dir", again.path],
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, f"{label}: symbolize exits 0 ({p.stderr.strip()[-300:]})")
+    for ev in events:
+        path = next(p for p in ev["external_log"] if "/stack-" in p)
+        with open(path) as f, open(os.path.join(again.path, os.path.basename(path))) as g:
+            live, offline = f.read(), g.read()
+        check(" at busy_" in offline and
+              live.split("\n\n", 1)[1] == offline.split("\n\n", 1)[1],
+              f"{label}: {os.path.basename(path)} symbolized offline is the live one, Python "
+              f"frames included")
     logs.cleanup()
+    again.cleanup()
 
 
 def check_sleep(label, cmd, script):

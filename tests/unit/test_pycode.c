@@ -203,11 +203,11 @@ static void test_splice_short(void **state)
 /* A raw capture's names: by code object and instruction, exactly. */
 static void test_names(void **state)
 {
-	const struct jw_py_name names[] = {
+	const struct jw_raw_pyname names[] = {
 		{ .code = 0x2000, .instr = 0x2100, .name = "on_timer", .file = "/a.py", .line = 7 },
 		{ .code = 0x1000, .instr = 0x1080, .name = "slow", .file = "/a.py", .line = 3 },
 	};
-	const struct jw_py_range eval[] = { { 0x500, 0x600 }, { 0x9000, 0x9100 } };
+	const struct jw_raw_range eval[] = { { 0x500, 0x600 }, { 0x9000, 0x9100 } };
 	struct jw_pycode *p = jw_pycode__new_names(names, 2, "/usr/bin/python3.14", true, eval, 2);
 	struct jw_frame fr, native = { .module = "/usr/bin/python3.14", .rel_pc = 0x9100 };
 

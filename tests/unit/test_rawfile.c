@@ -85,6 +85,51 @@ static void test_loop_field_and_older_chunks(void **state)
 	assert_int_equal(jw_raw_next(fx->rd, &r, fx->err, sizeof(fx->err)), 0);
 }
 
+/* A report with Python frames (chunk type 3): what names them comes back whole. */
+static void test_python_part(void **state)
+{
+	static const struct jw_raw_range eval[] = { { 0x598b80, 0x599020 }, { 0x43fb58, 0x45451f } };
+	static const struct jw_raw_pyname names[] = {
+		{ 0x7f0010, 0x7f00c6, "busy_work", "/jw/asyncio_busy.py", 28 },
+		{ 0x7f2010, 0x7f2100, "Handle._run", "/usr/lib/python3.14/asyncio/events.py", 89 },
+	};
+	static const struct jw_raw_report py = {
+		.comm = "python3.14", .loop = "python", .py_module = "/usr/bin/python3.14",
+		.py_entry_own = true, .py_eval = eval, .n_py_eval = 2, .py_names = names,
+		.n_py_names = 2,
+	};
+	static const struct jw_raw_report plain = { .comm = "redis-server", .loop = "redis" };
+	struct fixture *fx = *state;
+	struct jw_raw_report r;
+
+	assert_int_equal(jw_raw_write_header(fx->f, &header), 0);
+	assert_int_equal(jw_raw_write_report(fx->f, &py), 0);
+	assert_int_equal(jw_raw_write_report(fx->f, &plain), 0);
+	slurp(fx);
+	assert_int_equal(u32_at(fx->bytes + HEADER_SIZE), 3);
+	write_copy(fx, fx->bytes, fx->size);
+	reopen(fx, fx->copy);
+	assert_non_null(fx->rd);
+	assert_int_equal(jw_raw_next(fx->rd, &r, fx->err, sizeof(fx->err)), 1);
+	assert_string_equal(r.loop, "python");
+	assert_string_equal(r.py_module, "/usr/bin/python3.14");
+	assert_true(r.py_entry_own);
+	assert_int_equal(r.n_py_eval, 2);
+	assert_int_equal(r.py_eval[1].lo, 0x43fb58);
+	assert_int_equal(r.py_eval[1].hi, 0x45451f);
+	assert_int_equal(r.n_py_names, 2);
+	assert_int_equal(r.py_names[0].instr, 0x7f00c6);
+	assert_string_equal(r.py_names[1].name, "Handle._run");
+	assert_string_equal(r.py_names[1].file, "/usr/lib/python3.14/asyncio/events.py");
+	assert_int_equal(r.py_names[1].line, 89);
+	/* A report without them is the type 2 chunk it always was. */
+	assert_int_equal(jw_raw_next(fx->rd, &r, fx->err, sizeof(fx->err)), 1);
+	assert_null(r.py_module);
+	assert_int_equal(r.n_py_names, 0);
+	assert_string_equal(r.loop, "redis");
+	assert_int_equal(jw_raw_next(fx->rd, &r, fx->err, sizeof(fx->err)), 0);
+}
+
 static void test_unknown_chunks_skipped(void **state)
 {
 	static const char junk[10] = "0123456789";
@@ -220,6 +265,7 @@ int main(void)
 		T(test_round_trip),
 		T(test_header_bytes),
 		T(test_loop_field_and_older_chunks),
+		T(test_python_part),
 		T(test_unknown_chunks_skipped),
 		T(test_version_1_and_machine),
 		T(test_longer_header_skipped),

@@ -93,7 +93,8 @@ static bool report_arrays_ok(const struct jw_raw_report *r)
 {
 	return array_ok(r->handlers, r->n_handlers) && array_ok(r->modules, r->n_modules) &&
 	       array_ok(r->samples, r->n_samples) && array_ok(r->sample_sizes, r->n_samples) &&
-	       array_ok(r->ksyms, r->n_ksyms) && array_ok(r->jits, r->n_jits);
+	       array_ok(r->ksyms, r->n_ksyms) && array_ok(r->jits, r->n_jits) &&
+	       array_ok(r->py_eval, r->n_py_eval) && array_ok(r->py_names, r->n_py_names);
 }
 
 static void put_process(struct wbuf *b, const struct jw_raw_report *r)
@@ -149,6 +150,28 @@ static void put_symbols(struct wbuf *b, const struct jw_raw_report *r)
 	wb_str(b, r->loop);
 }
 
+/* A report with Python frames (CHUNK_REPORT_PY): what names them. */
+static void put_python(struct wbuf *b, const struct jw_raw_report *r)
+{
+	size_t i;
+
+	wb_str(b, r->py_module);
+	wb_u32(b, r->py_entry_own);
+	wb_u32(b, r->n_py_eval);
+	for (i = 0; i < r->n_py_eval; i++) {
+		wb_u64(b, r->py_eval[i].lo);
+		wb_u64(b, r->py_eval[i].hi);
+	}
+	wb_u32(b, r->n_py_names);
+	for (i = 0; i < r->n_py_names; i++) {
+		wb_u64(b, r->py_names[i].code);
+		wb_u64(b, r->py_names[i].instr);
+		wb_str(b, r->py_names[i].name);
+		wb_str(b, r->py_names[i].file);
+		wb_u32(b, r->py_names[i].line);
+	}
+}
+
 /* One fwrite and a flush, so a report reaches the file whole or the caller hears why not. */
 static int write_all(FILE *f, const void *p, size_t n)
 {
@@ -182,7 +205,8 @@ int jw_raw_write_header(FILE *f, const struct jw_raw_header *h)
 
 int jw_raw_write_report(FILE *f, const struct jw_raw_report *r)
 {
-	uint32_t hdr[2] = {CHUNK_REPORT_LOOP, 0};
+	/* A report without Python frames stays readable by a jankwatch that knows none. */
+	uint32_t hdr[2] = {r->py_module ? CHUNK_REPORT_PY : CHUNK_REPORT_LOOP, 0};
 	struct wbuf b = {};
 	int err;
 
@@ -192,6 +216,8 @@ int jw_raw_write_report(FILE *f, const struct jw_raw_report *r)
 	put_process(&b, r);
 	put_records(&b, r);
 	put_symbols(&b, r);
+	if (r->py_module)
+		put_python(&b, r);
 	if (b.err) {
 		err = b.err;
 		goto out_free;

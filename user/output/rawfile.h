@@ -51,6 +51,21 @@ struct jw_raw_jit {
 	const char *name;		/* the perf map's name, e.g. "JS:*busyWork /a.js:3:1" */
 };
 
+/* A CPython frame a recorded sample carries, as naming it gave (stacks/pycode.h). */
+struct jw_raw_pyname {
+	uint64_t code;
+	uint64_t instr;
+	const char *name;		/* qualified name */
+	const char *file;
+	uint32_t line;
+};
+
+/* A range of ELF addresses, [lo, hi). */
+struct jw_raw_range {
+	uint64_t lo;
+	uint64_t hi;
+};
+
 /* One reported jank and what naming its stacks needs. */
 struct jw_raw_report {
 	uint32_t verdict;		/* enum jw_verdict */
@@ -78,6 +93,17 @@ struct jw_raw_report {
 	const struct jw_raw_jit *jits;
 	size_t n_jits;
 	const char *loop;		/* how the loop was hooked ("redis", "syscall", ...), or NULL */
+	/*
+	 * The samples' CPython frames (none: @py_module NULL): the interpreter's module, whether a
+	 * call's entry is a frame of its own (3.12 on), its evaluation function's code, and the
+	 * names of the frames the samples carry.
+	 */
+	const char *py_module;
+	bool py_entry_own;
+	const struct jw_raw_range *py_eval;
+	size_t n_py_eval;
+	const struct jw_raw_pyname *py_names;
+	size_t n_py_names;
 };
 
 /* Writes the file header. 0 or -errno. */

@@ -24,7 +24,10 @@
  *   u32 n_ksyms, { u64 addr, str name }[n_ksyms],
  *   u32 n_jits, { u64 start, u64 size, str name }[n_jits]
  * A report chunk of type 2 ends with one more field, str loop (how the loop was hooked); a
- * type 1 chunk, written before that field existed, is read with loop NULL.
+ * type 1 chunk, written before that field existed, is read with loop NULL. A chunk of type 3
+ * (a report whose samples carry CPython frames) follows the loop with what names them:
+ *   str py_module, u32 py_entry_own, u32 n_eval, { u64 lo, u64 hi }[n_eval],
+ *   u32 n_py, { u64 code, u64 instr, str name, str file, u32 line }[n_py]
  * where a str is a u32 length and its bytes without a NUL (length 0xffffffff: NULL), and a blob
  * is a u32 length and its bytes. A report fills its chunk exactly: a report that grows gets a
  * new chunk type, which older readers skip rather than misread.
@@ -37,6 +40,7 @@
 
 #define CHUNK_REPORT	   1
 #define CHUNK_REPORT_LOOP  2		/* a report with the loop field */
+#define CHUNK_REPORT_PY	   3		/* a report with the loop and Python fields */
 #define CHUNK_HDR_SIZE	   8
 #define PREAMBLE_SIZE	   16	       /* magic, version, header_size */
 #define HEADER_FIELDS_SIZE_V1 28       /* the version 1 fields after header_size */

@@ -275,6 +275,36 @@ static void get_symbols(struct cursor *c, struct jw_raw_report *r)
 	r->n_jits = n;
 }
 
+/* The Python part of a CHUNK_REPORT_PY report. */
+static void get_python(struct cursor *c, struct jw_raw_report *r)
+{
+	struct jw_raw_pyname *names;
+	struct jw_raw_range *eval;
+	size_t i, n;
+
+	r->py_module = get_str(c);
+	r->py_entry_own = get_u32(c) != 0;
+	n = get_count(c, 2 * sizeof(uint64_t));
+	eval = get_array(c, n, sizeof(*eval));
+	for (i = 0; i < n && !c->err; i++) {
+		eval[i].lo = get_u64(c);
+		eval[i].hi = get_u64(c);
+	}
+	r->py_eval = eval;
+	r->n_py_eval = n;
+	n = get_count(c, 2 * sizeof(uint64_t) + 3 * sizeof(uint32_t));
+	names = get_array(c, n, sizeof(*names));
+	for (i = 0; i < n && !c->err; i++) {
+		names[i].code = get_u64(c);
+		names[i].instr = get_u64(c);
+		names[i].name = get_str(c);
+		names[i].file = get_str(c);
+		names[i].line = get_u32(c);
+	}
+	r->py_names = names;
+	r->n_py_names = n;
+}
+
 /* Decodes the report in rd->buf (@size bytes, from file offset @at). 1 or -errno. */
 static int decode_report(struct jw_raw_reader *rd, uint32_t type, size_t size, uint64_t at,
 			 struct jw_raw_report *r, char *err, size_t errlen)
@@ -285,8 +315,10 @@ static int decode_report(struct jw_raw_reader *rd, uint32_t type, size_t size, u
 	get_modules(&c, r);
 	get_records(&c, r);
 	get_symbols(&c, r);
-	if (type == CHUNK_REPORT_LOOP)
+	if (type == CHUNK_REPORT_LOOP || type == CHUNK_REPORT_PY)
 		r->loop = get_str(&c);
+	if (type == CHUNK_REPORT_PY)
+		get_python(&c, r);
 	if (!c.err && c.left)
 		fail(&c, -EPROTO);
 	if (!c.err)
@@ -410,7 +442,8 @@ int jw_raw_next(struct jw_raw_reader *rd, struct jw_raw_report *r, char *err, si
 	}
 	do
 		ret = read_chunk(rd, &type, &size, &at, err, errlen);
-	while (ret == 1 && type != CHUNK_REPORT && type != CHUNK_REPORT_LOOP);
+	while (ret == 1 && type != CHUNK_REPORT && type != CHUNK_REPORT_LOOP &&
+	       type != CHUNK_REPORT_PY);
 	if (ret == 1)
 		ret = decode_report(rd, type, size, at, r, err, errlen);
 	if (ret < 0)

@@ -5,6 +5,8 @@
 #include "base/frame.h"
 #include "output/rawfile.h"
 #include "report/report_raw.h"
+#include "stacks/pycode.h"
+#include "stacks/stacks.h"
 
 #define KSYMS_PER_REPORT 2048
 
@@ -56,8 +58,73 @@ static void collect_ksyms(const struct jw_report_capture *c, struct ksym_list *b
 		add_ksym(c->ksyms, t->wchan_ip, b);
 }
 
+/* The Python part of a capture: the names of the frames its kept samples carry. */
+struct py_part {
+	struct jw_raw_pyname *names;
+	size_t n, cap;
+	struct jw_raw_range eval[JW_PY_EVAL_PARTS];
+};
+
+/* Names the Python frames of @s into @p (each code object and instruction once). 0 or -ENOMEM. */
+static int add_py_names(struct jw_pycode *pyc, const struct jw_sample_rec *s, struct py_part *p)
+{
+	struct jw_py_frame py[JW_MAX_PY_FRAMES];
+	size_t n = jw_sample_py_frames(s, py), i, k;
+	struct jw_raw_pyname *grown;
+	struct jw_frame fr;
+
+	for (i = 0; i < n; i++) {
+		uint64_t code = py[i].code & ~JW_PY_FRAME_ENTRY;
+
+		for (k = 0; k < p->n; k++)
+			if (p->names[k].code == code && p->names[k].instr == py[i].instr)
+				break;
+		if (k < p->n || !jw_pycode__frame(pyc, code, py[i].instr, &fr))
+			continue;
+		if (p->n == p->cap) {
+			p->cap = p->cap ? 2 * p->cap : 64;
+			grown = realloc(p->names, p->cap * sizeof(*grown));
+			if (!grown)
+				return -ENOMEM;
+			p->names = grown;
+		}
+		p->names[p->n++] = (struct jw_raw_pyname){
+			.code = code, .instr = py[i].instr, .name = fr.symbol, .file = fr.module,
+			.line = (uint32_t)fr.rel_pc,
+		};
+	}
+	return 0;
+}
+
+/* Fills @raw's Python fields from the process's namer, when its samples were named with one. */
+static int capture_python(struct jw_pycode *pyc, struct jw_raw_report *raw, struct py_part *p)
+{
+	const struct jw_py_range *eval;
+	size_t i, n;
+	int err;
+
+	if (!pyc)
+		return 0;
+	for (i = 0; i < raw->n_samples; i++) {
+		err = add_py_names(pyc, raw->samples[i], p);
+		if (err)
+			return err;
+	}
+	eval = jw_pycode__eval(pyc, &n);
+	for (i = 0; i < n && i < JW_PY_EVAL_PARTS; i++)
+		p->eval[i] = (struct jw_raw_range){ eval[i].lo, eval[i].hi };
+	raw->py_module = jw_pycode__module(pyc);
+	raw->py_entry_own = jw_pycode__entry_own(pyc);
+	raw->py_eval = p->eval;
+	raw->n_py_eval = i;
+	raw->py_names = p->names;
+	raw->n_py_names = p->n;
+	return 0;
+}
+
 int jw_report_capture(const struct jw_report_capture *c)
 {
+	struct py_part py = { 0 };
 	const struct jw_proc *proc = c->proc;
 	struct jw_raw_report raw = {
 		.verdict = c->verdict,
@@ -101,8 +168,11 @@ int jw_report_capture(const struct jw_report_capture *c)
 	if (ret)
 		goto out;
 	raw.modules = mods;
-	ret = jw_raw_write_report(c->raw, &raw);
+	ret = capture_python(jw_symbolizer__python_made(proc->sym), &raw, &py);
+	if (!ret)
+		ret = jw_raw_write_report(c->raw, &raw);
 out:
+	free(py.names);
 	free(mods);
 	free(sizes);
 	free(kept);

@@ -222,6 +222,12 @@ static int replay_one(struct replay *rp, struct jw_reporter *rep, const struct j
 					      rp->debug_dir);
 	if (!proc.sym)
 		goto out;
+	if (r->py_module &&
+	    jw_symbolizer__set_python_names(proc.sym, r->py_names, r->n_py_names, r->py_module,
+					    r->py_entry_own, r->py_eval, r->n_py_eval)) {
+		jw_symbolizer__free(proc.sym);
+		goto out;
+	}
 	jw_reporter__set_ksyms(rep, ks);
 	ret = jw_reporter__replay(rep, &proc, &task, samples, n, r->verdict, r->time_ms);
 	jw_reporter__set_ksyms(rep, NULL);

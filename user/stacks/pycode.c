@@ -33,7 +33,7 @@ struct jw_pycode {
 	uint64_t code_type;		/* the type object of code objects, once one was seen */
 	struct code_ent *ents;		/* open addressing by code address */
 	size_t cap, used;
-	struct jw_py_name *names;	/* a raw capture's, sorted by (code, instr) */
+	struct jw_raw_pyname *names;	/* a raw capture's, sorted by (code, instr) */
 	size_t n_names;
 };
 
@@ -76,16 +76,16 @@ struct jw_pycode *jw_pycode__new(pid_t pid, const char *module, const struct jw_
 
 static int name_cmp(const void *a, const void *b)
 {
-	const struct jw_py_name *x = a, *y = b;
+	const struct jw_raw_pyname *x = a, *y = b;
 
 	if (x->code != y->code)
 		return x->code < y->code ? -1 : 1;
 	return x->instr < y->instr ? -1 : x->instr > y->instr;
 }
 
-struct jw_pycode *jw_pycode__new_names(const struct jw_py_name *names, size_t n, const char *module,
-				       bool entry_own, const struct jw_py_range *eval,
-				       size_t n_eval)
+struct jw_pycode *jw_pycode__new_names(const struct jw_raw_pyname *names, size_t n,
+				       const char *module, bool entry_own,
+				       const struct jw_raw_range *eval, size_t n_eval)
 {
 	struct jw_pycode *p = calloc(1, sizeof(*p));
 	size_t i;
@@ -101,7 +101,8 @@ struct jw_pycode *jw_pycode__new_names(const struct jw_py_name *names, size_t n,
 		goto err;
 	if (n_eval > JW_PY_EVAL_PARTS)
 		n_eval = JW_PY_EVAL_PARTS;
-	memcpy(p->l.eval, eval, n_eval * sizeof(*eval));
+	for (i = 0; i < n_eval; i++)
+		p->l.eval[i] = (struct jw_py_range){ eval[i].lo, eval[i].hi };
 	p->l.n_eval = n_eval;
 	for (i = 0; i < n; i++) {
 		p->names[i] = names[i];
@@ -412,7 +413,7 @@ static void fill_frame(struct jw_pycode *p, uint64_t code, const char *name, con
 
 bool jw_pycode__frame(struct jw_pycode *p, uint64_t code, uint64_t instr, struct jw_frame *fr)
 {
-	struct jw_py_name key = { .code = code, .instr = instr }, *hit;
+	struct jw_raw_pyname key = { .code = code, .instr = instr }, *hit;
 	struct code_ent *e;
 	uint64_t base;
 

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "base/frame.h"
+#include "output/rawfile.h"
 #include "process/pyruntime.h"
 
 /* CPython's evaluation function: its frames in a native stack run the Python frames. */
@@ -21,14 +22,6 @@
 
 struct jw_pycode;
 
-/* A Python frame as a raw capture records it: what naming it gave. */
-struct jw_py_name {
-	uint64_t code;
-	uint64_t instr;
-	const char *name;	/* qualified name */
-	const char *file;
-	uint32_t line;
-};
 
 /*
  * For process @pid, whose interpreter is module @module (its path as frames name it), laid out
@@ -41,9 +34,9 @@ struct jw_pycode *jw_pycode__new(pid_t pid, const char *module, const struct jw_
  * of their own (@entry_own: 3.12 on), its evaluation function's code in @eval (@n_eval ranges).
  * NULL with errno set.
  */
-struct jw_pycode *jw_pycode__new_names(const struct jw_py_name *names, size_t n, const char *module,
-				       bool entry_own, const struct jw_py_range *eval,
-				       size_t n_eval);
+struct jw_pycode *jw_pycode__new_names(const struct jw_raw_pyname *names, size_t n,
+				       const char *module, bool entry_own,
+				       const struct jw_raw_range *eval, size_t n_eval);
 
 /*
  * Whether native frame @fr is a call of the evaluation function: by its name, or where the

@@ -622,9 +622,14 @@ struct jw_pycode *jw_symbolizer__python(struct jw_symbolizer *s, uint64_t pc)
 	return s->py;
 }
 
-int jw_symbolizer__set_python_names(struct jw_symbolizer *s, const struct jw_py_name *names,
+struct jw_pycode *jw_symbolizer__python_made(struct jw_symbolizer *s)
+{
+	return s ? s->py : NULL;
+}
+
+int jw_symbolizer__set_python_names(struct jw_symbolizer *s, const struct jw_raw_pyname *names,
 				    size_t n, const char *module, bool entry_own,
-				    const struct jw_py_range *eval, size_t n_eval)
+				    const struct jw_raw_range *eval, size_t n_eval)
 {
 	struct jw_pycode *py = jw_pycode__new_names(names, n, module, entry_own, eval, n_eval);
 

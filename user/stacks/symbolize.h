@@ -17,8 +17,8 @@
 
 struct jw_unwind_input;
 struct jw_raw_module;
-struct jw_py_name;
-struct jw_py_range;
+struct jw_raw_pyname;
+struct jw_raw_range;
 struct jw_pycode;
 
 struct jw_symbolizer;
@@ -70,9 +70,12 @@ struct jw_pycode *jw_symbolizer__python(struct jw_symbolizer *s, uint64_t pc);
  * An offline symbolizer's Python names, from its capture (as jw_pycode__new_names() takes
  * them). 0 or -ENOMEM.
  */
-int jw_symbolizer__set_python_names(struct jw_symbolizer *s, const struct jw_py_name *names,
+int jw_symbolizer__set_python_names(struct jw_symbolizer *s, const struct jw_raw_pyname *names,
 				    size_t n, const char *module, bool entry_own,
-				    const struct jw_py_range *eval, size_t n_eval);
+				    const struct jw_raw_range *eval, size_t n_eval);
+
+/* The process's namer of CPython code objects if one was made (no new one). */
+struct jw_pycode *jw_symbolizer__python_made(struct jw_symbolizer *s);
 
 /* The build-id of the process's main executable as hex, or NULL. Lives as long as @s. */
 const char *jw_symbolizer__exe_build_id(struct jw_symbolizer *s);
