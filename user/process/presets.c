@@ -238,9 +238,43 @@ static bool skipped(const struct jw_stack_rule *rule, const char *symbol)
 	return false;
 }
 
+enum js_verdict {
+	JS_CONSIDER,	/* as any rule does */
+	JS_PASS,	/* V8's own code: no handler, the search goes on */
+	JS_END,		/* the search ends: no handler below */
+};
+
+/*
+ * How node's rule takes frame @f below uv_run, in module @loop; @in_js: whether JS ran above it
+ * (updated).
+ * - JIT code with no source is V8's: its builtins (JSEntry, the interpreter's trampoline), which
+ *   Node 22 runs from a copy beside its JIT code that the perf map names ("Builtin:JSEntry"),
+ *   where Node 20 runs them from the executable (named Builtins_JSEntry there).
+ * - Code that nothing names is JS with no name: what it calls is no handler. It is in no module,
+ *   or in node's: libdwfl spans a module from its file's first mapping to its last, and V8 maps
+ *   node's builtins again beside its JIT code, so the JIT code falls in node's span.
+ * - Once JS ran, native code in another module (the C library, the vdso, an addon) is what the
+ *   JS called: no handler either (node's own C++ may call JS again: promise jobs).
+ */
+static enum js_verdict js_frame(const struct jw_frame *f, const char *loop, bool *in_js)
+{
+	if (f->kind == JW_FRAME_JIT) {
+		*in_js = true;
+		return f->src ? JS_CONSIDER : JS_PASS;
+	}
+	if (f->kind != JW_FRAME_NATIVE)
+		return JS_CONSIDER;
+	if (!f->symbol)
+		return !f->module || f->module == loop ? JS_END : JS_CONSIDER;
+	if (!strncmp(f->symbol, "Builtins_", 9))
+		*in_js = true;
+	return *in_js && f->module != loop ? JS_END : JS_CONSIDER;
+}
+
 int jw_stack_rule_handler(const struct jw_stack_rule *rule, const struct jw_frame *frames,
 			  size_t n)
 {
+	bool in_js = false;
 	size_t i, j;
 
 	for (i = 0; i < n; i++)
@@ -251,11 +285,17 @@ int jw_stack_rule_handler(const struct jw_stack_rule *rule, const struct jw_fram
 
 		if (f->kind == JW_FRAME_KERNEL)
 			return -1;
+		if (rule->jit) {
+			enum js_verdict v = js_frame(f, frames[i].module, &in_js);
+
+			if (v == JS_END)
+				return -1;
+			if (v == JS_PASS)
+				continue;
+		}
 		/* node's own JS (its timers, its streams) is not the program's handler. */
 		if (f->kind == JW_FRAME_JIT && f->src && !strncmp(f->src, "node:", 5))
 			continue;
-		if (rule->jit && f->kind == JW_FRAME_NATIVE && !f->module)
-			return -1;	/* JS with no name: what it calls is no handler */
 		if (!f->symbol || (!rule->same_module && f->module == frames[i].module) ||
 		    skipped(rule, f->symbol))
 			continue;
