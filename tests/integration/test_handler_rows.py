@@ -23,7 +23,8 @@ asyncio (asyncio_busy.py, python3 on PATH) runs it with a call_later ticker and 
 task: the ticker's row has its lateness too, read from its TimerHandle's _when.
 
 node runs the same ticker in JS: its rows are node's C++ callbacks (RunTimers, late as the JS
-ticker is; CheckImmediate, the posted task), its events the JS function.
+ticker is; CheckImmediate, the posted task), its events the JS function. With JW_NODE set (ctest's
+*_node22 runs: JW_NODE=22, Node 22 from the npm registry), that node's part alone runs.
 
 Their cost is bounded: jw_glib ticking every millisecond (~1000 callbacks/s) runs over the
 default handler_sites=500; jankwatch says so once and from then on hooks the sites one second in
@@ -31,7 +32,6 @@ every two, so the ticker's row counts about half the iterations (the waits count
 """
 import csv
 import re
-import shutil
 
 from jwtest import *
 
@@ -156,12 +156,11 @@ def check_guard():
     logs.cleanup()
 
 
-def check_node():
+def check_node(node):
     """node (libuv linked in): the same ticker in JS (node_ticker.js), its task posted with
     setImmediate. The rows are node's C++ callbacks libuv calls (the JS timers all run under
     node::Environment::RunTimers, one libuv timer that does not repeat: its lateness is the JS
     ticker's); the jank events name the JS function, from the stacks (node's perf map)."""
-    node = shutil.which("node") or shutil.which("nodejs")
     script = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                            "targets", "node_ticker.js"))
     logs = LogDir()
@@ -190,11 +189,15 @@ def check_node():
     logs.cleanup()
 
 
+if os.environ.get("JW_NODE"):
+    check_node(node_binary())
+    print("PASS")
+    sys.exit(0)
 check_loop("jw_uv", "libuv", "on_posted", "uv__run_timers")
 check_loop("jw_glib", "glib", "on_tick", "g_main_context_dispatch")
 # libevent keeps no due time the sites could read: rows of their own, no lateness.
 check_loop("jw_event", "libevent", "on_posted", "libevent callback", due=False)
-check_node()
+check_node(node_binary())
 # asyncio: the ticker a call_later timer (its handle's _when, read from the frame that called the
 # callback), the task posted with call_soon.
 check_loop(["python3", os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
