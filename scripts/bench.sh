@@ -569,6 +569,48 @@ print(p.get("run_time_ns",0), p.get("run_cnt",0))')
 	done
 }
 
+# What reading a thread's Python frames adds to a sample: asyncio_busy.py on Debian's python3.11,
+# its 900 ms janks run 50 Python frames deep; on_sample's BPF run time per sample with the python
+# preset (the frames read with each sample) and with --loop syscall (the same thread's sample as
+# it was before they were read), alternated PY_ROUNDS times, medians.
+PY_ROUNDS=3
+python_sample_cost()
+{
+	local prog=$ROOT/tests/targets/asyncio_busy.py loop round pid stats
+	local -A per
+
+	sysctl -qw kernel.bpf_stats_enabled=1
+	/usr/bin/python3.11 "$prog" --depth 50 --ms 900 --every 300 >/dev/null &
+	LOOP_PID=$!
+	pid=$LOOP_PID
+	sleep 3.2
+	for ((round = 0; round < PY_ROUNDS; round++)); do
+		for loop in syscall python; do
+			log "python sample cost: --loop $loop, round $((round + 1))"
+			"$BUILD/jankwatch" -p "$pid" --loop "$loop" --all --set ignore_startup_time=3 \
+				--log-dir "$WORK/py-$loop-$round" >/dev/null 2>"$WORK/py-$loop.err" &
+			TOOL_PID=$!
+			wait_for_line "$WORK/py-$loop.err" ready "$TOOL_PID" jankwatch
+			sleep "$SAMPLE_SECONDS"
+			stats=$(bpftool prog show name on_sample --json |
+				python3 -c 'import json,sys; p=json.load(sys.stdin); p=p[0] if isinstance(p,list) else p
+print(p.get("run_time_ns",0) / max(1, p.get("run_cnt",0)))')
+			stop_tool jankwatch "$WORK/py-$loop.err"
+			per[$loop]+="$stats "
+		done
+	done
+	reap "$pid"
+	LOOP_PID=
+	PY_SYSCALL=$(tr ' ' '\n' <<<"${per[syscall]}" | sed '/^$/d' | median %.0f)
+	PY_PYTHON=$(tr ' ' '\n' <<<"${per[python]}" | sed '/^$/d' | median %.0f)
+	printf '\nper-sample cost of a thread 50 Python frames deep (python3.11), BPF run time, median of %d:\n' \
+		"$PY_ROUNDS"
+	printf '  without its Python frames (--loop syscall)  %s ns   [%s]\n' "$PY_SYSCALL" "${per[syscall]% }"
+	printf '  with them (python preset)                    %s ns   [%s]\n' "$PY_PYTHON" "${per[python]% }"
+	awk -v a="$PY_PYTHON" -v b="$PY_SYSCALL" 'BEGIN { r = a / b
+		printf "  ratio %.2f (budget 1.5): %s\n", r, r <= 1.5 ? "within" : "OVER" }'
+}
+
 main()
 {
 	local name
@@ -604,6 +646,7 @@ main()
 		plot
 	fi
 	sample_cost
+	python_sample_cost
 }
 
 main "$@"

@@ -20,6 +20,7 @@ ap.add_argument("--coro", action="store_true", help="the jank is a step of a cor
 ap.add_argument("--light", type=int, default=0)
 ap.add_argument("--posted", type=int, default=0)
 ap.add_argument("--alternate", action="store_true", help="every other jank in busy_other")
+ap.add_argument("--depth", type=int, default=0, help="Python frames between the task and its work")
 args = ap.parse_args()
 n = 0
 
@@ -37,11 +38,20 @@ def busy_other(ms):
         pass
 
 
+def nest(depth, work, ms):
+    """@work(@ms) @depth Python frames down (a deep stack for the sampling's cost)."""
+    if depth > 0:
+        return nest(depth - 1, work, ms)
+    return work(ms)
+
+
 def one_task():
     """Makes one jank; returns whether that was the last."""
     global n
     begin = time.monotonic_ns()
-    if args.sleep:
+    if args.depth:
+        nest(args.depth, busy_work, args.ms)
+    elif args.sleep:
         time.sleep(args.ms / 1000)
     elif args.alternate and n % 2:
         busy_other(args.ms)
