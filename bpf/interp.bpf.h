@@ -66,28 +66,77 @@ static __always_inline __u64 py_current_frame(const struct jw_arg_chain *c, __u6
 	return p;
 }
 
-/* Room past a sample's stack copy for its Python frames, and for reading one frame. */
-#define PY_ROOM (JW_MAX_PY_FRAMES * sizeof(struct jw_py_frame) + JW_PY_FRAME_WINDOW)
+/* Room past a sample's stack copy for its Python frames. */
+#define PY_ROOM (JW_MAX_PY_FRAMES * sizeof(struct jw_py_frame))
 
 /*
- * Writes the Python frames of the thread of state @s at @out (room for PY_ROOM bytes: the
- * frames, then the window each is read into), innermost first; returns how many. One read per
- * frame, and no branch but the walk's end, so that the verifier's walk of the loop stays one
- * path long: a frame's fields are picked out of its window at offsets the chain bounds, its
- * entry byte's match turned into a bit arithmetically.
+ * A frame's field offsets, masked where they are used: a kernel that does not keep a spilled
+ * register's bounds (5.10) sees them bounded so. They are below JW_PY_FRAME_WINDOW.
  */
-static __noinline __u32 read_py_frames(const struct jw_task_state *s, __u8 *out)
+#define PY_FIELD_MASK 127
+_Static_assert(JW_PY_FRAME_WINDOW <= PY_FIELD_MASK + 1, "a frame's fields within the mask");
+
+/*
+ * Where a sample's Python frames are read, per CPU: the top of the thread's data stack, then
+ * room for one frame read alone. One for the sampler, one for the scheduler's program, which a
+ * sample may interrupt.
+ */
+struct py_stack {
+	__u8 b[JW_PY_STACK_READ + PY_FIELD_MASK + 1 + 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct py_stack);
+} py_stacks SEC(".maps");
+
+/*
+ * Reads the JW_PY_STACK_READ bytes of the thread's data stack (chunk @chunk) that end just past
+ * its frame @frame into @buf; returns their address, 0 when the frame is not in the chunk or
+ * the read fails: the frames are then read one by one.
+ */
+static __always_inline __u64 read_py_stack(__u8 *buf, __u64 chunk, __u64 frame)
+{
+	__u64 size = 0, lo, hi, base;
+
+	if (!chunk || bpf_probe_read_user(&size, sizeof(size), (void *)(chunk + 8)))
+		return 0;
+	lo = chunk + 24;
+	hi = chunk + size;
+	if (size < 24 + JW_PY_STACK_READ || frame < lo || frame + JW_PY_FRAME_WINDOW > hi)
+		return 0;
+	base = frame + JW_PY_FRAME_WINDOW - JW_PY_STACK_READ;
+	if (base < lo || base > frame)
+		base = lo;
+	if (bpf_probe_read_user(buf, JW_PY_STACK_READ, (void *)base))
+		return 0;
+	return base;
+}
+
+/*
+ * Writes the Python frames of the thread of state @s at @out (room for PY_ROOM bytes),
+ * innermost first; returns how many. The frames of calls lie one after the other in the thread's
+ * data stack: its top, where the innermost are, is read at once (scratch @which of py_stacks),
+ * and a frame outside it alone (a generator's, a call's own entry frame on the C stack). No
+ * branch but the walk's end and where a frame is read from, so that the verifier's walk of the
+ * loop stays short: a frame's fields are picked out of its bytes at offsets the chain bounds,
+ * its entry byte's match turned into a bit arithmetically.
+ */
+static __noinline __u32 read_py_frames(const struct jw_task_state *s, __u8 *out, __u32 which)
 {
 	__u32 id = s->py_probe - 1, code_at, instr_at, prev_at, entry_at, n = 0;
-	__u8 *win = out + JW_MAX_PY_FRAMES * sizeof(struct jw_py_frame);
 	struct jw_py_frame *f = (struct jw_py_frame *)out;
 	const struct jw_arg_chain *c;
-	__u64 frame, tag, want;
+	__u64 frame, tag, want, base = 0, chunk = 0;
+	__u8 *buf;
 
 	if (!s->py_probe || !s->py_tstate)
 		return 0;
 	c = bpf_map_lookup_elem(&arg_chains, &id);
-	if (!c || c->kind != JW_HANDLER_PY_CODE)
+	buf = bpf_map_lookup_elem(&py_stacks, &which);
+	if (!c || !buf || c->kind != JW_HANDLER_PY_CODE)
 		return 0;
 	code_at = c->py_frame_code;
 	instr_at = c->py_frame_instr;
@@ -99,17 +148,42 @@ static __noinline __u32 read_py_frames(const struct jw_task_state *s, __u8 *out)
 	tag = c->py_ref_tag;
 	want = c->py_entry_value;
 	frame = py_current_frame(c, s->py_tstate);
+	if (c->py_tstate_chunk != JW_PY_NONE &&
+	    !bpf_probe_read_user(&chunk, sizeof(chunk), (void *)(s->py_tstate + c->py_tstate_chunk)))
+		base = read_py_stack(buf, chunk, frame);
 	for (int i = 0; i < JW_MAX_PY_FRAMES; i++) {
-		__u64 d;
+		__u64 off = frame - base, d;
+		__u32 ca, ia, pa, ea;
+		__u8 *win;
 
-		if (!frame || bpf_probe_read_user(win, JW_PY_FRAME_WINDOW, (void *)frame))
+		if (!frame)
 			break;
-		d = win[entry_at] ^ want;
+		/* In the data stack's top as read, or alone into the room after it. */
+		if (!base || frame < base || off > JW_PY_STACK_READ - JW_PY_FRAME_WINDOW) {
+			off = JW_PY_STACK_READ;
+			if (bpf_probe_read_user(buf + JW_PY_STACK_READ, JW_PY_FRAME_WINDOW,
+						(void *)frame))
+				break;
+		}
+		barrier_var(off);
+		if (off > JW_PY_STACK_READ)
+			break;
+		win = buf + off;
+		/* Opaque, so that the compiler keeps the masks it could prove needless. */
+		ca = code_at;
+		ia = instr_at;
+		pa = prev_at;
+		ea = entry_at;
+		barrier_var(ca);
+		barrier_var(ia);
+		barrier_var(pa);
+		barrier_var(ea);
+		d = win[ea & PY_FIELD_MASK] ^ want;
 		/* (d - 1) >> 63: 1 when d is 0, else 0 (d is a byte) */
-		f[i].code = (*(__u64 *)(win + code_at) & ~tag & ~JW_PY_FRAME_ENTRY) |
+		f[i].code = (*(__u64 *)(win + (ca & PY_FIELD_MASK)) & ~tag & ~JW_PY_FRAME_ENTRY) |
 			    ((d - 1) >> 63);
-		f[i].instr = *(__u64 *)(win + instr_at);
-		frame = *(__u64 *)(win + prev_at);
+		f[i].instr = *(__u64 *)(win + (ia & PY_FIELD_MASK));
+		frame = *(__u64 *)(win + (pa & PY_FIELD_MASK));
 		n = i + 1;
 	}
 	return n;

@@ -234,7 +234,8 @@ static __always_inline void fill_sample(void *ctx, struct task_struct *task, str
 		/* Room: the CHUNK past the stack copy, or PY_ROOM where there is none. */
 		barrier_var(off);
 		if (off <= stack_bytes)
-			rec->hdr.size += read_py_frames(s, rec->stack + off) *
+			rec->hdr.size += read_py_frames(s, rec->stack + off,
+							kind != JW_SAMPLE_ONCPU) *
 					 sizeof(struct jw_py_frame);
 	}
 }

@@ -267,23 +267,26 @@ static __always_inline __u64 seconds_to_ns(__u64 bits)
  */
 static __noinline __u64 py_timer_due(const struct jw_arg_chain *c, __u64 caller)
 {
-	__u64 p = 0, type = 0, name = 0, when = 0, bits = 0, size = 0;
+	__u64 p = 0, type = 0, when = 0, bits = 0;
+	struct {
+		__u64 name;
+		__u64 size;	/* tp_basicsize follows tp_name: both in one read */
+	} tp = {};
 	char tn[12] = {};
 
 	if (!caller || bpf_probe_read_user(&p, sizeof(p), (void *)(caller + c->py_frame_local0)))
 		return 0;
 	p &= ~(__u64)c->py_ref_tag;
 	if (!p || bpf_probe_read_user(&type, sizeof(type), (void *)(p + c->py_ob_type)) || !type ||
-	    bpf_probe_read_user(&name, sizeof(name), (void *)(type + c->py_tp_name)) || !name ||
-	    bpf_probe_read_user(tn, sizeof(tn), (void *)name))
+	    bpf_probe_read_user(&tp, sizeof(tp), (void *)(type + c->py_tp_name)) || !tp.name ||
+	    bpf_probe_read_user(tn, sizeof(tn), (void *)tp.name))
 		return 0;
 	if (tn[0] != 'T' || tn[1] != 'i' || tn[2] != 'm' || tn[3] != 'e' || tn[4] != 'r' ||
 	    tn[5] != 'H' || tn[6] != 'a' || tn[7] != 'n' || tn[8] != 'd' || tn[9] != 'l' ||
 	    tn[10] != 'e' || tn[11] != 0)
 		return 0;
-	if (bpf_probe_read_user(&size, sizeof(size), (void *)(type + c->py_tp_basicsize)) ||
-	    size < 24 || size > 4096 ||
-	    bpf_probe_read_user(&when, sizeof(when), (void *)(p + size - 8)) || !when ||
+	if (tp.size < 24 || tp.size > 4096 ||
+	    bpf_probe_read_user(&when, sizeof(when), (void *)(p + tp.size - 8)) || !when ||
 	    bpf_probe_read_user(&bits, sizeof(bits), (void *)(when + c->py_float_value)))
 		return 0;
 	return seconds_to_ns(bits);

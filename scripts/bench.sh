@@ -7,7 +7,8 @@
 # pointers, none, -fcf-protection=full); syscall mode against the two bare tracepoints; a glib
 # and a libuv loop with and without the handler sites' probes per callback; then
 # jankwatch's own CPU and memory over a minute at ~1000 tasks/s, the time from a slow task's end
-# to its event line, and the per-sample cost of each --unwind mode. Plots the cost per task.
+# to its event line, and the per-sample cost of each --unwind mode, and of a thread's Python
+# frames; and what naming a Python callback costs on each CPython. Plots the cost per task.
 # Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only]
 #        (root; installs bpftrace, libbpf-tools and gnuplot from Debian when missing)
 set -euo pipefail
@@ -611,6 +612,54 @@ print(p.get("run_time_ns",0) / max(1, p.get("run_cnt",0)))')
 		printf "  ratio %.2f (budget 1.5): %s\n", r, r <= 1.5 ? "within" : "OVER" }'
 }
 
+# What naming a Python callback costs on each CPython: asyncio_busy.py's 1 ms call_later ticker
+# (each tick one evaluation entered under the waits, its code object and its timer's due time
+# read) on 3.11 (Debian), 3.12 and 3.13 (pyenv, where present), 3.13 and 3.14 (roots of
+# scripts/pyroot.sh); dispatch_enter's BPF run time over SAMPLE_SECONDS per task (a task, one
+# loop iteration between two waits, runs one tick), and per run.
+python_naming_cost()
+{
+	local prog=$ROOT/tests/targets/asyncio_busy.py label pid stats tasks
+	local -a cmd
+
+	sysctl -qw kernel.bpf_stats_enabled=1
+	printf '\nnaming a Python callback (dispatch_enter, BPF run time, a 1 ms ticker):\n'
+	for label in 3.11 pyenv-3.12 pyenv-3.13 3.13 3.14; do
+		case $label in
+		3.11) cmd=(/usr/bin/python3.11 "$prog") ;;
+		pyenv-*)
+			cmd=("$(ls -d /root/.pyenv/versions/"${label#pyenv-}".*/bin/python"${label#pyenv-}" 2>/dev/null |
+				tail -1)" "$prog")
+			[[ -x ${cmd[0]} ]] || continue
+			;;
+		*)
+			"$ROOT/scripts/pyroot.sh" "$label" >/dev/null || continue
+			cmd=("$ROOT/scripts/pyroot.sh" --run "$label" --bind "$ROOT/tests/targets:/jw" --
+			     "python$label" /jw/asyncio_busy.py)
+			;;
+		esac
+		"${cmd[@]}" --light 1 --every 100000 >/dev/null &
+		LOOP_PID=$!
+		pid=$LOOP_PID
+		sleep 3.2
+		"$BUILD/jankwatch" -p "$pid" --set ignore_startup_time=3 --log-dir "$WORK/py-name-$label" \
+			>/dev/null 2>"$WORK/py-name.err" &
+		TOOL_PID=$!
+		wait_for_line "$WORK/py-name.err" ready "$TOOL_PID" jankwatch
+		sleep "$SAMPLE_SECONDS"
+		stats=$(bpftool prog show name dispatch_enter --json |
+			python3 -c 'import json,sys; p=json.load(sys.stdin); p=p[0] if isinstance(p,list) else p
+print(p.get("run_time_ns",0), p.get("run_cnt",0))')
+		stop_tool jankwatch "$WORK/py-name.err"
+		reap "$pid"
+		LOOP_PID=
+		tasks=$(sed -n 's/^jankwatch: \([0-9]*\) tasks, .*/\1/p' "$WORK/py-name.err")
+		awk -v t="${stats% *}" -v n="${stats#* }" -v k="${tasks:-0}" -v l="$label" \
+			'BEGIN { printf "  %-12s %5.0f ns a task (%d tasks), %4.0f ns a run (%d runs)\n",
+				l, k ? t / k : 0, k, n ? t / n : 0, n }' 
+	done
+}
+
 main()
 {
 	local name
@@ -647,6 +696,7 @@ main()
 	fi
 	sample_cost
 	python_sample_cost
+	python_naming_cost
 }
 
 main "$@"

@@ -22,6 +22,7 @@
  */
 #define JW_MAX_PY_FRAMES 64
 #define JW_PY_FRAME_WINDOW 80
+#define JW_PY_STACK_READ 8192	/* bytes of the thread's data stack read at once, below its frame */
 /*
  * The architecture's part of the records: the user registers a sample carries, in DWARF
  * numbering (bpf/arch/<arch>.h's copy_user_regs() fills them), how many of them the unwinder
@@ -510,9 +511,9 @@ struct jw_arg_chain {
 	 * callback: the caller's frame (the thread's current frame at the entry, see below), its
 	 * first local (@py_frame_local0), an object whose type (at @py_ob_type) is named
 	 * "TimerHandle" (tp_name at @py_tp_name); its _when, the last of its sorted __slots__, is
-	 * at the type's size (tp_basicsize at @py_tp_basicsize) less 8: a float (its double at
-	 * @py_float_value), seconds of CLOCK_MONOTONIC (the loop's time()).
-	 * @py_tp_basicsize 0: no due times.
+	 * at the type's size (tp_basicsize, at @py_tp_basicsize: right after tp_name, read with it)
+	 * less 8: a float (its double at @py_float_value), seconds of CLOCK_MONOTONIC (the loop's
+	 * time()). @py_tp_basicsize 0: no due times.
 	 */
 	__u16 py_frame_previous;
 	__u16 py_frame_local0;
@@ -530,7 +531,9 @@ struct jw_arg_chain {
 	 * instruction (@py_frame_instr), its caller (@py_frame_previous), and a byte (@py_frame_entry)
 	 * equal to @py_entry_value in the frames that begin a call of _PyEval_EvalFrameDefault
 	 * (3.11: is_entry of the call's first frame; 3.12 on: the owner of a frame the call pushes
-	 * for itself, no Python code).
+	 * for itself, no Python code). The frames of calls lie one after the other in the thread's
+	 * data stack: its chunk, *(tstate + @py_tstate_chunk) (JW_PY_NONE: not known), holds its
+	 * size at 8 and its frames from 24, so that most frames come from one read of it.
 	 */
 	__u16 py_tstate_frame;
 	__u16 py_cframe_frame;
@@ -539,7 +542,7 @@ struct jw_arg_chain {
 	__u16 py_frame_entry;
 	__u16 py_entry_value;
 	__u16 py_ref_tag;
-	__u16 py_pad;
+	__u16 py_tstate_chunk;
 };
 
 #define JW_PY_NONE 0xffff	/* a py_* offset the version has no such field for */

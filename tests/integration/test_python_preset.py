@@ -4,7 +4,7 @@ waits, and the handler the Python code the loop ran for it, read from the code o
 frame CPython evaluated: "on_timer FILE:LINE" for a callback, "ticker FILE:LINE" for a coroutine
 step. Debian's /usr/bin/python3.11 (the interpreter in the executable) and, where one is
 installed, a python3.11 with a shared libpython. wall_ms within 5% of what the program measured
-itself. The first task after attaching is not timed from a wait it did not see return."""
+itself; the stack logs show the Python frames, busy_work under the handler. The first task after attaching is not timed from a wait it did not see return."""
 import glob
 import subprocess
 
@@ -48,6 +48,12 @@ def check_python(python, extra, handler, where):
         check(matches_own(ev, own_ms),
               f"{what}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of the "
               f"program's own {own_ms:.3f}")
+        # The stacks in Python's words: the slow function, its file, under the handler.
+        stack = [p for p in ev["external_log"] if "/stack-" in p]
+        text = open(stack[0]).read() if stack else ""
+        busy = f" at busy_work ({os.path.realpath(SCRIPT)}:"
+        check(busy in text and f" at {handler} (" in text.split(busy)[0],
+              f"{what}: its stack log shows busy_work with its file under {handler}")
     logs.cleanup()
 
 

@@ -100,7 +100,7 @@ static void test_not_python(void **state)
 /* 3.13's _Py_DebugOffsets as its pyenv build has them, the parts jankwatch reads filled. */
 static void debug_313(uint8_t *d)
 {
-	const uint64_t ts[] = { 304, 0, 8, 16, 72 }, fr[] = { 80, 8, 0, 56, 72, 70 };
+	const uint64_t ts[] = { 304, 0, 8, 16, 72, 152, 160, 232 }, fr[] = { 80, 8, 0, 56, 72, 70 };
 	const uint64_t code[] = { 208, 112, 120, 128, 136, 68 }, adaptive = 200;
 	uint64_t version = 0x030d00f0;
 

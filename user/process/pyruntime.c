@@ -28,6 +28,7 @@ static const struct jw_py_layout tables[] = {
 	{
 		.minor = 11,
 		.tstate_frame = 56, .cframe_frame = 8,	/* tstate->cframe->current_frame */
+		.tstate_chunk = 296,
 		.frame_code = 32, .frame_previous = 48, .frame_instr = 56, .frame_localsplus = 72,
 		.frame_entry = 68, .entry_value = 1,	/* is_entry */
 		.code_filename = 112, .code_name = 120, .code_qualname = 128,
@@ -36,7 +37,7 @@ static const struct jw_py_layout tables[] = {
 	},
 	{
 		.minor = 12,
-		.tstate_frame = 56, .cframe_frame = 0,
+		.tstate_frame = 56, .cframe_frame = 0, .tstate_chunk = 232,
 		.frame_code = 0, .frame_previous = 8, .frame_instr = 56, .frame_localsplus = 72,
 		.frame_entry = 70, .entry_value = 3,	/* owner: FRAME_OWNED_BY_CSTACK */
 		.entry_is_own_frame = true,
@@ -94,7 +95,7 @@ static void object_fields(struct jw_py_layout *l)
 int jw_py_layout_from_debug(const uint8_t *d, struct jw_py_layout *l, char *why, size_t len)
 {
 	const struct debug_parts *p = NULL;
-	uint64_t v[6];
+	uint64_t v[8];
 	size_t i;
 
 	for (i = 0; i < sizeof(debug_parts) / sizeof(debug_parts[0]); i++)
@@ -114,15 +115,18 @@ int jw_py_layout_from_debug(const uint8_t *d, struct jw_py_layout *l, char *why,
 		snprintf(why, len, "Python 3.%ut is free-threaded", l->minor);
 		return -ENOTSUP;
 	}
-	/* thread state: prev, next, interp come first, as in every version */
-	for (i = 0; i < 5; i++)
+	/* thread state: size, prev, next, interp, current_frame, thread_id, native_thread_id,
+	 * datastack_chunk, as in every version */
+	for (i = 0; i < 8; i++)
 		v[i] = u64_at(d, p->thread_state + 8 * i);
-	if (v[1] != 0 || v[2] != 8 || v[3] != 16 || !v[4] || v[4] >= v[0]) {
+	if (v[1] != 0 || v[2] != 8 || v[3] != 16 || !v[4] || v[4] >= v[0] || !v[7] ||
+	    v[7] >= v[0]) {
 		snprintf(why, len, "Python 3.%u's thread state offsets are not as expected",
 			 l->minor);
 		return -ENOTSUP;
 	}
 	l->tstate_frame = v[4];
+	l->tstate_chunk = v[7];
 	l->cframe_frame = JW_PY_NONE;
 	for (i = 0; i < 6; i++)
 		v[i] = u64_at(d, p->frame + 8 * i);
@@ -412,4 +416,5 @@ void jw_py_layout_chain(const struct jw_py_layout *l, struct jw_arg_chain *chain
 	chain->py_frame_entry = l->frame_entry;
 	chain->py_entry_value = l->entry_value;
 	chain->py_ref_tag = l->ref_tag;
+	chain->py_tstate_chunk = l->tstate_chunk ? l->tstate_chunk : JW_PY_NONE;
 }

@@ -30,6 +30,7 @@ struct jw_py_layout {
 	/* The thread's current frame: *(tstate + tstate_frame), then *(that + cframe_frame). */
 	uint16_t tstate_frame;
 	uint16_t cframe_frame;		/* JW_PY_NONE from 3.13 */
+	uint16_t tstate_chunk;		/* the thread's data stack chunk (its frames) */
 	/* _PyInterpreterFrame */
 	uint16_t frame_code;
 	uint16_t frame_previous;
