@@ -3,11 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <stdlib.h>
-
-#include "arch/arch.h"
 #include "process/elfdata.h"
-#include "process/elfsym.h"
+#include "process/elfparts.h"
 #include "process/pyruntime.h"
 
 /* PyTypeObject: the same from 3.11 to 3.14 (a heap type's tail aside). */
@@ -166,172 +163,74 @@ int jw_py_layout_from_debug(const uint8_t *d, struct jw_py_layout *l, char *why,
 }
 
 /*
- * 3.11, 3.12: the version's table, if PyCode_Type says the same: its size (where the
- * instructions begin) and its members co_filename, co_name, co_qualname, co_firstlineno and
- * co_linetable at the table's offsets.
+ * Whether PyCode_Type of @e says what @l says: its size (where the instructions begin), and its
+ * members co_filename, co_name, co_qualname, co_firstlineno, co_linetable at @l's offsets.
+ * 0, or -ENOTSUP with @why said.
  */
-static int from_table(struct jw_elf_data *e, struct jw_py_layout *l, char *why, size_t len)
+static int check_members(struct jw_elf_data *e, const struct jw_py_layout *l, char *why,
+			 size_t len)
 {
+	const struct {
+		const char *name;
+		uint32_t off;
+	} want[] = {
+		{ "co_filename", l->code_filename }, { "co_name", l->code_name },
+		{ "co_qualname", l->code_qualname }, { "co_firstlineno", l->code_firstlineno },
+		{ "co_linetable", l->code_linetable },
+	};
+	const unsigned int all = (1u << (sizeof(want) / sizeof(want[0]))) - 1;
 	uint64_t type, size, basicsize, members, name, off;
-	unsigned int seen = 0, minor = l->minor;
-	uint32_t hexversion = l->hexversion;
+	unsigned int seen = 0;
 	char member[32];
 	size_t i, k;
 
+	if (jw_elf_data__symbol(e, "PyCode_Type", &type, &size) ||
+	    jw_elf_data__read(e, type + TP_BASICSIZE, &basicsize, sizeof(basicsize)) ||
+	    jw_elf_data__pointer(e, type + TP_MEMBERS, &members) || !members) {
+		snprintf(why, len, "Python 3.%u's PyCode_Type cannot be read", l->minor);
+		return -ENOTSUP;
+	}
+	for (k = 0; k < MAX_MEMBERS && seen != all; k++) {
+		if (jw_elf_data__pointer(e, members + k * MEMBER_SIZE, &name) || !name ||
+		    jw_elf_data__string(e, name, member, sizeof(member)) ||
+		    jw_elf_data__read(e, members + k * MEMBER_SIZE + MEMBER_OFFSET, &off,
+				      sizeof(off)))
+			break;
+		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			if (strcmp(member, want[i].name))
+				continue;
+			if (off != want[i].off) {
+				snprintf(why, len, "Python 3.%u's code objects are not laid out as "
+					 "jankwatch knows 3.%u's (%s at %llu, not %u)", l->minor,
+					 l->minor, member, (unsigned long long)off, want[i].off);
+				return -ENOTSUP;
+			}
+			seen |= 1u << i;
+		}
+	}
+	if (seen != all || basicsize != l->code_adaptive) {
+		snprintf(why, len, "Python 3.%u's code objects are not laid out as jankwatch knows "
+			 "3.%u's", l->minor, l->minor);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* 3.11, 3.12: the version's table, if PyCode_Type says the same (check_members()). */
+static int from_table(struct jw_elf_data *e, struct jw_py_layout *l, char *why, size_t len)
+{
+	uint32_t hexversion = l->hexversion;
+	size_t i;
+
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-		if (tables[i].minor == minor)
+		if (tables[i].minor == l->minor)
 			break;
 	if (i == sizeof(tables) / sizeof(tables[0]))
 		return -ENOTSUP;
 	*l = tables[i];
 	l->hexversion = hexversion;
 	object_fields(l);
-	{
-		const struct {
-			const char *name;
-			uint32_t off;
-		} want[] = {
-			{ "co_filename", l->code_filename }, { "co_name", l->code_name },
-			{ "co_qualname", l->code_qualname }, { "co_firstlineno", l->code_firstlineno },
-			{ "co_linetable", l->code_linetable },
-		};
-		const unsigned int all = (1u << (sizeof(want) / sizeof(want[0]))) - 1;
-
-		if (jw_elf_data__symbol(e, "PyCode_Type", &type, &size) ||
-		    jw_elf_data__read(e, type + TP_BASICSIZE, &basicsize, sizeof(basicsize)) ||
-		    jw_elf_data__pointer(e, type + TP_MEMBERS, &members) || !members) {
-			snprintf(why, len, "Python 3.%u's PyCode_Type cannot be read", minor);
-			return -ENOTSUP;
-		}
-		for (k = 0; k < MAX_MEMBERS && seen != all; k++) {
-			if (jw_elf_data__pointer(e, members + k * MEMBER_SIZE, &name) || !name ||
-			    jw_elf_data__string(e, name, member, sizeof(member)) ||
-			    jw_elf_data__read(e, members + k * MEMBER_SIZE + MEMBER_OFFSET, &off,
-					      sizeof(off)))
-				break;
-			for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-				if (strcmp(member, want[i].name))
-					continue;
-				if (off != want[i].off) {
-					snprintf(why, len, "Python 3.%u's code objects are not laid "
-						 "out as jankwatch knows 3.%u's (%s at %llu, not %u)",
-						 minor, minor, member, (unsigned long long)off,
-						 want[i].off);
-					return -ENOTSUP;
-				}
-				seen |= 1u << i;
-			}
-		}
-		if (seen != all || basicsize != l->code_adaptive) {
-			snprintf(why, len, "Python 3.%u's code objects are not laid out as "
-				 "jankwatch knows 3.%u's", minor, minor);
-			return -ENOTSUP;
-		}
-	}
-	return 0;
-}
-
-#define MAX_PART_BYTES (4u << 20)	/* a function part larger than this is not read */
-
-/* Jumps of a part, as file offsets: into the function's interior, and out of it. */
-struct jumps {
-	uint64_t base;			/* the scanned code's file offset */
-	uint64_t lo, hi;		/* the function's own part */
-	bool inward;			/* one lands inside [lo, hi), past lo */
-	uint64_t *out;			/* targets outside it */
-	size_t n_out, cap_out;
-};
-
-static int note_jump(int64_t target, void *ctx)
-{
-	struct jumps *j = ctx;
-	uint64_t t = j->base + target, *grown;
-
-	if (t > j->lo && t < j->hi) {
-		j->inward = true;
-		return 0;
-	}
-	if (t == j->lo || j->n_out == 4096)
-		return 0;
-	if (j->n_out == j->cap_out) {
-		j->cap_out = j->cap_out ? 2 * j->cap_out : 64;
-		grown = realloc(j->out, j->cap_out * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		j->out = grown;
-	}
-	j->out[j->n_out++] = t;
-	return 0;
-}
-
-/* Scans the code of @path at file offsets [lo, hi) for jumps into @j. 0 or -errno. */
-static int scan_part(const char *path, uint64_t lo, uint64_t hi, struct jumps *j)
-{
-	uint8_t *code;
-	int err;
-
-	if (hi <= lo || hi - lo > MAX_PART_BYTES)
-		return -E2BIG;
-	code = malloc(hi - lo);
-	if (!code)
-		return -ENOMEM;
-	err = jw_file_read_at(path, lo, code, hi - lo);
-	j->base = lo;
-	if (!err)
-		err = jw_arch_scan_jumps(code, hi - lo, note_jump, j);
-	free(code);
-	return err;
-}
-
-size_t jw_elf_function_parts(const char *path, const char *name, struct jw_py_range *out,
-			     size_t max)
-{
-	struct jumps own = { 0 }, part = { 0 };
-	uint64_t off, size, lo, hi;
-	size_t n = 0, i, k;
-	char err[256];
-	int64_t bias;
-
-	if (!max || jw_elf_func_offset(path, name, &off, &size, err, sizeof(err)) || !size)
-		return 0;
-	{
-		struct jw_elf_data *e = jw_elf_data__open(path);
-		uint64_t addr, sz;
-
-		if (!e)
-			return 0;
-		if (jw_elf_data__symbol(e, name, &addr, &sz)) {
-			jw_elf_data__close(e);
-			return 0;
-		}
-		jw_elf_data__close(e);
-		bias = (int64_t)(addr - off);	/* file offset to address, in its segment */
-	}
-	out[n++] = (struct jw_py_range){ off + bias, off + size + bias };
-	own.lo = part.lo = off;
-	own.hi = part.hi = off + size;
-	if (scan_part(path, off, off + size, &own))
-		goto out;
-	for (i = 0; i < own.n_out && n < max; i++) {
-		bool inward_from_own = false, seen = false;
-
-		for (k = 1; k < n; k++)
-			seen |= own.out[i] + bias >= out[k].lo && own.out[i] + bias < out[k].hi;
-		if (seen || jw_elf_function_bounds(path, own.out[i], &lo, &hi))
-			continue;
-		/* A jump into its middle, not to its start (a tail call's), or one back. */
-		for (k = 0; k < own.n_out; k++)
-			inward_from_own |= own.out[k] > lo && own.out[k] < hi;
-		part.inward = false;
-		part.n_out = 0;
-		if (!inward_from_own && (scan_part(path, lo, hi, &part) || !part.inward))
-			continue;
-		out[n++] = (struct jw_py_range){ lo + bias, hi + bias };
-	}
-out:
-	free(own.out);
-	free(part.out);
-	return n;
+	return check_members(e, l, why, len);
 }
 
 bool jw_py_in_eval(const struct jw_py_layout *l, uint64_t addr)
@@ -360,7 +259,7 @@ int jw_py_layout_read(const char *path, struct jw_py_layout *out, char *why, siz
 	if (jw_elf_data__symbol(e, "Py_Version", &addr, &size) ||
 	    jw_elf_data__read(e, addr, &version, size == 4 ? 4 : 8)) {
 		/* Py_Version came with 3.11; an older one has no frames of this kind either. */
-		snprintf(why, len, "%s has no Py_Version: a Python before 3.11", path);
+		snprintf(why, len, "it has no Py_Version (a Python before 3.11)");
 		err = -ENOTSUP;
 		goto out;
 	}

@@ -15,14 +15,9 @@
 #include <stdint.h>
 
 #include "jankwatch/abi.h"
+#include "process/elfparts.h"
 
 #define JW_PY_EVAL_PARTS 8
-
-/* A range of ELF addresses, [lo, hi). */
-struct jw_py_range {
-	uint64_t lo;
-	uint64_t hi;
-};
 
 struct jw_py_layout {
 	uint32_t hexversion;		/* PY_VERSION_HEX: 0x030b07f0 for 3.11.7 */
@@ -64,7 +59,7 @@ struct jw_py_layout {
 	 * parts the compiler split off it (a PGO build's cold part, where Debian's 3.14 keeps most
 	 * of its instructions), whose return addresses are its frames' as much as its own are.
 	 */
-	struct jw_py_range eval[JW_PY_EVAL_PARTS];
+	struct jw_elf_range eval[JW_PY_EVAL_PARTS];
 	size_t n_eval;
 };
 
@@ -85,14 +80,6 @@ int jw_py_layout_read(const char *path, struct jw_py_layout *out, char *why, siz
  * bytes of its _Py_DebugOffsets. 0, or -ENOTSUP with @why said, as jw_py_layout_read().
  */
 int jw_py_layout_from_debug(const uint8_t *d, struct jw_py_layout *l, char *why, size_t len);
-
-/*
- * The parts of function @name of ELF file @path (from its unwind table, the parts only its jumps
- * lead to, that jump back into it) into @out (room for @max, the function itself first), as ELF
- * addresses. How many; 0 when the function is not there.
- */
-size_t jw_elf_function_parts(const char *path, const char *name, struct jw_py_range *out,
-			     size_t max);
 
 /* Whether ELF address @addr of the file @l was read from is in one of its eval[] ranges. */
 bool jw_py_in_eval(const struct jw_py_layout *l, uint64_t addr);

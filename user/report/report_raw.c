@@ -99,7 +99,7 @@ static int add_py_names(struct jw_pycode *pyc, const struct jw_sample_rec *s, st
 /* Fills @raw's Python fields from the process's namer, when its samples were named with one. */
 static int capture_python(struct jw_pycode *pyc, struct jw_raw_report *raw, struct py_part *p)
 {
-	const struct jw_py_range *eval;
+	const struct jw_elf_range *eval;
 	size_t i, n;
 	int err;
 

@@ -102,7 +102,7 @@ struct jw_pycode *jw_pycode__new_names(const struct jw_raw_pyname *names, size_t
 	if (n_eval > JW_PY_EVAL_PARTS)
 		n_eval = JW_PY_EVAL_PARTS;
 	for (i = 0; i < n_eval; i++)
-		p->l.eval[i] = (struct jw_py_range){ eval[i].lo, eval[i].hi };
+		p->l.eval[i] = (struct jw_elf_range){ eval[i].lo, eval[i].hi };
 	p->l.n_eval = n_eval;
 	for (i = 0; i < n; i++) {
 		p->names[i] = names[i];
@@ -142,7 +142,7 @@ const char *jw_pycode__module(const struct jw_pycode *p)
 	return p->module;
 }
 
-const struct jw_py_range *jw_pycode__eval(const struct jw_pycode *p, size_t *n)
+const struct jw_elf_range *jw_pycode__eval(const struct jw_pycode *p, size_t *n)
 {
 	*n = p->l.n_eval;
 	return p->l.eval;

@@ -46,7 +46,7 @@ bool jw_pycode__is_eval(const struct jw_pycode *p, const struct jw_frame *fr);
 
 /* What a raw capture records of the interpreter: its module, entries, evaluation code. */
 const char *jw_pycode__module(const struct jw_pycode *p);
-const struct jw_py_range *jw_pycode__eval(const struct jw_pycode *p, size_t *n);
+const struct jw_elf_range *jw_pycode__eval(const struct jw_pycode *p, size_t *n);
 
 /* Whether a call's entry is a frame of its own (3.12 on), not its first Python frame. */
 bool jw_pycode__entry_own(const struct jw_pycode *p);
