@@ -96,6 +96,15 @@ need()
 }
 
 # Prints the median of the numbers on stdin, one a line, with printf format @1.
+# Prints "RUN_TIME_NS RUN_COUNT" of the loaded BPF program named @1 (kernel.bpf_stats_enabled
+# on), the first one of that name.
+prog_stats()
+{
+	bpftool prog show name "$1" --json |
+		python3 -c 'import json,sys; p=json.load(sys.stdin); p=p[0] if isinstance(p,list) else p
+print(p.get("run_time_ns",0), p.get("run_cnt",0))'
+}
+
 median()
 {
 	sort -g | awk -v fmt="$1\n" '{ v[NR] = $1 }

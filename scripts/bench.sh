@@ -551,9 +551,7 @@ sample_cost()
 		TOOL_PID=$!
 		wait_for_line "$WORK/jw-$mode.err" ready "$TOOL_PID" jankwatch
 		sleep "$SAMPLE_SECONDS"
-		stats=$(bpftool prog show name on_sample --json |
-			python3 -c 'import json,sys; p=json.load(sys.stdin); p=p[0] if isinstance(p,list) else p
-print(p.get("run_time_ns",0), p.get("run_cnt",0))')
+		stats=$(prog_stats on_sample)
 		stop_tool jankwatch "$WORK/jw-$mode.err"
 		knl[$mode]=$(awk -v t="${stats% *}" -v n="${stats#* }" \
 			'BEGIN { printf "%.1f us over %d samples", n ? t / n / 1000 : 0, n }')
@@ -593,11 +591,10 @@ python_sample_cost()
 			TOOL_PID=$!
 			wait_for_line "$WORK/py-$loop.err" ready "$TOOL_PID" jankwatch
 			sleep "$SAMPLE_SECONDS"
-			stats=$(bpftool prog show name on_sample --json |
-				python3 -c 'import json,sys; p=json.load(sys.stdin); p=p[0] if isinstance(p,list) else p
-print(p.get("run_time_ns",0) / max(1, p.get("run_cnt",0)))')
+			stats=$(prog_stats on_sample)
 			stop_tool jankwatch "$WORK/py-$loop.err"
-			per[$loop]+="$stats "
+			per[$loop]+="$(awk -v t="${stats% *}" -v n="${stats#* }" \
+				'BEGIN { printf "%.0f", n ? t / n : 0 }') "
 		done
 	done
 	reap "$pid"
@@ -647,9 +644,7 @@ python_naming_cost()
 		TOOL_PID=$!
 		wait_for_line "$WORK/py-name.err" ready "$TOOL_PID" jankwatch
 		sleep "$SAMPLE_SECONDS"
-		stats=$(bpftool prog show name dispatch_enter --json |
-			python3 -c 'import json,sys; p=json.load(sys.stdin); p=p[0] if isinstance(p,list) else p
-print(p.get("run_time_ns",0), p.get("run_cnt",0))')
+		stats=$(prog_stats dispatch_enter)
 		stop_tool jankwatch "$WORK/py-name.err"
 		reap "$pid"
 		LOOP_PID=
