@@ -4,7 +4,10 @@ coroutine step of ticker) busy-loops --ms (or sleeps in time.sleep with --sleep;
 every other one busy-loops in busy_other, a second function); it prints what it measured itself, like jw_target: "task <n> <kind> <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
 With --light MS a ticker, on_light (a call_later timer), ticks every MS ms and prints how late
 it ran by its own handle's due time, "tick <n> late <ns>"; with --posted 1 it posts the busy
-task, on_posted (call_soon), every --every ms, right after its tick."""
+task, on_posted (call_soon), every --every ms, right after its tick. With --late MS a callback,
+hog, due MS ms before each on_timer, busy-loops 2 * MS ms (under the jank threshold when MS < 75),
+so that on_timer runs about MS ms late; on_timer prints how late it ran by its own handle's due
+time, "timer <n> late <ns>"."""
 import argparse
 import asyncio
 import sys
@@ -21,6 +24,7 @@ ap.add_argument("--light", type=int, default=0)
 ap.add_argument("--posted", type=int, default=0)
 ap.add_argument("--alternate", action="store_true", help="every other jank in busy_other")
 ap.add_argument("--depth", type=int, default=0, help="Python frames between the task and its work")
+ap.add_argument("--late", type=int, default=0, help="on_timer this many ms late, behind hog")
 args = ap.parse_args()
 n = 0
 
@@ -63,11 +67,32 @@ def one_task():
     return args.count and n >= args.count
 
 
-def on_timer(loop):
+timers = 0
+
+
+def schedule_timer(loop):
+    """on_timer in --every ms, told its own handle's due time; hog --late ms before it."""
+    handle = loop.call_later(args.every / 1000, on_timer, loop, None)
+    handle._args = (loop, handle.when())
+    if args.late:
+        loop.call_later((args.every - args.late) / 1000, hog)
+
+
+def hog():
+    end = time.monotonic_ns() + 2 * args.late * 1_000_000
+    while time.monotonic_ns() < end:
+        pass
+
+
+def on_timer(loop, due):
+    global timers
+    timers += 1
+    if due is not None:
+        print(f"timer {timers} late {max(0, time.monotonic_ns() - int(due * 1e9))}", flush=True)
     if one_task():
         loop.stop()
         return
-    loop.call_later(args.every / 1000, on_timer, loop)
+    schedule_timer(loop)
 
 
 async def ticker(loop):
@@ -107,11 +132,11 @@ loop = asyncio.new_event_loop()
 if args.light:
     loop.call_later(args.light / 1000, on_light, loop, None)
     if not args.posted:
-        loop.call_later(args.every / 1000, on_timer, loop)
+        schedule_timer(loop)
 elif args.coro:
     loop.create_task(ticker(loop))
     loop.create_task(chatter())
 else:
-    loop.call_later(args.every / 1000, on_timer, loop)
+    schedule_timer(loop)
 loop.run_forever()
 sys.exit(args.exit)

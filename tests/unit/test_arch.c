@@ -73,7 +73,44 @@ static void test_not_understood(void **state)
 	assert_int_equal(jw_arch_derive_call_chain(debian_call, 0, &c), -ENOENT);
 }
 
-/* The CPython version is read from the file's name, whichever form it takes. */
+
+/* The jumps jw_arch_scan_jumps() reports: the targets, from the code's start. */
+struct jumps_seen {
+	int64_t t[8];
+	size_t n;
+};
+
+static int note_jump(int64_t target, void *ctx)
+{
+	struct jumps_seen *j = ctx;
+
+	if (j->n < 8)
+		j->t[j->n++] = target;
+	return 0;
+}
+
+/* Direct jumps, short and near, conditional or not; calls and returns are none. */
+static void test_scan_jumps(void **state)
+{
+	static const uint8_t code[] = {
+		0xeb, 0x02,				/* 0: jmp .+4 (to 4) */
+		0x90, 0x90,				/* 2: nops */
+		0x75, 0xfa,				/* 4: jne 0 */
+		0x0f, 0x85, 0x10, 0x00, 0x00, 0x00,	/* 6: jne 0x1c */
+		0xe8, 0x00, 0x00, 0x00, 0x00,		/* 12: call 17: no jump */
+		0xe9, 0x00, 0xf0, 0xff, 0xff,		/* 17: jmp 22 - 4096 */
+		0xc3,					/* 22: ret */
+	};
+	struct jumps_seen j = { .n = 0 };
+
+	(void)state;
+	assert_int_equal(jw_arch_scan_jumps(code, sizeof(code), note_jump, &j), 0);
+	assert_int_equal(j.n, 4);
+	assert_int_equal(j.t[0], 4);
+	assert_int_equal(j.t[1], 0);
+	assert_int_equal(j.t[2], 0x1c);
+	assert_int_equal(j.t[3], 22 - 4096);
+}
 
 int main(void)
 {
@@ -81,6 +118,7 @@ int main(void)
 		cmocka_unit_test(test_debian_build),
 		cmocka_unit_test(test_other_register),
 		cmocka_unit_test(test_not_understood),
+		cmocka_unit_test(test_scan_jumps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
@@ -183,6 +221,45 @@ static void test_decode(void **state)
 	assert_int_equal(in.kind, JW_INSN_UNKNOWN);
 }
 
+
+/* The jumps jw_arch_scan_jumps() reports: the targets, from the code's start. */
+struct jumps_seen {
+	int64_t t[8];
+	size_t n;
+};
+
+static int note_jump(int64_t target, void *ctx)
+{
+	struct jumps_seen *j = ctx;
+
+	if (j->n < 8)
+		j->t[j->n++] = target;
+	return 0;
+}
+
+/* b, b.cond, cbz/cbnz, tbz/tbnz forwards and back; bl is a call, no jump. */
+static void test_scan_jumps(void **state)
+{
+	static const uint32_t code[] = {
+		0x14000002,	/* 0: b .+8 (8) */
+		0x97ffc41d,	/* 4: bl: no jump */
+		0x540000c1,	/* 8: b.ne .+24 (32) */
+		0xb40023a0,	/* 12: cbz x0, .+1140 (1152) */
+		0x17ffffff,	/* 16: b .-4 (12) */
+		0x36080040,	/* 20: tbz w0, #1, .+8 (28) */
+	};
+	struct jumps_seen j = { .n = 0 };
+
+	(void)state;
+	assert_int_equal(jw_arch_scan_jumps((const uint8_t *)code, sizeof(code), note_jump, &j), 0);
+	assert_int_equal(j.n, 5);
+	assert_int_equal(j.t[0], 8);
+	assert_int_equal(j.t[1], 32);
+	assert_int_equal(j.t[2], 12 + 0x11d * 4);
+	assert_int_equal(j.t[3], 12);
+	assert_int_equal(j.t[4], 28);
+}
+
 /* The wait system calls of arm64: none of x86-64's poll, select or epoll_wait. */
 static void test_wait_syscalls(void **state)
 {
@@ -197,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_debian_build),
 		cmocka_unit_test(test_not_understood),
 		cmocka_unit_test(test_decode),
+		cmocka_unit_test(test_scan_jumps),
 		cmocka_unit_test(test_wait_syscalls),
 	};
 
