@@ -93,8 +93,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		finish_task(s, KREAD(p, pid), bpf_ktime_get_ns());
 	}
 	/* The new program's Python, if any, is known by its own probe's first hit. */
-	if (s)
+	if (s) {
 		s->py_probe = 0;
+		s->py_timer_type = 0;
+	}
 	flags = follow_on ? bpf_map_lookup_elem(&followed, &tgid) : NULL;
 	if (bpf_map_lookup_elem(&watched_exes, &key)) {
 		rec_flags = JW_EXEC_WATCHED_EXE;

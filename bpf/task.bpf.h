@@ -265,7 +265,8 @@ static __always_inline __u64 seconds_to_ns(__u64 bits)
  * An asyncio timer's due time (ns), when the handle whose method runs in CPython frame @caller
  * (the caller of the callback's frame) is a TimerHandle (chain @c says where to look); else 0.
  */
-static __noinline __u64 py_timer_due(const struct jw_arg_chain *c, __u64 caller)
+static __noinline __u64 py_timer_due(const struct jw_arg_chain *c, struct jw_task_state *s,
+				     __u64 caller)
 {
 	__u64 p = 0, type = 0, when = 0, bits = 0;
 	struct {
@@ -278,13 +279,18 @@ static __noinline __u64 py_timer_due(const struct jw_arg_chain *c, __u64 caller)
 		return 0;
 	p &= ~(__u64)c->py_ref_tag;
 	if (!p || bpf_probe_read_user(&type, sizeof(type), (void *)(p + c->py_ob_type)) || !type ||
-	    bpf_probe_read_user(&tp, sizeof(tp), (void *)(type + c->py_tp_name)) || !tp.name ||
-	    bpf_probe_read_user(tn, sizeof(tn), (void *)tp.name))
+	    bpf_probe_read_user(&tp, sizeof(tp), (void *)(type + c->py_tp_name)) || !tp.name)
 		return 0;
-	if (tn[0] != 'T' || tn[1] != 'i' || tn[2] != 'm' || tn[3] != 'e' || tn[4] != 'r' ||
-	    tn[5] != 'H' || tn[6] != 'a' || tn[7] != 'n' || tn[8] != 'd' || tn[9] != 'l' ||
-	    tn[10] != 'e' || tn[11] != 0)
-		return 0;
+	/* The type seen named TimerHandle once is known by its address after. */
+	if (type != s->py_timer_type) {
+		if (bpf_probe_read_user(tn, sizeof(tn), (void *)tp.name))
+			return 0;
+		if (tn[0] != 'T' || tn[1] != 'i' || tn[2] != 'm' || tn[3] != 'e' || tn[4] != 'r' ||
+		    tn[5] != 'H' || tn[6] != 'a' || tn[7] != 'n' || tn[8] != 'd' || tn[9] != 'l' ||
+		    tn[10] != 'e' || tn[11] != 0)
+			return 0;
+		s->py_timer_type = type;
+	}
 	if (tp.size < 24 || tp.size > 4096 ||
 	    bpf_probe_read_user(&when, sizeof(when), (void *)(p + tp.size - 8)) || !when ||
 	    bpf_probe_read_user(&bits, sizeof(bits), (void *)(when + c->py_float_value)))
@@ -312,7 +318,7 @@ static __noinline void name_inner(struct pt_regs *ctx, struct jw_task_state *s,
 	s->cur_handler = p;
 	if (c->kind == JW_HANDLER_PY_CODE && c->py_tp_basicsize) {
 		/* The caller's frame, from the thread state: the new frame's link is not set yet. */
-		due = py_timer_due(c, py_current_frame(c, s->py_tstate));
+		due = py_timer_due(c, s, py_current_frame(c, s->py_tstate));
 		if (due)
 			s->cur_delay_ns = now > due ? now - due : 0;
 		return;

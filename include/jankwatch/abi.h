@@ -447,6 +447,7 @@ struct jw_task_state {
 	__u64 py_tstate;
 	__u32 py_probe;
 	__u32 py_pad;
+	__u64 py_timer_type;	/* asyncio's TimerHandle type, once a timer's was seen; 0: not yet */
 	/*
 	 * Queueing delay. wake_ns: the thread was woken outside a task (in the loop's wait) then,
 	 * not yet taken by a task (0: no such wakeup). ready_ns: when the work of the current run
