@@ -11,6 +11,21 @@
 
 #include "arch/arch.h"
 
+/* The jumps jw_arch_scan_jumps() reports: the targets, from the code's start. */
+struct jumps_seen {
+	int64_t t[8];
+	size_t n;
+};
+
+static int note_jump(int64_t target, void *ctx)
+{
+	struct jumps_seen *j = ctx;
+
+	if (j->n < 8)
+		j->t[j->n++] = target;
+	return 0;
+}
+
 #if defined(__x86_64__)
 /* The start of call() in Debian's redis 7.0 (build-id a50d6825...), cut down. */
 static const uint8_t debian_call[] = {
@@ -73,21 +88,6 @@ static void test_not_understood(void **state)
 	assert_int_equal(jw_arch_derive_call_chain(debian_call, 0, &c), -ENOENT);
 }
 
-
-/* The jumps jw_arch_scan_jumps() reports: the targets, from the code's start. */
-struct jumps_seen {
-	int64_t t[8];
-	size_t n;
-};
-
-static int note_jump(int64_t target, void *ctx)
-{
-	struct jumps_seen *j = ctx;
-
-	if (j->n < 8)
-		j->t[j->n++] = target;
-	return 0;
-}
 
 /* Direct jumps, short and near, conditional or not; calls and returns are none. */
 static void test_scan_jumps(void **state)
@@ -221,21 +221,6 @@ static void test_decode(void **state)
 	assert_int_equal(in.kind, JW_INSN_UNKNOWN);
 }
 
-
-/* The jumps jw_arch_scan_jumps() reports: the targets, from the code's start. */
-struct jumps_seen {
-	int64_t t[8];
-	size_t n;
-};
-
-static int note_jump(int64_t target, void *ctx)
-{
-	struct jumps_seen *j = ctx;
-
-	if (j->n < 8)
-		j->t[j->n++] = target;
-	return 0;
-}
 
 /* b, b.cond, cbz/cbnz, tbz/tbnz forwards and back; bl is a call, no jump. */
 static void test_scan_jumps(void **state)
