@@ -99,10 +99,17 @@ finally:
 # them, and the janks are still the program's own.
 target = start_target("--busy", "--ms", "300", "--every", "700", "--spin")
 try:
-    jw, logs = watch(target, 3)
-    tracepoints, figures = chosen_way(jw, "a spinning loop")
-    # The 0.3 s count can fall inside one 300 ms task under emulation (arm64 6.1 in CI): no
-    # wait seen, uprobes taken, which the check above holds it to.
+    # The 0.3 s count can fall inside one 300 ms task: under emulation (arm64 6.1 in CI) no wait
+    # is seen, and here it once saw 14 ms of spinning; either way few waits, uprobes taken, which
+    # chosen_way holds it to. A count that missed the spinning is counted again by a new
+    # jankwatch, at most twice: the task is 30% of the loop's time.
+    for attempt in range(3):
+        jw, logs = watch(target, 3)
+        tracepoints, figures = chosen_way(jw, "a spinning loop")
+        if tracepoints or not figures or attempt == 2:
+            break
+        print(f"note: a spinning loop: the count saw it spin little ({figures}); counted again")
+        finish(jw, 0)
     if figures:
         check(tracepoints, "a spinning loop: wait_tracepoints=2 takes the tracepoints")
         check(figures[2] > 0.5 * figures[0],
