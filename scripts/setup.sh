@@ -21,6 +21,7 @@ packages=(
 	redis-server redis-tools nodejs
 	nginx libnginx-mod-http-perl gunicorn
 	libglib2.0-dev libuv1-dev libevent-dev
+	qtbase5-dev qt6-base-dev
 	dpkg-dev systemd man-db
 )
 # npm fetches Node 22 for the node tests (scripts/node22.sh): Debian's nodejs comes without it
