@@ -17,6 +17,7 @@ static struct jw_stats_val *stats_row(struct jw_task_state *s, __u32 tid, __u32 
 {
 	struct jw_stats_key key = {
 		.pid = s->pid, .tid = tid, .probe_id = probe, .inner = inner, .handler = handler,
+		.klass = s->cur_class, .detail = s->cur_detail,
 	};
 	struct jw_stats_val *v = bpf_map_lookup_elem(&stats, &key);
 	__u32 zero = 0;
@@ -51,6 +52,8 @@ static void end_inner(struct jw_task_state *s, __u32 tid, __u64 now, bool except
 		s->inner_ns = ran;
 		s->inner_probe = s->cur_probe;
 		s->handler_addr = s->cur_handler;
+		s->handler_class = s->cur_class;
+		s->handler_detail = s->cur_detail;
 	}
 	v = stats_row(s, tid, (s->cur_probe - 1) & (JW_MAX_PROBES - 1), 1, s->cur_handler);
 	if (v)
@@ -107,6 +110,8 @@ static void trace_slice(const struct jw_task_state *s, __u32 tid, __u64 now)
 	rec->inner_probe = s->inner_probe;
 	rec->cpu = bpf_get_smp_processor_id();
 	rec->pad = 0;
+	rec->handler_class = s->handler_class;
+	rec->handler_detail = s->handler_detail;
 	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 }
 
@@ -219,6 +224,8 @@ static void begin_task(struct jw_task_state *s, __u64 now, __u64 cookie)
 	s->longest_waker.tid = 0;
 	s->longest_waker.comm[0] = 0;
 	s->handler_addr = 0;
+	s->handler_class = 0;
+	s->handler_detail = 0;
 	s->inner_ns = 0;
 	s->inner_probe = 0;
 	s->cur_probe = 0;
@@ -315,7 +322,15 @@ static __noinline void name_inner(struct pt_regs *ctx, struct jw_task_state *s,
 		p = regs[other];
 	if (c->kind == JW_HANDLER_PY_CODE)
 		p &= ~(__u64)c->py_ref_tag;	/* 3.14: the frame's code is a tagged reference */
+	if (c->handler_bits && c->handler_bits < 64)
+		p &= (1ULL << c->handler_bits) - 1;
 	s->cur_handler = p;
+	s->cur_class = 0;
+	s->cur_detail = 0;
+	if ((c->flags & JW_CHAIN_CLASS) && follow_path(regs, &c->klass, &due))
+		s->cur_class = due;
+	if ((c->flags & JW_CHAIN_DETAIL) && follow_path(regs, &c->detail, &due))
+		s->cur_detail = due;
 	if (c->kind == JW_HANDLER_PY_CODE && c->py_tp_basicsize) {
 		/* The caller's frame, from the thread state: the new frame's link is not set yet. */
 		due = py_timer_due(c, s, py_current_frame(c, s->py_tstate));
@@ -358,8 +373,33 @@ static __noinline void rename_inner(struct pt_regs *ctx, struct jw_task_state *s
 	__u32 slot = s->slot;
 	struct jw_code_range *lib = bpf_map_lookup_elem(&site_ranges, &slot);
 
-	if (callee && (!lib || callee < lib->lo || callee >= lib->hi))
+	if (callee && (!lib || callee < lib->lo || callee >= lib->hi)) {
 		s->cur_handler = callee;
+		s->cur_class = 0;
+		s->cur_detail = 0;
+	}
+}
+
+/*
+ * A callback site (@cookie) nested in the naming dispatch of thread state @s at @now: its callee
+ * renames it (rename_inner), or a site with a chain of its own (JW_COOKIE_NAME_ARG) reads the
+ * handler by it, the first such site only when the chain says JW_CHAIN_FIRST.
+ */
+static __noinline void rename_nested(struct pt_regs *ctx, struct jw_task_state *s, __u64 cookie,
+				     __u64 now)
+{
+	__u32 id = (__u32)cookie & (JW_MAX_PROBES - 1);
+	struct jw_arg_chain *c;
+
+	if (!(cookie & JW_COOKIE_NAME_ARG)) {
+		rename_inner(ctx, s, cookie);
+		return;
+	}
+	c = bpf_map_lookup_elem(&arg_chains, &id);
+	if (!c || ((c->flags & JW_CHAIN_FIRST) && s->cur_named))
+		return;
+	name_inner(ctx, s, c, now);
+	s->cur_named = 1;
 }
 
 /*
@@ -377,6 +417,9 @@ static __always_inline void open_inner(struct pt_regs *ctx, struct jw_task_state
 	s->cur_start = now;
 	s->cur_off = s->runq_ns + s->blocked_ns;
 	s->cur_handler = 0;
+	s->cur_class = 0;
+	s->cur_detail = 0;
+	s->cur_named = 0;
 	s->cur_delay_ns = queue_delay(s, now);
 	if (cookie & JW_COOKIE_CALLEE)
 		rename_inner(ctx, s, cookie);
@@ -435,7 +478,7 @@ int dispatch_enter(struct pt_regs *ctx)
 	else if (s->depth == 1 && s->sp[0] == WAIT_FRAME_SP)
 		open_inner(ctx, s, cookie, now);
 	else if ((cookie & JW_COOKIE_CALLEE) && s->cur_probe)
-		rename_inner(ctx, s, cookie);
+		rename_nested(ctx, s, cookie, now);
 	depth = s->depth;
 	if (depth >= JW_MAX_NEST) {
 		s->flags |= JW_TASK_NEST_OVERFLOW;

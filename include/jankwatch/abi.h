@@ -243,9 +243,16 @@ struct jw_task_rec {
 	 * written before it existed ends just before it (JW_TASK_REC_SIZE_V1).
 	 */
 	__u64 delay_ns;
+	/*
+	 * What the handler's chain read besides (jw_arg_chain: a Qt receiver's class). Captures
+	 * written before they existed end before them (JW_TASK_REC_SIZE_V2): none read.
+	 */
+	__u64 handler_class;
+	__u64 handler_detail;
 };
 
 #define JW_TASK_REC_SIZE_V1 __builtin_offsetof(struct jw_task_rec, delay_ns)
+#define JW_TASK_REC_SIZE_V2 __builtin_offsetof(struct jw_task_rec, handler_class)
 
 struct jw_sample_rec {
 	struct jw_rec_hdr hdr;	/* ts_ns: when the sample was taken; size covers stack_size */
@@ -327,6 +334,8 @@ struct jw_slice_rec {
 	__u32 inner_probe;
 	__u32 cpu;		/* where it ended */
 	__u32 pad;
+	__u64 handler_class;	/* as in jw_task_rec */
+	__u64 handler_detail;
 };
 
 #define JW_HIST_SLOTS 32	/* log2 latency histogram: slot i counts [2^i, 2^(i+1)) us */
@@ -345,6 +354,9 @@ struct jw_stats_key {
 	__u32 probe_id;
 	__u32 inner;
 	__u64 handler;		/* the handler's address (code, or a CPython code object); 0: none */
+	/* What the handler's chain read besides (jw_arg_chain's klass and detail); 0: none. */
+	__u64 klass;
+	__u64 detail;
 };
 
 struct jw_stats_val {
@@ -459,6 +471,17 @@ struct jw_task_state {
 	__u64 ready_ns;
 	__u64 delay_ns;
 	__u64 cur_delay_ns;
+	/*
+	 * What the chains of the longest dispatch under the waits, and of the one running, read
+	 * besides the handler (jw_arg_chain's klass and detail); cur_named: a nested site with
+	 * JW_CHAIN_FIRST named the running one, no later one renames it.
+	 */
+	__u64 handler_class;
+	__u64 handler_detail;
+	__u64 cur_class;
+	__u64 cur_detail;
+	__u32 cur_named;
+	__u32 named_pad;
 };
 
 /* A delay that is not known: the thread was not seen waking before the run began. */
@@ -471,6 +494,17 @@ enum jw_off_state { JW_OFF_RUNQ = 0, JW_OFF_BLOCKED, JW_OFF_IO };
 enum jw_handler_kind {
 	JW_HANDLER_CODE = 0,	/* a code address, named by symbolization (redis: c->cmd->proc) */
 	JW_HANDLER_PY_CODE = 1,	/* a CPython code object: its name and file are read from it */
+};
+
+/* jw_arg_chain's flags. */
+enum jw_chain_flags {
+	JW_CHAIN_CLASS = 1,	/* @klass is read: what the handler belongs to (a Qt receiver's vtable) */
+	JW_CHAIN_DETAIL = 2,	/* @detail is read: more of the handler (a Qt slot object's function) */
+	/*
+	 * A site nested in a naming dispatch names it only if no nested site did before: Qt's
+	 * first slot an event runs is its handler, not the slots that slot's signals run
+	 */
+	JW_CHAIN_FIRST = 4,
 };
 
 /*
@@ -544,6 +578,15 @@ struct jw_arg_chain {
 	__u16 py_entry_value;
 	__u16 py_ref_tag;
 	__u16 py_tstate_chunk;
+	/*
+	 * Besides the handler (@flags, enum jw_chain_flags): what it belongs to (@klass) and more of
+	 * it (@detail), read as @handler is; @handler_bits: how many low bits of what @handler's
+	 * path read are the handler (a Qt event's 16-bit type); 0: all.
+	 */
+	struct jw_reg_path klass;
+	struct jw_reg_path detail;
+	__u32 flags;
+	__u32 handler_bits;
 };
 
 #define JW_PY_NONE 0xffff	/* a py_* offset the version has no such field for */

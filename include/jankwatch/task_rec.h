@@ -41,6 +41,8 @@ static inline void jw_task_rec_fill(struct jw_task_rec *rec, const struct jw_tas
 	rec->inner_ns = s->inner_ns;
 	rec->inner_probe = s->inner_probe;
 	rec->delay_ns = s->delay_ns;
+	rec->handler_class = s->handler_class;
+	rec->handler_detail = s->handler_detail;
 }
 
 #endif

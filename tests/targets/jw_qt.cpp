@@ -15,7 +15,7 @@
  * sent to the Catalog through QCoreApplication::notifyInternal2, nested in the dispatch) and
  * sends itself a QEvent::User. Timers are Qt::PreciseTimer, as GLib's timeouts are to the ms.
  * It prints what it measured itself, like jw_target: "task <n> busy <begin_ns> <duration_ns>"
- * (CLOCK_MONOTONIC), and a line "tick <n>" per light tick; nothing else on stdout.
+ * (CLOCK_MONOTONIC), and a line "tick <n> <ns>" per light tick (when it ran); nothing else on stdout.
  */
 #include <QCoreApplication>
 #include <QEvent>
@@ -89,7 +89,7 @@ __attribute__((noinline)) void Catalog::reindex()
 __attribute__((noinline)) void Catalog::tick()
 {
 	++ticks;
-	printf("tick %u\n", ticks);
+	printf("tick %u %llu\n", ticks, now_ns());
 	if (ticks_per_task && ticks % ticks_per_task == 0)
 		QMetaObject::invokeMethod(this, &Catalog::reindex, Qt::QueuedConnection);
 }

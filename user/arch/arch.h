@@ -47,7 +47,19 @@ struct jw_arch_call {
 	 * global table of functions (libevent's lock callbacks), no object's callback
 	 */
 	bool via_global;
+	/*
+	 * What the first JW_ARCH_CALL_ARGS argument registers hold at the call, as far as reading
+	 * the instructions before it in a straight line tells: a copy of register @arg_copy[i]
+	 * (DWARF numbering; that register unchanged since), or (@arg_known[i]) the constant
+	 * @arg_imm[i]; -1 and false when not known. A Qt slot object's call: its which argument 1,
+	 * the slot object itself the register the call reads the function through.
+	 */
+	int arg_copy[4];
+	bool arg_known[4];
+	int64_t arg_imm[4];
 };
+
+#define JW_ARCH_CALL_ARGS 4
 
 /*
  * Decodes @len bytes of code at @code, from an instruction's start, one instruction after another
@@ -79,6 +91,12 @@ int jw_arch_plt_slot(const uint8_t *stub, size_t len, uint64_t addr, uint64_t *s
  * a length decoder for the general-purpose, x87, SSE, VEX and EVEX encodings; arm64: 4).
  */
 size_t jw_arch_insn_len(const uint8_t *p, size_t len);
+
+/*
+ * Whether the kernel refuses a uprobe on the instruction at @p (@len bytes there): x86-64 a
+ * locked or segment-prefixed one; arm64 none is known here.
+ */
+bool jw_arch_unprobeable(const uint8_t *p, size_t len);
 
 /*
  * An instruction at a function's entry, as probe placement (placement.h) needs to know it: what

@@ -91,6 +91,13 @@ size_t jw_arch_insn_len(const uint8_t *p, size_t len)
 	return len >= 4 ? 4 : 0;
 }
 
+bool jw_arch_unprobeable(const uint8_t *p, size_t len)
+{
+	(void)p;
+	(void)len;
+	return false;
+}
+
 int jw_arch_plt_slot(const uint8_t *stub, size_t len, uint64_t addr, uint64_t *slot)
 {
 	uint32_t adrp, ldr;
@@ -187,6 +194,8 @@ int jw_arch_scan_calls(const uint8_t *code, size_t len,
 		memset(&c, 0, sizeof(c));
 		c.at = at;
 		c.len = 4;
+		/* What the argument registers hold is not tracked here (yet): not known. */
+		memset(c.arg_copy, -1, sizeof(c.arg_copy));
 		if ((w & 0xfc000000) == 0x94000000) {		/* bl */
 			c.target = (int64_t)at + (int64_t)((int32_t)(w << 6) >> 6) * 4;
 		} else if ((w & 0xfffffc1f) == 0xd63f0000 ||	/* blr */

@@ -411,6 +411,21 @@ static int load_of(const struct jw_x86_insn *in, int *from)
 	return (int)(((m >> 3) & 7) | (in->rex & 4 ? 8 : 0));
 }
 
+bool jw_arch_unprobeable(const uint8_t *p, size_t len)
+{
+	size_t i;
+
+	/* The kernel's is_prefix_bad(): lock, and the es, cs, ss and ds overrides. */
+	for (i = 0; i < len && i < 15; i++) {
+		if (p[i] == 0xf0 || p[i] == 0x26 || p[i] == 0x2e || p[i] == 0x36 || p[i] == 0x3e)
+			return true;
+		if (!(p[i] == 0x66 || p[i] == 0x67 || p[i] == 0xf2 || p[i] == 0xf3 ||
+		      p[i] == 0x64 || p[i] == 0x65))
+			return false;
+	}
+	return false;
+}
+
 int jw_arch_plt_slot(const uint8_t *stub, size_t len, uint64_t addr, uint64_t *slot)
 {
 	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
@@ -428,29 +443,113 @@ int jw_arch_plt_slot(const uint8_t *stub, size_t len, uint64_t addr, uint64_t *s
 	return 0;
 }
 
+/* The argument registers (rdi rsi rdx rcx), hardware numbers. */
+static const unsigned int arg_hw[JW_ARCH_CALL_ARGS] = { 7, 6, 2, 1 };
+
+/* What the argument registers hold, as the instructions before a call tell (jw_arch_call). */
+struct arg_facts {
+	int copy_hw[JW_ARCH_CALL_ARGS];		/* a copy of this register (hardware); -1 */
+	bool known[JW_ARCH_CALL_ARGS];
+	int64_t imm[JW_ARCH_CALL_ARGS];
+};
+
+static void args_forget(struct arg_facts *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < JW_ARCH_CALL_ARGS; i++) {
+		a->copy_hw[i] = -1;
+		a->known[i] = false;
+	}
+}
+
+/*
+ * What instruction @in, no call, makes of @a: "mov $imm,%reg" and "xor %reg,%reg" give an
+ * argument a constant, "mov %src,%reg" a copy; whatever else it may write forgets what was known
+ * of that register, and of the copies of it.
+ */
+static void args_track(const struct jw_x86_insn *in, struct arg_facts *a)
+{
+	unsigned int written = may_write(in), i, m = in->modrm ? *in->modrm : 0;
+	int dst = -1, src = -1;
+	int64_t imm = 0;
+	bool is_imm = false;
+
+	if (in->op >= 0xb8 && in->op <= 0xbf && in->imm && !(in->rex & 8)) {
+		dst = (int)((in->op & 7) | (in->rex & 1 ? 8 : 0));	/* mov $imm32,%r32 */
+		imm = (int64_t)(uint32_t)((uint32_t)in->imm[0] | (uint32_t)in->imm[1] << 8 |
+					  (uint32_t)in->imm[2] << 16 | (uint32_t)in->imm[3] << 24);
+		is_imm = true;
+	} else if (in->modrm && m >> 6 == 3 && (in->op == 0x31 || in->op == 0x33) &&
+		   (m & 7) == ((m >> 3) & 7) && !(in->rex & 1) == !(in->rex & 4)) {
+		dst = (int)((m & 7) | (in->rex & 1 ? 8 : 0));		/* xor %reg,%reg */
+		is_imm = true;
+	} else if (in->modrm && m >> 6 == 3 && (in->rex & 8) &&
+		   (in->op == 0x89 || in->op == 0x8b)) {			/* mov %src,%dst */
+		int r = (int)(((m >> 3) & 7) | (in->rex & 4 ? 8 : 0));
+		int rm = (int)((m & 7) | (in->rex & 1 ? 8 : 0));
+
+		dst = in->op == 0x89 ? rm : r;
+		src = in->op == 0x89 ? r : rm;
+	}
+	for (i = 0; i < JW_ARCH_CALL_ARGS; i++) {
+		if (written >> arg_hw[i] & 1) {
+			a->copy_hw[i] = -1;
+			a->known[i] = false;
+		}
+		if (a->copy_hw[i] >= 0 && (written >> a->copy_hw[i] & 1))
+			a->copy_hw[i] = -1;
+		if (dst == (int)arg_hw[i]) {
+			a->copy_hw[i] = src;
+			a->known[i] = is_imm;
+			a->imm[i] = imm;
+		}
+	}
+}
+
+static void args_of_call(const struct arg_facts *a, struct jw_arch_call *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < JW_ARCH_CALL_ARGS; i++) {
+		c->arg_copy[i] = a->copy_hw[i] >= 0 ? dwarf_reg[a->copy_hw[i]] : -1;
+		c->arg_known[i] = a->known[i];
+		c->arg_imm[i] = a->imm[i];
+	}
+}
+
 int jw_arch_scan_calls(const uint8_t *code, size_t len,
 		       int (*fn)(const struct jw_arch_call *call, void *ctx), void *ctx)
 {
 	/* Registers last loaded from a fixed address, and through one of those (a table's entry). */
 	unsigned int fixed = 0, through = 0;
+	struct arg_facts args;
 	struct jw_arch_call c;
 	struct jw_x86_insn in;
 	size_t at = 0;
 	int ret, dest, from;
 
+	args_forget(&args);
 	while (at < len) {
 		if (!jw_x86_decode(code + at, len - at, &in)) {
 			fixed = through = 0;
+			args_forget(&args);
 			at++;
 			continue;
 		}
 		if (as_call(&in, at, fixed | through, &c)) {
+			args_of_call(&args, &c);
 			ret = fn(&c, ctx);
 			if (ret)
 				return ret;
 			fixed &= ~CALL_CLOBBERED;
 			through &= ~CALL_CLOBBERED;
+			args_forget(&args);
 		} else {
+			args_track(&in, &args);
+			/* After a jump or a return, what follows is reached from elsewhere. */
+			if (in.op == 0xe9 || in.op == 0xeb || in.op == 0xc3 || in.op == 0xc2)
+				args_forget(&args);
 			dest = load_of(&in, &from);
 			if (dest >= 0 && from >= 0 && !(fixed >> from & 1))
 				dest = -1;

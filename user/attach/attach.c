@@ -28,15 +28,16 @@
 
 /* The records' layout is a contract with the BPF object: catch any drift at compile time. */
 _Static_assert(sizeof(struct jw_rec_hdr) == 24, "jw_rec_hdr layout");
-_Static_assert(sizeof(struct jw_task_rec) == 680 && JW_TASK_REC_SIZE_V1 == 672, "jw_task_rec layout");
+_Static_assert(sizeof(struct jw_task_rec) == 696 && JW_TASK_REC_SIZE_V1 == 672 &&
+	       JW_TASK_REC_SIZE_V2 == 680, "jw_task_rec layout");
 _Static_assert(sizeof(struct jw_sample_rec) == 2120, "jw_sample_rec layout");
-_Static_assert(sizeof(struct jw_stats_key) == 24, "jw_stats_key layout");
+_Static_assert(sizeof(struct jw_stats_key) == 40, "jw_stats_key layout");
 _Static_assert(sizeof(struct jw_stats_val) == 624, "jw_stats_val layout");
 _Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
 _Static_assert(sizeof(struct jw_proc_rec) == 56, "jw_proc_rec layout");
 _Static_assert(sizeof(struct jw_sched_rec) == 88, "jw_sched_rec layout");
-_Static_assert(sizeof(struct jw_slice_rec) == 64, "jw_slice_rec layout");
-_Static_assert(sizeof(struct jw_arg_chain) == 96, "jw_arg_chain layout");
+_Static_assert(sizeof(struct jw_slice_rec) == 80, "jw_slice_rec layout");
+_Static_assert(sizeof(struct jw_arg_chain) == 136, "jw_arg_chain layout");
 _Static_assert(sizeof(struct jw_py_frame) == 16, "jw_py_frame layout");
 _Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
 		       (int)JW_UNWIND_MODE_FP == (int)JW_UNWIND_FP &&

@@ -637,7 +637,7 @@ void jw_options_usage(void *out)
 	      "                     (epoll_wait, poll, select, ...) returning and its next wait;\n"
 	      "                     needs no symbols, fits any loop. auto (default): the same,\n"
 	      "                     with the preset that recognizes the program naming the\n"
-	      "                     handlers; or one preset by name: glib, libuv, node,\n"
+	      "                     handlers; or one preset by name: qt, glib, libuv, node,\n"
 	      "                     libevent, redis, nginx, python\n"
 	      "  --probe BIN:ENTRY[:EXIT]   hook any dispatch function (EXIT: a symbol whose\n"
 	      "                     entry ends the task; without it a return probe is used)\n"

@@ -19,7 +19,7 @@
 #define JW_LOOP_AUTO "auto"
 #define JW_LOOP_SYSCALL "syscall"	/* also the preset of a program no preset recognized */
 
-#define JW_MAX_PRESET_PROBES 4
+#define JW_MAX_PRESET_PROBES 8
 
 /*
  * A dispatch a preset hooks inside the wait-to-wait envelope, to name the handler: a function
@@ -33,6 +33,11 @@ struct jw_preset_probe {
 	bool exact;			/* a site: hooked where it is, never moved past */
 	bool name_arg;			/* its registers lead to the handler: */
 	struct jw_arg_chain chain;
+	/*
+	 * A site nested in a naming dispatch that renames it (JW_COOKIE_CALLEE and where its callee
+	 * is); 0: none
+	 */
+	uint64_t callee;
 };
 
 /*
@@ -63,6 +68,12 @@ struct jw_callback_site {
 	uint64_t callee;		/* where the callee is, as its cookie says (JW_COOKIE_CALLEE) */
 };
 
+/* How the values a preset's chains read are named (report/handler.h). */
+enum jw_handler_names {
+	JW_NAMES_CODE = 0,	/* the handler is code, symbolized (or a CPython code object) */
+	JW_NAMES_QT,		/* Qt's: the class from its RTTI, the event's type or the slot */
+};
+
 struct jw_preset {
 	const char *name;		/* "redis"; JW_LOOP_SYSCALL when none matched */
 	const struct jw_stack_rule *handler_rule;	/* names handlers from the stacks; or NULL */
@@ -73,9 +84,10 @@ struct jw_preset {
 	size_t n_callbacks;
 	const char *callbacks_named;	/* what their statistics rows are ("uv callback") */
 	bool own_handlers;		/* @where has the handlers too: no callee is the loop's own */
-	int version;			/* python: 311 for 3.11; -1 unknown */
+	int version;			/* python: 311 for 3.11; qt: 5 or 6; -1 unknown */
 	char detail[160];		/* python: why its frames cannot be read, when they cannot */
 	bool handler_addr_is_data;	/* its probes' handler address is no code (python) */
+	enum jw_handler_names names;
 	/*
 	 * A master process that runs no loop: its workers, which do (at most @max into @out; how
 	 * many, 0 when @pid is no master, or -errno). NULL for most.

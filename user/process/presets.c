@@ -12,6 +12,7 @@
 #include "process/elfsym.h"
 #include "process/preset_nginx.h"
 #include "process/preset_python.h"
+#include "process/preset_qt.h"
 #include "process/preset_redis.h"
 #include "process/presets.h"
 #include "process/sites.h"
@@ -34,10 +35,21 @@ struct preset_desc {
 	void (*why)(const struct jw_preset *p, const char *how, char *why, size_t len);
 	int (*workers)(pid_t pid, pid_t *out, size_t max);
 	bool handler_addr_is_data;
+	enum jw_handler_names names;
 };
 
 /* In the order --loop auto tries them: the most specific first. */
 static const struct preset_desc presets[] = {
+	/*
+	 * Qt 5 and 6, under GLib's dispatcher (which it maps) or its own: before glib. Each event,
+	 * named by its receiver's class and its type, or the slot it calls.
+	 */
+	{ .name = "qt", .library = "libQt5Core.so",
+	  .needs = NAMES("_ZN16QCoreApplication15notifyInternal2EP7QObjectP6QEvent"),
+	  .hook = jw_qt_hook, .why = jw_qt_why, .names = JW_NAMES_QT },
+	{ .name = "qt", .library = "libQt6Core.so",
+	  .needs = NAMES("_ZN16QCoreApplication15notifyInternal2EP7QObjectP6QEvent"),
+	  .hook = jw_qt_hook, .why = jw_qt_why, .names = JW_NAMES_QT },
 	/* GTK, and Qt's default dispatcher. */
 	{ .name = "glib", .library = "libglib-2.0.so", .needs = NAMES("g_main_context_dispatch"),
 	  .rule = { .dispatch = "g_main_context_dispatch" }, .sites = jw_sites_glib },
@@ -89,6 +101,7 @@ static void fill(const struct preset_desc *d, struct jw_preset *out)
 	out->name = d->name;
 	out->handler_rule = d->rule.dispatch ? &d->rule : NULL;
 	out->handler_addr_is_data = d->handler_addr_is_data;
+	out->names = d->names;
 	out->workers = d->workers;
 	out->version = -1;
 }
@@ -220,11 +233,14 @@ void jw_loop_names(char *buf, size_t len)
 	const char *names[N_PRESETS + 3];
 	size_t i;
 
+	size_t n = 2;
+
 	names[0] = JW_LOOP_AUTO;
 	names[1] = JW_LOOP_SYSCALL;
 	for (i = 0; i < N_PRESETS; i++)
-		names[i + 2] = presets[i].name;
-	names[N_PRESETS + 2] = NULL;
+		if (!i || strcmp(presets[i].name, presets[i - 1].name))
+			names[n++] = presets[i].name;	/* a preset of two rows (qt) once */
+	names[n] = NULL;
 	join(names, " or ", buf, len);
 }
 

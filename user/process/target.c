@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "arch/arch.h"
@@ -477,4 +478,34 @@ uint64_t jw_target_start_boot_ns(pid_t pid)
 	    jw_proc_stat_parse(buf, comm, sizeof(comm), &start))
 		return 0;
 	return start * (1000000000ULL / (ticks > 0 ? ticks : 100));
+}
+
+int jw_target_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+bool jw_target_is_code(pid_t pid, uint64_t addr)
+{
+	unsigned long long start, end;
+	char path[64], line[PATH_MAX + 256], perms[8];
+	bool code = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!code && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %7s", &start, &end, perms) == 3 && addr >= start &&
+		    addr < end)
+			code = perms[2] == 'x';
+	fclose(f);
+	return code;
 }

@@ -80,6 +80,12 @@ bool jw_syscall_is_wait(const char *content);
  */
 int jw_target_in_wait(pid_t pid, const char *thread);
 
+/* Reads @len bytes at @addr of process @pid's memory into @buf: 0, -EFAULT (short), or -errno. */
+int jw_target_read(pid_t pid, uint64_t addr, void *buf, size_t len);
+
+/* Whether @addr is in an executable mapping of process @pid (a function, not data). */
+bool jw_target_is_code(pid_t pid, uint64_t addr);
+
 /* Process @pid's start (field 22 of /proc/PID/stat) in ns of CLOCK_BOOTTIME, or 0. */
 uint64_t jw_target_start_boot_ns(pid_t pid);
 

@@ -8,6 +8,7 @@
 #include "process/preset.h"
 #include "process/presets.h"
 #include "report/handler.h"
+#include "report/qtnames.h"
 #include "report/stacktree.h"
 
 const char *jw_handler_hooked(const struct jw_proc *p, uint32_t probe_id, uint32_t inner_probe,
@@ -43,6 +44,23 @@ static const char *read_name(const struct jw_handler_facts *f, char *buf, size_t
 	return buf;
 }
 
+/* A Qt event's type is 16 bits; a slot object's function is an address. */
+#define QT_EVENT_TYPES 0x10000
+
+const char *jw_handler_class(const struct jw_proc *p, const struct jw_handler_facts *f, char *buf,
+			     size_t len)
+{
+	struct jw_frame fr;
+
+	if (p->names == JW_NAMES_QT && f->klass) {
+		if (jw_qt_class_name(p->target.pid, f->klass, buf, len))
+			return buf;
+		jw_symbolizer__frame(p->sym, f->klass, false, &fr);
+		return jw_frame_name(&fr, buf, len);
+	}
+	return jw_handler_hooked(p, f->probe_id, f->inner_probe, buf, len);
+}
+
 const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_facts *f, char *buf,
 			    size_t len)
 {
@@ -50,6 +68,10 @@ const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_fac
 
 	if (f->name && f->name_len && f->name[0])
 		return read_name(f, buf, len);
+	if (p->names == JW_NAMES_QT && f->klass && f->handler_addr < QT_EVENT_TYPES)
+		return jw_qt_event_name((unsigned int)f->handler_addr, buf, len);
+	if (p->names == JW_NAMES_QT && f->klass)
+		return jw_qt_slot_name(p, f->klass, f->handler_addr, f->detail, buf, len);
 	/* A site's callee may be a wrapper the stacks see past (node's C++ around the JS). */
 	if (f->handler_addr && !p->handler_addr_is_data &&
 	    !(f->from_stacks && p->handler_rule && p->handler_rule->jit)) {

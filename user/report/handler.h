@@ -39,6 +39,8 @@ struct jw_handler_facts {
 	size_t file_len;
 	uint32_t line;			/* and line */
 	const char *from_stacks;	/* the handler the task's stacks show most; or NULL */
+	uint64_t klass;			/* what the chain read besides (jw_arg_chain): 0: none */
+	uint64_t detail;
 };
 
 /*
@@ -50,7 +52,16 @@ const char *jw_handler_hooked(const struct jw_proc *p, uint32_t probe_id, uint32
 			      char *buf, size_t len);
 
 /*
- * The handler of a task of @p by the rule above. A name read from the target is made printable
+ * What the handler belongs to (statistics' handler_class, the event's): for a preset that reads
+ * it (Qt: the receiver's class, named from its RTTI; unnamed, its vtable as module+offset), else
+ * the function hooked (jw_handler_hooked). Never NULL.
+ */
+const char *jw_handler_class(const struct jw_proc *p, const struct jw_handler_facts *f, char *buf,
+			     size_t len);
+
+/*
+ * The handler of a task of @p by the rule above; a Qt task's: the slot it called, else its
+ * event's type. A name read from the target is made printable
  * into @buf (@len); other names are the process's or its symbolizer's. Never NULL.
  */
 const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_facts *f, char *buf,

@@ -37,6 +37,8 @@ void jw_hang_record(const struct jw_task_state *st, uint32_t tid, uint64_t now_n
 	/* The dispatch under the waits still running may be the longest. */
 	if (st->cur_probe && now_ns > st->cur_start && now_ns - st->cur_start >= st->inner_ns) {
 		rec->handler_addr = st->cur_handler;
+		rec->handler_class = st->cur_class;
+		rec->handler_detail = st->cur_detail;
 		rec->inner_ns = now_ns - st->cur_start;
 		rec->inner_probe = st->cur_probe;
 	}

@@ -23,6 +23,7 @@ struct jw_proc {
 	const char *loop;			/* how it is hooked: a preset, "syscall", "probe" */
 	const struct jw_stack_rule *handler_rule;	/* the preset's: see struct jw_preset */
 	bool handler_addr_is_data;	/* the kernel's handler address is no code (a code object) */
+	int names;			/* enum jw_handler_names: how its chains' values are named */
 };
 
 #endif

@@ -29,6 +29,7 @@ struct jw_reporter {
 	uint32_t unwound;		/* samples unwound for the current report */
 	struct jw_handler_tally handlers;	/* the current report's, from its stacks */
 	char handler_text[JW_HANDLER_NAME_LEN + JW_HANDLER_FILE_LEN + 16];	/* a Python one */
+	char class_text[256];						/* a Qt one */
 	bool raw_failed;		/* a raw capture write failed (said once) */
 	bool budgets_failed;		/* saving the budgets failed (said once) */
 	struct jw_report_counts counts;
@@ -212,7 +213,7 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 	ev->end_time_ms = jw_clocks_epoch_ms(&r->clocks, t->end_ns);
 	ev->app_start_jiffies_time = proc->target.start_jiffies;
 	ev->loop = proc->loop;
-	ev->handler = jw_handler_name(proc, &(struct jw_handler_facts){
+	struct jw_handler_facts f = {
 		.probe_id = t->probe_id,
 		.inner_probe = t->inner_probe,
 		.handler_addr = t->handler_addr,
@@ -222,7 +223,12 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 		.file_len = sizeof(t->handler_file),
 		.line = t->handler_line,
 		.from_stacks = proc->handler_rule ? jw_handler_tally_top(&r->handlers) : NULL,
-	}, r->handler_text, sizeof(r->handler_text));
+		.klass = t->handler_class,
+		.detail = t->handler_detail,
+	};
+
+	ev->handler = jw_handler_name(proc, &f, r->handler_text, sizeof(r->handler_text));
+	ev->handler_class = jw_handler_class(proc, &f, r->class_text, sizeof(r->class_text));
 	ev->wall_ms = (double)wall / NS_PER_MS;
 	ev->cpu_ms = (double)(wall > off ? wall - off : 0) / NS_PER_MS;
 	ev->runq_ms = (double)t->runq_ns / NS_PER_MS;

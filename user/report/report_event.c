@@ -57,6 +57,8 @@ void jw_event_format(const struct jw_event *e, struct jw_buf *b)
 	jw_json_u64_field(b, "app_start_jiffies_time", e->app_start_jiffies_time);
 	str_field(b, "heaviest_stack", e->heaviest_stack);
 	str_field(b, "handler", e->handler);
+	if (e->handler_class)
+		str_field(b, "handler_class", e->handler_class);
 	if (e->loop)
 		str_field(b, "loop", e->loop);
 	ms_field(b, "wall_ms", e->wall_ms, true);

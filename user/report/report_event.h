@@ -27,6 +27,7 @@ struct jw_event {
 	uint64_t app_start_jiffies_time;
 	const char *heaviest_stack;
 	const char *handler;
+	const char *handler_class;	/* what it belongs to (statistics' handler_class); NULL: none */
 	const char *loop;		/* how the loop was hooked; NULL: not written */
 	double wall_ms;
 	double cpu_ms;

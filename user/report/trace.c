@@ -229,12 +229,14 @@ void jw_tracer__watch(struct jw_tracer *t, struct jw_proc *proc)
  * What a slice is called (handler.h's rule). A task's name read by the kernel comes only with
  * its report; its stacks are read only then too.
  */
-static const char *slice_name(struct jw_tracer *t, struct jw_proc *p, uint32_t probe,
-			      uint32_t inner, uint64_t handler)
+static const char *slice_name(struct jw_tracer *t, struct jw_proc *p,
+			      const struct jw_slice_rec *rec)
 {
-	struct jw_handler_facts f = { .probe_id = probe, .inner_probe = inner,
-				      .handler_addr = handler };
-	char buf[64];
+	struct jw_handler_facts f = { .probe_id = rec->probe_id, .inner_probe = rec->inner_probe,
+				      .handler_addr = rec->handler_addr,
+				      .klass = rec->handler_class,
+				      .detail = rec->handler_detail };
+	char buf[512];
 
 	return jw_strpool__intern(t->names, jw_handler_name(p, &f, buf, sizeof(buf)));
 }
@@ -303,7 +305,7 @@ void jw_tracer__slice(struct jw_tracer *t, const struct jw_slice_rec *rec)
 	if (!tp || !tp->kernel_on || !tp->proc)
 		return;
 	add_slice(t, tp, rec->hdr.tid, rec->cpu, rec->start_ns, rec->hdr.ts_ns,
-		  slice_name(t, tp->proc, rec->probe_id, rec->inner_probe, rec->handler_addr));
+		  slice_name(t, tp->proc, rec));
 	if (tp->state != WINDOW_NONE && rec->seq == tp->seq && rec->hdr.tid == tp->tid)
 		tp->task_end = rec->hdr.ts_ns;
 }

@@ -29,7 +29,8 @@ struct stats_name {
 static bool same_key(const struct jw_stats_key *a, const struct jw_stats_key *b)
 {
 	return a->pid == b->pid && a->tid == b->tid && a->probe_id == b->probe_id &&
-	       a->inner == b->inner && a->handler == b->handler;
+	       a->inner == b->inner && a->handler == b->handler && a->klass == b->klass &&
+	       a->detail == b->detail;
 }
 
 static struct stats_name *cached(struct session *s, const struct jw_stats_key *key)
@@ -62,11 +63,13 @@ static void name_row(const struct jw_proc *p, const struct jw_stats_key *key,
 		.file = v->handler_file,
 		.file_len = sizeof(v->handler_file),
 		.line = v->handler_line,
+		.klass = key->klass,
+		.detail = key->detail,
 	};
 
 	char buf[JW_HANDLER_NAME_LEN + JW_HANDLER_FILE_LEN + 16];
 
-	snprintf(cls, cls_len, "%s", jw_handler_hooked(p, key->probe_id, 0, buf, sizeof(buf)));
+	snprintf(cls, cls_len, "%s", jw_handler_class(p, &f, buf, sizeof(buf)));
 	snprintf(msg, len, "%s", jw_handler_name(p, &f, buf, sizeof(buf)));
 }
 

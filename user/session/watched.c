@@ -135,6 +135,7 @@ static void set_loop(struct jw_proc *p, const struct jw_preset *preset)
 	p->loop = preset->name;
 	p->handler_rule = preset->handler_rule;
 	p->handler_addr_is_data = preset->handler_addr_is_data;
+	p->names = preset->names;
 }
 
 /* Syscall mode: finds the wait functions of @w. */
@@ -180,6 +181,7 @@ static void preset_dispatches(struct jw_watched *w, const struct jw_watch_how *h
 			.name_chain = pp->name_arg ? &pp->chain : NULL,
 			.inner = true,
 			.exact = pp->exact,
+			.callee = pp->callee,
 		};
 		p->handlers[base + k] = pp->entry;
 	}

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include "base/strpool.h"
+#include "process/target.h"
 #include "stacks/pycode.h"
 
 #define NAME_MAX_CHARS 256	/* of a qualified name */
@@ -36,17 +36,6 @@ struct jw_pycode {
 	struct jw_raw_pyname *names;	/* a raw capture's, sorted by (code, instr) */
 	size_t n_names;
 };
-
-static int remote_read(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { .iov_base = buf, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
-	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
-}
 
 static uint64_t field(const uint8_t *head, uint32_t off)
 {
@@ -238,7 +227,7 @@ static int read_str(struct jw_pycode *p, uint64_t str, char *out, size_t max)
 
 	if (!str)
 		return -EINVAL;
-	err = remote_read(p->pid, str, head, l->str_ascii_size);
+	err = jw_target_read(p->pid, str, head, l->str_ascii_size);
 	if (err)
 		return err;
 	n = field(head, l->str_length);
@@ -249,11 +238,11 @@ static int read_str(struct jw_pycode *p, uint64_t str, char *out, size_t max)
 	if (n > max)
 		n = max;
 	if (state & (1 << 6)) {		/* ASCII */
-		err = remote_read(p->pid, str + l->str_ascii_size, out, n);
+		err = jw_target_read(p->pid, str + l->str_ascii_size, out, n);
 		out[err ? 0 : n] = '\0';
 		return err;
 	}
-	err = remote_read(p->pid, str + l->str_compact_size, raw, n * kind);
+	err = jw_target_read(p->pid, str + l->str_compact_size, raw, n * kind);
 	if (err)
 		return err;
 	for (k = 0; k < n; k++) {
@@ -290,8 +279,8 @@ static bool is_code(struct jw_pycode *p, uint64_t type)
 		return false;
 	if (p->code_type)
 		return type == p->code_type;
-	if (remote_read(p->pid, type + p->l.tp_name, &name, sizeof(name)) ||
-	    remote_read(p->pid, name, tn, 5) || memcmp(tn, "code", 5))
+	if (jw_target_read(p->pid, type + p->l.tp_name, &name, sizeof(name)) ||
+	    jw_target_read(p->pid, name, tn, 5) || memcmp(tn, "code", 5))
 		return false;
 	p->code_type = type;
 	return true;
@@ -356,13 +345,13 @@ static int read_code(struct jw_pycode *p, uint64_t code, const uint8_t *head, st
 	e->first = first > 0 ? first : 0;
 	if (!e->name || !e->file)
 		return -ENOMEM;
-	if (!e->linetable || remote_read(p->pid, e->linetable, bh, l->bytes_data))
+	if (!e->linetable || jw_target_read(p->pid, e->linetable, bh, l->bytes_data))
 		return 0;	/* named, no lines: the first line stands */
 	n = field(bh, l->bytes_size);
 	if (!n || n > TABLE_MAX)
 		return 0;
 	e->table = malloc(n);
-	if (e->table && !remote_read(p->pid, e->linetable + l->bytes_data, e->table, n))
+	if (e->table && !jw_target_read(p->pid, e->linetable + l->bytes_data, e->table, n))
 		e->table_len = n;
 	return 0;
 }
@@ -376,7 +365,7 @@ static struct code_ent *code_entry(struct jw_pycode *p, uint64_t code)
 	bool fresh;
 
 	if (!code || l->code_adaptive > HEAD_MAX ||
-	    remote_read(p->pid, code, head, l->code_adaptive) || !is_code(p, field(head, l->ob_type)))
+	    jw_target_read(p->pid, code, head, l->code_adaptive) || !is_code(p, field(head, l->ob_type)))
 		return NULL;
 	if ((p->used + 1) * 2 > p->cap && grow(p))
 		return NULL;

@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The qt preset on Debian's Qt 5 and Qt 6 (jw_qt5, jw_qt6: a Catalog object whose slot
+reindex() spins 300 ms once a second, and whose tick() slot a 50 ms timer calls), under GLib's
+dispatcher (Qt's default) and Qt's own (QT_NO_GLIB=1). Each task is named from Qt's data, not
+from the stacks: the receiver's class from its RTTI and the event's type at notifyInternal2, and
+where the event calls a slot through a slot object, the slot:
+
+- a QTimer connected to &Catalog::reindex: class Catalog, handler Catalog::reindex();
+- Catalog's own timerEvent() (startTimer): class Catalog, handler QEvent::Timer;
+- a queued call (invokeMethod, Qt::QueuedConnection): class Catalog, handler QEvent::MetaCall;
+- a QTimer connected to a lambda: class QTimer (the receiver of a connection without a context
+  object is the sender), handler the lambda's type, main::{lambda()#1};
+- --nested: the slot first sends events of its own (ChildAdded, ChildRemoved, User) through
+  notifyInternal2, nested: they do not rename the task;
+- the same program stripped (jw_qt5_stripped): the class still Catalog (RTTI survives strip), the
+  slot the address of Catalog::reindex() in its module, never a wrong name.
+
+Each jank is within 5% of what the program measured itself, its `group` the slot's frames; the
+statistics rows have the same names, the slot's row counts every task reported and the ticker's
+row every tick the program made while watched."""
+import csv
+import re
+import subprocess
+
+from jwtest import *
+
+require_bpf()
+
+WATCH_S = 5
+
+
+def own_ticks(target, lo, hi):
+    """How many ticks the program ran between @lo and @hi (time.monotonic(), its clock too)."""
+    n = 0
+    for line in list(target.out):
+        m = re.match(r"tick \d+ (\d+)$", line)
+        n += bool(m and lo <= int(m.group(1)) / 1e9 <= hi)
+    return n
+
+
+def symbol_offset(binary, name):
+    """The ELF address of function @name (mangled) in @binary, from nm."""
+    out = subprocess.run(["nm", binary], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[2] == name:
+            return int(f[0], 16)
+    fail(f"{binary} has no {name}")
+
+
+def watch(binary, mode, env=None, nested=False):
+    """Watches @binary in @mode for WATCH_S s once it is 3 s old: (events, stats rows of it,
+    its own tasks, ticks made while watched, jankwatch's stderr)."""
+    logs = LogDir()
+    args = [os.path.join(TARGETS, binary), "--ms", "300", "--every", "1000", "--light", "50",
+            "--mode", mode] + (["--nested"] if nested else [])
+    target = Proc(args, env=dict(os.environ, **(env or {})))
+    try:
+        wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+        began = time.monotonic()
+        jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all",
+                              "--log-dir", logs.path])
+        ready = time.monotonic()
+        time.sleep(WATCH_S)
+        stop = time.monotonic()
+        jw.p.send_signal(2)
+        rc = jw.wait(30)
+        ended = time.monotonic()
+        events = [json.loads(l) for l in jw.out if l.startswith("{")]
+        err = jw.err
+        # The ticks it surely watched, and those it may have: its probes go in before it says
+        # it is ready, and come out after Ctrl-C (a tick ending as the probes come out may not
+        # be counted: 0.2 s from the edges, four ticks, is sure).
+        ticks = (own_ticks(target, ready + 0.2, stop - 0.2), own_ticks(target, began, ended))
+    finally:
+        target.kill()
+    what = f"{binary} {mode}{' --nested' if nested else ''}{' QT_NO_GLIB=1' if env else ''}"
+    check(rc == 0, f"{what}: jankwatch exits 0 ({rc})")
+    check(any(f"loop qt (auto: " in l and "libQt" in l for l in err),
+          f"{what}: the qt preset is picked ({[l for l in err if 'loop' in l]})")
+    with open(os.path.join(logs.path, "stats.csv")) as f:
+        rows = [r for r in csv.DictReader(f) if r["pid"] == str(target.pid)]
+    logs.cleanup()
+    return what, events, rows, target_tasks(target), ticks
+
+
+def check_case(binary, mode, cls, handler, group=None, env=None, nested=False):
+    what, events, rows, tasks, ticks = watch(binary, mode, env, nested)
+    check(len(events) >= WATCH_S - 2, f"{what}: the tasks' events ({len(events)})")
+    for ev in events:
+        check(ev["loop"] == "qt" and ev["handler"] == handler and ev["handler_class"] == cls,
+              f"{what}: the event names {cls} / {handler} ({ev['handler_class']} / "
+              f"{ev['handler']})")
+        mine = task_of(ev, tasks, f"{what}: the event matches one task of the program")
+        check(matches_own(ev, mine.dur_ns / 1e6),
+              f"{what}: wall_ms {ev['wall_ms']} within 5% of the program's own "
+              f"{mine.dur_ns / 1e6:.3f}")
+        if group:
+            check(ev["group"] == group, f"{what}: group {ev['group']!r} is the slot's frames")
+    by_name = {(r["handler_class"], r["message_name"]): r for r in rows}
+    check((cls, handler) in by_name, f"{what}: a row of {cls} / {handler} ({sorted(by_name)})")
+    row = by_name.get((cls, handler))
+    if row:
+        check(int(row["message_count"]) == len(events),
+              f"{what}: its row counts the {len(events)} tasks ({row['message_count']})")
+    tick = by_name.get(("Catalog", "Catalog::tick()"))
+    if "stripped" not in binary:
+        check(tick is not None, f"{what}: a row of Catalog::tick() ({sorted(by_name)})")
+        n = int(tick["message_count"]) if tick else -1
+        check(ticks[0] <= n <= ticks[1],
+              f"{what}: the ticker's row counts the ticks the program ran while watched ({n}: "
+              f"{ticks[0]} surely, {ticks[1]} at most)")
+
+
+for qt in ("qt5", "qt6"):
+    binary = f"jw_{qt}"
+    slot_group = "busy_work(unsigned int)<-Catalog::reindex()"
+    check_case(binary, "timer", "Catalog", "Catalog::reindex()", slot_group)
+    check_case(binary, "timer", "Catalog", "Catalog::reindex()", slot_group, nested=True)
+    check_case(binary, "timer", "Catalog", "Catalog::reindex()", slot_group,
+               env={"QT_NO_GLIB": "1"})
+    check_case(binary, "event", "Catalog", "QEvent::Timer",
+               "busy_work(unsigned int)<-Catalog::timerEvent(QTimerEvent*)", nested=True)
+    check_case(binary, "queued", "Catalog", "QEvent::MetaCall", slot_group,
+               env={"QT_NO_GLIB": "1"})
+    check_case(binary, "lambda", "QTimer", "main::{lambda()#1}", slot_group)
+    # Stripped: the class from RTTI, the slot by its address in the module.
+    stripped = f"{binary}_stripped"
+    at = symbol_offset(os.path.join(TARGETS, binary), "_ZN7Catalog7reindexEv")
+    check_case(stripped, "timer", "Catalog", f"{stripped}+0x{at:x}")
+print("PASS")

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The qt preset's pure parts: the slot object calls found in Qt's code (held to the bytes of
+ * Debian 12's libQt5Core, QMetaObject::activate's slot call and the release after it), the
+ * return site moved past the locked instruction a uprobe cannot sit on, and QEvent's type names.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "arch/arch.h"
+#include "process/preset_qt.h"
+#include "report/qtnames.h"
+
+#if defined(__x86_64__)
+/*
+ * libQt5Core.so.5.15.8 at 0x2e87d0, doActivate<false>:
+ *   mov -0x84(%rbp),%esi; mov 0x38(%rbx),%rdx; movq $0,-0x58(%rbp); mov %r12,-0x50(%rbp);
+ *   mov %esi,-0x48(%rbp); test $0x40,%al; je ...; lock addl $1,(%rdx); xor %r8d,%r8d;
+ *   mov $1,%edi; mov 0x38(%rbx),%r14; mov -0x80(%rbp),%rcx; mov -0x78(%rbp),%rdx;
+ *   mov %r14,%rsi; call *0x8(%r14)              <- m_impl(Call, slotObj, receiver, args, 0)
+ *   lock subl $1,(%r14); jne ...;              <- its return site, then the instruction after
+ *   xor %r8d,%r8d; xor %ecx,%ecx; xor %edx,%edx; mov %r14,%rsi; xor %edi,%edi;
+ *   call *0x8(%r14)                             <- m_impl(Destroy, ...): no slot
+ */
+static const uint8_t do_activate[] = {
+	0x8b, 0xb5, 0x7c, 0xff, 0xff, 0xff, 0x48, 0x8b, 0x53, 0x38, 0x48, 0xc7, 0x45, 0xa8, 0x00,
+	0x00, 0x00, 0x00, 0x4c, 0x89, 0x65, 0xb0, 0x89, 0x75, 0xb8, 0xa8, 0x40, 0x0f, 0x84, 0xb3,
+	0xfc, 0xff, 0xff, 0xf0, 0x83, 0x02, 0x01, 0x45, 0x31, 0xc0, 0xbf, 0x01, 0x00, 0x00, 0x00,
+	0x4c, 0x8b, 0x73, 0x38, 0x48, 0x8b, 0x4d, 0x80, 0x48, 0x8b, 0x55, 0x88, 0x4c, 0x89, 0xf6,
+	0x41, 0xff, 0x56, 0x08, 0xf0, 0x41, 0x83, 0x2e, 0x01, 0x0f, 0x85, 0x15, 0xfd, 0xff, 0xff,
+	0x45, 0x31, 0xc0, 0x31, 0xc9, 0x31, 0xd2, 0x4c, 0x89, 0xf6, 0x31, 0xff, 0x41, 0xff, 0x56,
+	0x08,
+};
+
+#define CALL_AT 0x3c	/* the slot call, from the bytes' start */
+
+static void test_slot_calls(void **state)
+{
+	struct jw_preset_probe site[4];
+	size_t n;
+
+	(void)state;
+	n = jw_qt_slot_calls(do_activate, sizeof(do_activate), 0x2e87d0, site, 4);
+	/* The Destroy call (edi 0) is no slot call. */
+	assert_int_equal(n, 1);
+	assert_int_equal(site[0].offset, 0x2e87d0 + CALL_AT);
+	/* The return site is "lock subl" (5 bytes), refused by uprobes: the exit is the jne after. */
+	assert_int_equal(site[0].exit_offset, 0x2e87d0 + CALL_AT + 4 + 5);
+	assert_true(site[0].exact && site[0].name_arg);
+	/* r14 (DWARF 14): the impl at 8 names it, the slot's function at 16 with it */
+	assert_int_equal(site[0].chain.handler.reg, 14);
+	assert_int_equal(site[0].chain.handler.n_offsets, 1);
+	assert_int_equal(site[0].chain.handler.offsets[0], JW_QT_SLOT_IMPL);
+	assert_int_equal(site[0].chain.detail.reg, 14);
+	assert_int_equal(site[0].chain.detail.offsets[0], JW_QT_SLOT_FUNC);
+	/* the receiver: the third argument (rdx, DWARF 1), its vtable */
+	assert_int_equal(site[0].chain.klass.reg, 1);
+	assert_int_equal(site[0].chain.klass.n_offsets, 1);
+	assert_int_equal(site[0].chain.klass.offsets[0], 0);
+	assert_int_equal(site[0].chain.flags, JW_CHAIN_CLASS | JW_CHAIN_DETAIL | JW_CHAIN_FIRST);
+	assert_true(site[0].callee & JW_COOKIE_CALLEE);
+	/* Room for none: none taken. */
+	assert_int_equal(jw_qt_slot_calls(do_activate, sizeof(do_activate), 0, site, 0), 0);
+}
+
+/* Another register than the slot object as the second argument: no slot call. */
+static void test_slot_calls_need_the_object(void **state)
+{
+	uint8_t code[sizeof(do_activate)];
+	struct jw_preset_probe site[2];
+
+	(void)state;
+	memcpy(code, do_activate, sizeof(code));
+	code[CALL_AT - 2] = 0xfe;	/* mov %r15,%rsi instead of %r14 */
+	assert_int_equal(jw_qt_slot_calls(code, sizeof(code), 0, site, 2), 0);
+	memcpy(code, do_activate, sizeof(code));
+	code[0x29] = 0x02;		/* mov $2,%edi: not Call */
+	assert_int_equal(jw_qt_slot_calls(code, sizeof(code), 0, site, 2), 0);
+}
+
+static void test_unprobeable(void **state)
+{
+	static const uint8_t lock_sub[] = { 0xf0, 0x41, 0x83, 0x2e, 0x01 };
+	static const uint8_t data16_lock[] = { 0x66, 0xf0, 0x0f, 0xb1, 0x0a };
+	static const uint8_t mov[] = { 0x4c, 0x89, 0xf6 };
+	static const uint8_t fs_load[] = { 0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00, 0x00 };
+
+	(void)state;
+	assert_true(jw_arch_unprobeable(lock_sub, sizeof(lock_sub)));
+	assert_true(jw_arch_unprobeable(data16_lock, sizeof(data16_lock)));
+	assert_false(jw_arch_unprobeable(mov, sizeof(mov)));
+	assert_false(jw_arch_unprobeable(fs_load, sizeof(fs_load)));
+}
+#endif
+
+static void test_event_names(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(jw_qt_event_name(1, buf, sizeof(buf)), "QEvent::Timer");
+	assert_string_equal(jw_qt_event_name(2, buf, sizeof(buf)), "QEvent::MouseButtonPress");
+	assert_string_equal(jw_qt_event_name(43, buf, sizeof(buf)), "QEvent::MetaCall");
+	assert_string_equal(jw_qt_event_name(68, buf, sizeof(buf)), "QEvent::ChildAdded");
+	assert_string_equal(jw_qt_event_name(1000, buf, sizeof(buf)), "QEvent::User");
+	assert_string_equal(jw_qt_event_name(1005, buf, sizeof(buf)), "QEvent::User+5");
+	/* A value Qt gives no name: the number, never a neighbour's name. */
+	assert_string_equal(jw_qt_event_name(999, buf, sizeof(buf)), "QEvent(999)");
+	assert_string_equal(jw_qt_event_name(0, buf, sizeof(buf)), "QEvent(0)");
+	assert_string_equal(jw_qt_event_name(70000, buf, sizeof(buf)), "QEvent(70000)");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#if defined(__x86_64__)
+		cmocka_unit_test(test_slot_calls),
+		cmocka_unit_test(test_slot_calls_need_the_object),
+		cmocka_unit_test(test_unprobeable),
+#endif
+		cmocka_unit_test(test_event_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
