@@ -389,6 +389,8 @@ static __noinline void rename_nested(struct pt_regs *ctx, struct jw_task_state *
 				     __u64 now)
 {
 	__u32 id = (__u32)cookie & (JW_MAX_PROBES - 1);
+	__u64 handler = s->cur_handler, klass = s->cur_class, detail = s->cur_detail;
+	__u64 delay = s->cur_delay_ns;
 	struct jw_arg_chain *c;
 
 	if (!(cookie & JW_COOKIE_NAME_ARG)) {
@@ -399,6 +401,14 @@ static __noinline void rename_nested(struct pt_regs *ctx, struct jw_task_state *
 	if (!c || ((c->flags & JW_CHAIN_FIRST) && s->cur_named))
 		return;
 	name_inner(ctx, s, c, now);
+	if (!s->cur_handler) {
+		/* Its chain led nowhere (a queued call by method index, no slot object): as it was. */
+		s->cur_handler = handler;
+		s->cur_class = klass;
+		s->cur_detail = detail;
+		s->cur_delay_ns = delay;
+		return;
+	}
 	s->cur_named = 1;
 }
 

@@ -7,7 +7,8 @@ where the event calls a slot through a slot object, the slot:
 
 - a QTimer connected to &Catalog::reindex: class Catalog, handler Catalog::reindex();
 - Catalog's own timerEvent() (startTimer): class Catalog, handler QEvent::Timer;
-- a queued call (invokeMethod, Qt::QueuedConnection): class Catalog, handler QEvent::MetaCall;
+- a queued call (invokeMethod, Qt::QueuedConnection): class Catalog, handler Catalog::reindex(),
+  named at QMetaCallEvent::placeMetaCall, which jumps to the slot object's function;
 - a QTimer connected to a lambda: class QTimer (the receiver of a connection without a context
   object is the sender), handler the lambda's type, main::{lambda()#1};
 - --nested: the slot first sends events of its own (ChildAdded, ChildRemoved, User) through
@@ -121,7 +122,7 @@ for qt in ("qt5", "qt6"):
                env={"QT_NO_GLIB": "1"})
     check_case(binary, "event", "Catalog", "QEvent::Timer",
                "busy_work(unsigned int)<-Catalog::timerEvent(QTimerEvent*)", nested=True)
-    check_case(binary, "queued", "Catalog", "QEvent::MetaCall", slot_group,
+    check_case(binary, "queued", "Catalog", "Catalog::reindex()", slot_group,
                env={"QT_NO_GLIB": "1"})
     check_case(binary, "lambda", "QTimer", "main::{lambda()#1}", slot_group)
     # Stripped: the class from RTTI, the slot by its address in the module.

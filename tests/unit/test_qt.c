@@ -4,6 +4,7 @@
  * Debian 12's libQt5Core, QMetaObject::activate's slot call and the release after it), the
  * return site moved past the locked instruction a uprobe cannot sit on, and QEvent's type names.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,6 +84,37 @@ static void test_slot_calls_need_the_object(void **state)
 	assert_int_equal(jw_qt_slot_calls(code, sizeof(code), 0, site, 2), 0);
 }
 
+/*
+ * libQt5Core.so.5.15.8's QMetaCallEvent::placeMetaCall(QObject *): push %r12; push %rbp;
+ * mov %rsi,%rbp; push %rbx; mov 0x28(%rdi),%rsi; mov %rdi,%rbx; test %rsi,%rsi; je; pop %rbx;
+ * mov 0x30(%rdi),%rcx; mov %rbp,%rdx; xor %r8d,%r8d; pop %rbp; mov 0x8(%rsi),%rax;
+ * mov $1,%edi; pop %r12; jmp *%rax: the slot object at 0x28.
+ */
+static const uint8_t place_meta_call[] = {
+	0x41, 0x54, 0x55, 0x48, 0x89, 0xf5, 0x53, 0x48, 0x8b, 0x77, 0x28, 0x48, 0x89, 0xfb, 0x48,
+	0x85, 0xf6, 0x74, 0x1d, 0x5b, 0x48, 0x8b, 0x4f, 0x30, 0x48, 0x89, 0xea, 0x45, 0x31, 0xc0,
+	0x5d, 0x48, 0x8b, 0x46, 0x08, 0xbf, 0x01, 0x00, 0x00, 0x00, 0x41, 0x5c, 0xff, 0xe0,
+};
+
+static void test_member_call(void **state)
+{
+	uint8_t code[sizeof(place_meta_call)];
+	int32_t field = -1;
+
+	(void)state;
+	assert_int_equal(jw_arch_derive_member_call(place_meta_call, sizeof(place_meta_call),
+						    JW_QT_SLOT_IMPL, &field), 0);
+	assert_int_equal(field, 0x28);
+	/* Through another field of it than the ImplFn: not the pattern. */
+	assert_int_equal(jw_arch_derive_member_call(place_meta_call, sizeof(place_meta_call), 0x10,
+						    &field), -ENOENT);
+	/* %rsi overwritten between the two loads (mov %rbp,%rsi instead of %rbp,%rdx). */
+	memcpy(code, place_meta_call, sizeof(code));
+	code[26] = 0xee;
+	assert_int_equal(jw_arch_derive_member_call(code, sizeof(code), JW_QT_SLOT_IMPL, &field),
+			 -ENOENT);
+}
+
 static void test_unprobeable(void **state)
 {
 	static const uint8_t lock_sub[] = { 0xf0, 0x41, 0x83, 0x2e, 0x01 };
@@ -121,6 +153,7 @@ int main(void)
 #if defined(__x86_64__)
 		cmocka_unit_test(test_slot_calls),
 		cmocka_unit_test(test_slot_calls_need_the_object),
+		cmocka_unit_test(test_member_call),
 		cmocka_unit_test(test_unprobeable),
 #endif
 		cmocka_unit_test(test_event_names),

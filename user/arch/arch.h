@@ -24,6 +24,15 @@ extern const size_t jw_arch_n_wait_syscalls;
  */
 int jw_arch_derive_call_chain(const uint8_t *code, size_t len, struct jw_arg_chain *chain);
 
+/*
+ * Whether the function at @code (@len bytes of its start) loads a pointer from field F of its
+ * first argument and then calls or jumps through the pointer at @call_disp of what that points
+ * to: Qt's QMetaCallEvent::placeMetaCall(), "mov F(%rdi),%R ... mov 8(%R),%rax ... jmp *%rax"
+ * (arm64: "ldr xR, [x0, #F] ... ldr xA, [xR, #8]"), the slot object at F. F into @field; 0, or
+ * -ENOENT when the pattern is not there.
+ */
+int jw_arch_derive_member_call(const uint8_t *code, size_t len, int32_t call_disp, int32_t *field);
+
 /* The register (DWARF numbering, JW_UREG_*) of a function's argument @i (0, 1 or 2) at its entry. */
 unsigned int jw_arch_arg_reg(unsigned int i);
 

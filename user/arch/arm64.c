@@ -78,6 +78,26 @@ int jw_arch_derive_call_chain(const uint8_t *code, size_t len, struct jw_arg_cha
 	return -ENOENT;
 }
 
+int jw_arch_derive_member_call(const uint8_t *code, size_t len, int32_t call_disp, int32_t *field)
+{
+	size_t n = len / 4, i, j;
+	unsigned int t, base, t2, base2;
+	uint32_t off, off2;
+
+	for (i = 0; i < n && i < 32; i++) {
+		if (!ldr_imm(insn_at(code + 4 * i), &t, &base, &off) || base != 0 || t == 0)
+			continue;
+		for (j = i + 1; j < n && j <= i + 12; j++)
+			if (ldr_imm(insn_at(code + 4 * j), &t2, &base2, &off2) && base2 == t &&
+			    off2 == (uint32_t)call_disp) {
+				*field = (int32_t)off;
+				return 0;
+			}
+		return -ENOENT;
+	}
+	return -ENOENT;
+}
+
 /* ---- Instruction lengths, and the calls among them (handler sites) ---- */
 
 unsigned int jw_arch_arg_reg(unsigned int i)

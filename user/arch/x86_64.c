@@ -443,6 +443,71 @@ int jw_arch_plt_slot(const uint8_t *stub, size_t len, uint64_t addr, uint64_t *s
 	return 0;
 }
 
+/*
+ * "mov D(%base),%reg" (64-bit, no index): true with its registers (hardware numbers) and D.
+ */
+static bool load_disp(const struct jw_x86_insn *in, int *reg, int *base, int32_t *disp)
+{
+	unsigned int m;
+	const uint8_t *d;
+
+	if (in->op != 0x8b || !(in->rex & 8) || !in->modrm)
+		return false;
+	m = *in->modrm;
+	if (m >> 6 == 0 || m >> 6 == 3 || (m & 7) == 4)
+		return false;
+	*reg = (int)(((m >> 3) & 7) | (in->rex & 4 ? 8 : 0));
+	*base = (int)((m & 7) | (in->rex & 1 ? 8 : 0));
+	d = in->modrm + 1;
+	*disp = m >> 6 == 1 ? (int8_t)d[0] :
+			      (int32_t)((uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
+					(uint32_t)d[3] << 24);
+	return true;
+}
+
+/* may_write(), but for the compares and tests, which write no register. */
+static unsigned int writes(const struct jw_x86_insn *in)
+{
+	unsigned int op = in->op;
+
+	if (op == 0x84 || op == 0x85 || (op >= 0x38 && op <= 0x3b))
+		return 0;
+	return may_write(in);
+}
+
+int jw_arch_derive_member_call(const uint8_t *code, size_t len, int32_t call_disp, int32_t *field)
+{
+	int obj = -1, reg, base, steps = 0;
+	struct jw_x86_insn in;
+	struct jw_arch_call c;
+	int32_t disp, f = 0;
+	size_t at = 0;
+
+	while (at < len && steps++ < 48) {
+		if (!jw_x86_decode(code + at, len - at, &in))
+			return -ENOENT;
+		if (load_disp(&in, &reg, &base, &disp) && obj < 0 && base == 7) {
+			obj = reg;				/* mov F(%rdi),%R */
+			f = disp;
+			at += in.len;
+			continue;
+		}
+		if (obj >= 0 && ((load_disp(&in, &reg, &base, &disp) && base == obj &&
+				  disp == call_disp) ||			/* mov 8(%R),%X */
+				 (as_call(&in, at, 0, &c) && c.mem && c.disp == call_disp &&
+				  c.reg == dwarf_reg[obj]))) {		/* call *8(%R) */
+			*field = f;
+			return 0;
+		}
+		if (obj < 0 && (writes(&in) >> 7 & 1))
+			return -ENOENT;				/* rdi changed before */
+		if (obj >= 0 && (writes(&in) >> obj & 1))
+			obj = -1;
+		at += in.len;
+	}
+	return -ENOENT;
+}
+
 /* The argument registers (rdi rsi rdx rcx), hardware numbers. */
 static const unsigned int arg_hw[JW_ARCH_CALL_ARGS] = { 7, 6, 2, 1 };
 

@@ -9,6 +9,7 @@
 #include "process/preset_qt.h"
 
 #define NOTIFY "_ZN16QCoreApplication15notifyInternal2EP7QObjectP6QEvent"
+#define PLACE_META_CALL "_ZN14QMetaCallEvent13placeMetaCallEP7QObject"
 #define SLOT_CALLS "slot calls"
 #define QT_CALL 1			/* QSlotObjectBase::Call */
 
@@ -94,6 +95,42 @@ static void hook_slot_calls(struct jw_preset *out)
 	free(code);
 }
 
+/*
+ * A queued call's event, QMetaCallEvent::placeMetaCall(object): it jumps to its slot object's
+ * function (a tail call: no call site to hook), so its entry names the slot, from the slot object
+ * at the field its code loads (none for a call by method index: the event names the task).
+ */
+static void hook_place_meta_call(struct jw_preset *out)
+{
+	struct jw_preset_probe *p = &out->probes[out->n_probes];
+	uint8_t code[256];
+	uint64_t size;
+	int32_t field;
+	char err[512];
+
+	if (out->n_probes >= JW_MAX_PRESET_PROBES)
+		return;
+	memset(p, 0, sizeof(*p));
+	snprintf(p->path, sizeof(p->path), "%s", out->where);
+	if (jw_elf_func_offset(p->path, PLACE_META_CALL, &p->offset, &size, err, sizeof(err)) ||
+	    jw_file_read_at(p->path, p->offset, code, sizeof(code)) ||
+	    jw_arch_derive_member_call(code, size && size < sizeof(code) ? size : sizeof(code),
+				       JW_QT_SLOT_IMPL, &field))
+		return;
+	p->entry = PLACE_META_CALL;
+	p->name_arg = true;
+	/* Nested in the event's dispatch: a renaming site whose chain says (no callee of its own). */
+	p->callee = JW_COOKIE_CALLEE;
+	p->chain.kind = JW_HANDLER_CODE;
+	p->chain.handler = (struct jw_reg_path){ .reg = jw_arch_arg_reg(0), .n_offsets = 2,
+						 .offsets = { field, JW_QT_SLOT_IMPL } };
+	p->chain.detail = (struct jw_reg_path){ .reg = jw_arch_arg_reg(0), .n_offsets = 2,
+						.offsets = { field, JW_QT_SLOT_FUNC } };
+	p->chain.klass = (struct jw_reg_path){ .reg = jw_arch_arg_reg(1), .n_offsets = 1 };
+	p->chain.flags = JW_CHAIN_CLASS | JW_CHAIN_DETAIL | JW_CHAIN_FIRST;
+	out->n_probes++;
+}
+
 bool jw_qt_hook(pid_t pid, const char *exe, struct jw_preset *out)
 {
 	struct jw_preset_probe *p = &out->probes[0];
@@ -120,6 +157,7 @@ bool jw_qt_hook(pid_t pid, const char *exe, struct jw_preset *out)
 	p->chain.klass = (struct jw_reg_path){ .reg = jw_arch_arg_reg(0), .n_offsets = 1 };
 	p->chain.flags = JW_CHAIN_CLASS;
 	out->n_probes = 1;
+	hook_place_meta_call(out);
 	hook_slot_calls(out);
 	return true;
 }
