@@ -130,6 +130,53 @@ static void test_unprobeable(void **state)
 }
 #endif
 
+#if defined(__aarch64__)
+/*
+ * The same calls in Debian 12's arm64 libQt5Core.so.5.15.8: doActivate's slot call at 0x2f5e78,
+ *   mov w0, #1; bl <atomic add>; ldr x21, [x19, #56]; mov x2, x20; mov x3, x23; mov x4, #0;
+ *   mov x1, x21; mov w0, #1; ldr x5, [x21, #8]; blr x5; mov x1, x21
+ * and placeMetaCall at 0x2e5950 (its slot object at 40, jumped to through x16).
+ */
+static const uint32_t do_activate[] = {
+	0x52800020, 0x9402d9e1, 0xf9401e75, 0xaa1403e2, 0xaa1703e3, 0xd2800004, 0xaa1503e1,
+	0x52800020, 0xf94006a5, 0xd63f00a0, 0xaa1503e1,
+};
+static const uint32_t place_meta_call[] = {
+	0xa9bd7bfd, 0x910003fd, 0xa90153f3, 0xaa0103f4, 0xaa0003f3, 0xf9401401, 0xb4000141,
+	0xf9401a63, 0xaa1403e2, 0xa94153f3, 0xd2800004, 0xa8c37bfd, 0x52800020, 0xf9400425,
+	0xaa0503f0, 0xd61f0200,
+};
+
+static void test_slot_calls(void **state)
+{
+	uint32_t code[sizeof(do_activate) / 4];
+	struct jw_preset_probe site[2];
+	int32_t field = -1;
+
+	(void)state;
+	memcpy(code, do_activate, sizeof(code));
+	assert_int_equal(jw_qt_slot_calls((const uint8_t *)code, sizeof(code), 0x2f5e78, site, 2),
+			 1);
+	assert_int_equal(site[0].offset, 0x2f5e78 + 9 * 4);
+	assert_int_equal(site[0].exit_offset, 0x2f5e78 + 10 * 4);
+	/* x21: the slot object the ImplFn was loaded from; x2 the receiver */
+	assert_int_equal(site[0].chain.handler.reg, 21);
+	assert_int_equal(site[0].chain.handler.offsets[0], JW_QT_SLOT_IMPL);
+	assert_int_equal(site[0].chain.detail.offsets[0], JW_QT_SLOT_FUNC);
+	assert_int_equal(site[0].chain.klass.reg, 2);
+	/* x21 changed between the load and the call: where the callee came from is not known. */
+	memcpy(code + 5, (const uint32_t[]){ 0x52800020, 0xaa1503e1, 0xf94006a5, 0xaa1303f5 }, 16);
+	assert_int_equal(jw_qt_slot_calls((const uint8_t *)code, sizeof(code), 0, site, 2), 0);
+	/* The same without that last move: found again. */
+	code[8] = 0xaa1303f6;		/* mov x22, x19 */
+	assert_int_equal(jw_qt_slot_calls((const uint8_t *)code, sizeof(code), 0, site, 2), 1);
+	assert_int_equal(jw_arch_derive_member_call((const uint8_t *)place_meta_call,
+						    sizeof(place_meta_call), JW_QT_SLOT_IMPL,
+						    &field), 0);
+	assert_int_equal(field, 40);
+}
+#endif
+
 static void test_event_names(void **state)
 {
 	char buf[64];
@@ -155,6 +202,8 @@ int main(void)
 		cmocka_unit_test(test_slot_calls_need_the_object),
 		cmocka_unit_test(test_member_call),
 		cmocka_unit_test(test_unprobeable),
+#elif defined(__aarch64__)
+		cmocka_unit_test(test_slot_calls),
 #endif
 		cmocka_unit_test(test_event_names),
 	};

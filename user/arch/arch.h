@@ -66,6 +66,13 @@ struct jw_arch_call {
 	int arg_copy[4];
 	bool arg_known[4];
 	int64_t arg_imm[4];
+	/*
+	 * indirect: where the function was read from, base register + displacement: the call's own
+	 * memory operand (x86-64), or the load of the register it calls (arm64: "ldr xT, [xB,
+	 * #D]; ... blr xT", xB unchanged since); @via_reg -1 when not known
+	 */
+	int via_reg;
+	int32_t via_disp;
 };
 
 #define JW_ARCH_CALL_ARGS 4

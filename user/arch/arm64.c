@@ -200,22 +200,110 @@ int jw_arch_scan_jumps(const uint8_t *code, size_t len, int (*fn)(int64_t target
 	return 0;
 }
 
+/*
+ * What the registers hold as the instructions before a call tell (jw_arch_call): a copy of
+ * another (@copy), a constant (@known, @imm), or a value loaded from base + displacement
+ * (@ld_base, @ld_off); -1 and false when not known.
+ */
+struct reg_facts {
+	int8_t copy[32];
+	bool known[32];
+	int64_t imm[32];
+	int8_t ld_base[32];
+	int32_t ld_off[32];
+};
+
+static void facts_forget_all(struct reg_facts *f)
+{
+	memset(f->copy, -1, sizeof(f->copy));
+	memset(f->known, 0, sizeof(f->known));
+	memset(f->ld_base, -1, sizeof(f->ld_base));
+}
+
+/* Register @r is written: what was known of it, and of what copied or loaded through it, goes. */
+static void facts_write(struct reg_facts *f, unsigned int r)
+{
+	unsigned int i;
+
+	if (r >= 31)
+		return;		/* xzr or sp */
+	f->copy[r] = -1;
+	f->known[r] = false;
+	f->ld_base[r] = -1;
+	for (i = 0; i < 31; i++) {
+		if (f->copy[i] == (int)r)
+			f->copy[i] = -1;
+		if (f->ld_base[i] == (int)r)
+			f->ld_base[i] = -1;
+	}
+}
+
+/* What instruction @w, no call, makes of @f. */
+static void facts_track(uint32_t w, struct reg_facts *f)
+{
+	unsigned int d = w & 31, t, n;
+	uint32_t off;
+	int m;
+
+	if ((w & 0x7f800000) == 0x52800000) {		/* movz w/x, #imm16, lsl #hw */
+		facts_write(f, d);
+		f->known[d] = true;
+		f->imm[d] = (int64_t)((uint64_t)(w >> 5 & 0xffff) << ((w >> 21 & 3) * 16));
+	} else if ((w & 0xffe0ffe0) == 0xaa0003e0) {	/* mov xD, xM */
+		m = (int)(w >> 16 & 31);
+		facts_write(f, d);
+		f->copy[d] = (int8_t)(m < 31 ? m : -1);
+	} else if (ldr_imm(w, &t, &n, &off)) {
+		facts_write(f, t);
+		if (n != t && n < 31) {
+			f->ld_base[t] = (int8_t)n;
+			f->ld_off[t] = (int32_t)off;
+		}
+	} else if ((w & 0x3a000000) == 0x28000000) {	/* ldp, stp */
+		if (w & (1u << 22)) {
+			facts_write(f, d);
+			facts_write(f, w >> 10 & 31);
+		}
+		if (w & (1u << 23))				/* pre- or post-indexed */
+			facts_write(f, w >> 5 & 31);
+	} else if ((w & 0x3b000000) == 0x39000000) {	/* ldr/str, unsigned offset */
+		if (w >> 22 & 3)
+			facts_write(f, d);
+	} else if ((w & 0x3b200000) == 0x38000000 || (w & 0x3b200c00) == 0x38200800) {
+		/* ldr/str with a 9-bit offset (pre- or post-indexed too), or a register offset */
+		if (w >> 22 & 3)
+			facts_write(f, d);
+		if (!(w & (1u << 21)) && (w >> 10 & 1))		/* pre- or post-indexed */
+			facts_write(f, w >> 5 & 31);
+	} else {
+		/* Anything else may write its Rd: forgotten, a pair's second too. */
+		facts_write(f, d);
+	}
+}
+
 int jw_arch_scan_calls(const uint8_t *code, size_t len,
 		       int (*fn)(const struct jw_arch_call *call, void *ctx), void *ctx)
 {
 	uint8_t st[32] = { 0 };
+	struct reg_facts facts;
 	struct jw_arch_call c;
 	size_t at;
+	unsigned int i;
 	int ret;
 
+	facts_forget_all(&facts);
 	for (at = 0; at + 4 <= len; at += 4) {
 		uint32_t w = insn_at(code + at);
 
 		memset(&c, 0, sizeof(c));
 		c.at = at;
 		c.len = 4;
-		/* What the argument registers hold is not tracked here (yet): not known. */
-		memset(c.arg_copy, -1, sizeof(c.arg_copy));
+		c.via_reg = -1;
+		for (i = 0; i < JW_ARCH_CALL_ARGS; i++) {
+			c.arg_copy[i] = facts.copy[i];
+			c.arg_known[i] = facts.known[i];
+			c.arg_imm[i] = facts.imm[i];
+		}
 		if ((w & 0xfc000000) == 0x94000000) {		/* bl */
 			c.target = (int64_t)at + (int64_t)((int32_t)(w << 6) >> 6) * 4;
 		} else if ((w & 0xfffffc1f) == 0xd63f0000 ||	/* blr */
@@ -223,8 +311,17 @@ int jw_arch_scan_calls(const uint8_t *code, size_t len,
 			c.indirect = true;
 			c.reg = w >> 5 & 31;
 			c.via_global = st[c.reg] >= FIXED_LOADED;
+			if (facts.ld_base[c.reg] >= 0) {
+				c.via_reg = facts.ld_base[c.reg];
+				c.via_disp = facts.ld_off[c.reg];
+			}
 		} else {
 			track_fixed(w, st);
+			facts_track(w, &facts);
+			/* After a branch or a return, what follows is reached from elsewhere. */
+			if ((w & 0xfc000000) == 0x14000000 || (w & 0xfffffc1f) == 0xd65f0000 ||
+			    (w & 0xfffffc1f) == 0xd61f0000)
+				facts_forget_all(&facts);
 			continue;
 		}
 		ret = fn(&c, ctx);
@@ -233,6 +330,9 @@ int jw_arch_scan_calls(const uint8_t *code, size_t len,
 		/* A call may change x0-x18 and the link register. */
 		memset(st, NOT_FIXED, 19);
 		st[30] = NOT_FIXED;
+		for (i = 0; i <= 18; i++)
+			facts_write(&facts, i);
+		facts_write(&facts, 30);
 	}
 	return 0;
 }

@@ -604,6 +604,8 @@ int jw_arch_scan_calls(const uint8_t *code, size_t len,
 		}
 		if (as_call(&in, at, fixed | through, &c)) {
 			args_of_call(&args, &c);
+			c.via_reg = c.mem ? c.reg : -1;
+			c.via_disp = c.disp;
 			ret = fn(&c, ctx);
 			if (ret)
 				return ret;

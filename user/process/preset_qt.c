@@ -22,8 +22,8 @@ struct slot_scan {
 };
 
 /*
- * "m_impl(Call, this, receiver, args, ret)": a call through the ImplFn at 8 of the register that
- * the second argument is a copy of, with 1 as the first.
+ * "m_impl(Call, this, receiver, args, ret)": a call of the ImplFn read from 8 of the slot object,
+ * a register the second argument is (or is a copy of), with 1 as the first.
  */
 static int slot_call(const struct jw_arch_call *call, void *ctx)
 {
@@ -31,8 +31,11 @@ static int slot_call(const struct jw_arch_call *call, void *ctx)
 	struct jw_preset_probe *p;
 	size_t n, k;
 
-	if (!call->indirect || !call->mem || call->reg < 0 || call->disp != JW_QT_SLOT_IMPL ||
-	    !call->arg_known[0] || call->arg_imm[0] != QT_CALL || call->arg_copy[1] != call->reg)
+	int obj = call->via_reg;
+
+	if (!call->indirect || obj < 0 || call->via_disp != JW_QT_SLOT_IMPL ||
+	    !call->arg_known[0] || call->arg_imm[0] != QT_CALL ||
+	    (call->arg_copy[1] != obj && (unsigned int)obj != jw_arch_arg_reg(1)))
 		return 0;
 	s->seen++;
 	if (s->n == s->max)
@@ -52,12 +55,12 @@ static int slot_call(const struct jw_arch_call *call, void *ctx)
 		p->exit_offset += k;
 	p->exact = true;
 	p->name_arg = true;
-	p->callee = JW_COOKIE_CALLEE | (uint64_t)(call->reg + 1) << JW_CALLEE_REG_SHIFT |
+	p->callee = JW_COOKIE_CALLEE | (uint64_t)(obj + 1) << JW_CALLEE_REG_SHIFT |
 		    JW_CALLEE_MEM | (uint64_t)(uint16_t)JW_QT_SLOT_IMPL << JW_CALLEE_DISP_SHIFT;
 	p->chain.kind = JW_HANDLER_CODE;
-	p->chain.handler = (struct jw_reg_path){ .reg = (uint32_t)call->reg, .n_offsets = 1,
+	p->chain.handler = (struct jw_reg_path){ .reg = (uint32_t)obj, .n_offsets = 1,
 						 .offsets = { JW_QT_SLOT_IMPL } };
-	p->chain.detail = (struct jw_reg_path){ .reg = (uint32_t)call->reg, .n_offsets = 1,
+	p->chain.detail = (struct jw_reg_path){ .reg = (uint32_t)obj, .n_offsets = 1,
 						.offsets = { JW_QT_SLOT_FUNC } };
 	p->chain.klass = (struct jw_reg_path){ .reg = jw_arch_arg_reg(2), .n_offsets = 1 };
 	p->chain.flags = JW_CHAIN_CLASS | JW_CHAIN_DETAIL | JW_CHAIN_FIRST;
