@@ -21,6 +21,7 @@ packages=(
 	redis-server redis-tools nodejs
 	nginx libnginx-mod-http-perl gunicorn
 	libglib2.0-dev libuv1-dev libevent-dev
+	libev-dev libsystemd-dev libpipewire-0.3-dev libwayland-dev
 	qtbase5-dev qt6-base-dev
 	dpkg-dev systemd man-db
 )
