@@ -4,6 +4,7 @@
 A test that cannot run because BPF is unavailable (not root, no bpf() syscall) exits 77, which
 ctest reports as skipped; scripts/test.sh turns a skip into a failure under CI=true.
 """
+import csv
 import json
 import os
 import re
@@ -464,3 +465,49 @@ def matches_own(ev, own_ms, tol=0.05, waited_ms=0.0):
     extra = ev["wall_ms"] - own_ms
     outside = max(0.0, waited_ms - ev["runq_ms"])
     return -tol * own_ms - outside <= extra <= ev["runq_ms"] + tol * own_ms
+
+
+def own_ticks(target, lo, hi):
+    """How many "tick N NS" lines @target printed of ticks run between @lo and @hi
+    (time.monotonic(): CLOCK_MONOTONIC, the programs' clock too)."""
+    n = 0
+    for line in list(target.out):
+        m = re.match(r"tick \d+ (\d+)$", line)
+        n += bool(m and lo <= int(m.group(1)) / 1e9 <= hi)
+    return n
+
+
+class Watched:
+    """What watch_loop() saw: jankwatch's exit status, events and stderr, the statistics rows of
+    the target, the target's own tasks, and (sure, at most) the ticks it ran while watched."""
+
+    def __init__(self, rc, events, err, rows, tasks, ticks):
+        self.rc, self.events, self.err, self.rows = rc, events, err, rows
+        self.tasks, self.ticks = tasks, ticks
+
+
+def watch_loop(target, seconds, extra=()):
+    """Watches @target (a Proc that prints "task" and "tick N NS" lines), once it is 3 s old, for
+    @seconds with --all, then kills it. Its ticks while watched are a range: jankwatch's probes
+    go in before it says it is ready and come out after Ctrl-C, and a tick ending as they come
+    out may not be counted: the sure ones are those 0.2 s inside the window."""
+    logs = LogDir()
+    try:
+        wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+        began = time.monotonic()
+        jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all",
+                              "--log-dir", logs.path, *extra])
+        ready = time.monotonic()
+        time.sleep(seconds)
+        stop = time.monotonic()
+        jw.p.send_signal(2)
+        rc = jw.wait(30)
+        ended = time.monotonic()
+        ticks = (own_ticks(target, ready + 0.2, stop - 0.2), own_ticks(target, began, ended))
+    finally:
+        target.kill()
+    events = [json.loads(l) for l in jw.out if l.startswith("{")]
+    with open(os.path.join(logs.path, "stats.csv")) as f:
+        rows = [r for r in csv.DictReader(f) if r["pid"] == str(target.pid)]
+    logs.cleanup()
+    return Watched(rc, events, jw.err, rows, target_tasks(target), ticks)

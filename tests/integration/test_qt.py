@@ -19,8 +19,6 @@ where the event calls a slot through a slot object, the slot:
 Each jank is within 5% of what the program measured itself, its `group` the slot's frames; the
 statistics rows have the same names, the slot's row counts every task reported and the ticker's
 row every tick the program made while watched."""
-import csv
-import re
 import subprocess
 
 from jwtest import *
@@ -28,15 +26,6 @@ from jwtest import *
 require_bpf()
 
 WATCH_S = 5
-
-
-def own_ticks(target, lo, hi):
-    """How many ticks the program ran between @lo and @hi (time.monotonic(), its clock too)."""
-    n = 0
-    for line in list(target.out):
-        m = re.match(r"tick \d+ (\d+)$", line)
-        n += bool(m and lo <= int(m.group(1)) / 1e9 <= hi)
-    return n
 
 
 def symbol_offset(binary, name):
@@ -50,39 +39,15 @@ def symbol_offset(binary, name):
 
 
 def watch(binary, mode, env=None, nested=False):
-    """Watches @binary in @mode for WATCH_S s once it is 3 s old: (events, stats rows of it,
-    its own tasks, ticks made while watched, jankwatch's stderr)."""
-    logs = LogDir()
+    """Watches @binary in @mode for WATCH_S s once it is 3 s old (jwtest.watch_loop)."""
     args = [os.path.join(TARGETS, binary), "--ms", "300", "--every", "1000", "--light", "50",
             "--mode", mode] + (["--nested"] if nested else [])
-    target = Proc(args, env=dict(os.environ, **(env or {})))
-    try:
-        wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
-        began = time.monotonic()
-        jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all",
-                              "--log-dir", logs.path])
-        ready = time.monotonic()
-        time.sleep(WATCH_S)
-        stop = time.monotonic()
-        jw.p.send_signal(2)
-        rc = jw.wait(30)
-        ended = time.monotonic()
-        events = [json.loads(l) for l in jw.out if l.startswith("{")]
-        err = jw.err
-        # The ticks it surely watched, and those it may have: its probes go in before it says
-        # it is ready, and come out after Ctrl-C (a tick ending as the probes come out may not
-        # be counted: 0.2 s from the edges, four ticks, is sure).
-        ticks = (own_ticks(target, ready + 0.2, stop - 0.2), own_ticks(target, began, ended))
-    finally:
-        target.kill()
     what = f"{binary} {mode}{' --nested' if nested else ''}{' QT_NO_GLIB=1' if env else ''}"
-    check(rc == 0, f"{what}: jankwatch exits 0 ({rc})")
-    check(any(f"loop qt (auto: " in l and "libQt" in l for l in err),
-          f"{what}: the qt preset is picked ({[l for l in err if 'loop' in l]})")
-    with open(os.path.join(logs.path, "stats.csv")) as f:
-        rows = [r for r in csv.DictReader(f) if r["pid"] == str(target.pid)]
-    logs.cleanup()
-    return what, events, rows, target_tasks(target), ticks
+    w = watch_loop(Proc(args, env=dict(os.environ, **(env or {}))), WATCH_S)
+    check(w.rc == 0, f"{what}: jankwatch exits 0 ({w.rc})")
+    check(any(f"loop qt (auto: " in l and "libQt" in l for l in w.err),
+          f"{what}: the qt preset is picked ({[l for l in w.err if 'loop' in l]})")
+    return what, w.events, w.rows, w.tasks, w.ticks
 
 
 def check_case(binary, mode, cls, handler, group=None, env=None, nested=False):

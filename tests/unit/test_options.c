@@ -227,7 +227,7 @@ static void test_parse_loop(void **state)
 	assert_string_equal(fx->cfg.loop, "qt");
 	parse_fails(fx, PARSE(fx, "-p", "1", "--loop", "gtk"),
 		    "--loop gtk: unknown loop, allowed auto, syscall, qt, glib, node, libuv, "
-		    "libevent, nginx, redis or python");
+		    "sd-event, libev, libevent, nginx, redis or python");
 	parse_fails(fx, PARSE(fx, "-p", "1", "--loop", "glib", "--probe", "a:f"),
 		    "--loop glib and --probe: give one way to hook the loop");
 }

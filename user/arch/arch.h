@@ -33,6 +33,14 @@ int jw_arch_derive_call_chain(const uint8_t *code, size_t len, struct jw_arg_cha
  */
 int jw_arch_derive_member_call(const uint8_t *code, size_t len, int32_t call_disp, int32_t *field);
 
+/*
+ * The field of its first argument that the function at @code (@len bytes of its start) loads
+ * first, before it changes that register: a getter's field (sd-event's
+ * sd_event_source_get_description(s, ret): "mov 0x20(%rdi),%rax", arm64 "ldr x?, [x0, #0x20]").
+ * Into @field; 0, or -ENOENT.
+ */
+int jw_arch_first_field_load(const uint8_t *code, size_t len, int32_t *field);
+
 /* The register (DWARF numbering, JW_UREG_*) of a function's argument @i (0, 1 or 2) at its entry. */
 unsigned int jw_arch_arg_reg(unsigned int i);
 

@@ -98,6 +98,29 @@ int jw_arch_derive_member_call(const uint8_t *code, size_t len, int32_t call_dis
 	return -ENOENT;
 }
 
+int jw_arch_first_field_load(const uint8_t *code, size_t len, int32_t *field)
+{
+	size_t n = len / 4, i;
+	unsigned int t, base;
+	uint32_t w, off;
+
+	for (i = 0; i < n && i < 32; i++) {
+		w = insn_at(code + 4 * i);
+		if (ldr_imm(w, &t, &base, &off) && base == 0) {
+			*field = (int32_t)off;
+			return 0;
+		}
+		/* x0 written (any Rd), or a return */
+		if ((w & 31) == 0 && !((w & 0x3b000000) == 0x39000000 && !(w >> 22 & 3)) &&
+		    (w & 0xfc000000) != 0x14000000 && (w & 0xff000010) != 0x54000000 &&
+		    (w & 0x7e000000) != 0x34000000 && (w & 0x7e000000) != 0x36000000)
+			return -ENOENT;
+		if ((w & 0xfffffc1f) == 0xd65f0000)
+			return -ENOENT;
+	}
+	return -ENOENT;
+}
+
 /* ---- Instruction lengths, and the calls among them (handler sites) ---- */
 
 unsigned int jw_arch_arg_reg(unsigned int i)
@@ -258,6 +281,19 @@ static void facts_track(uint32_t w, struct reg_facts *f)
 		if (n != t && n < 31) {
 			f->ld_base[t] = (int8_t)n;
 			f->ld_off[t] = (int32_t)off;
+		}
+	} else if ((w & 0xffc00000) == 0xa9400000) {	/* ldp xT1, xT2, [xN, #imm] */
+		unsigned int t2 = w >> 10 & 31;
+		int32_t imm = ((int32_t)(w << 10) >> 25) * 8;
+
+		n = w >> 5 & 31;
+		facts_write(f, d);
+		facts_write(f, t2);
+		if (n < 31 && n != d && n != t2) {
+			f->ld_base[d] = (int8_t)n;
+			f->ld_off[d] = imm;
+			f->ld_base[t2] = (int8_t)n;
+			f->ld_off[t2] = imm + 8;
 		}
 	} else if ((w & 0x3a000000) == 0x28000000) {	/* ldp, stp */
 		if (w & (1u << 22)) {

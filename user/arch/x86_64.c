@@ -508,6 +508,27 @@ int jw_arch_derive_member_call(const uint8_t *code, size_t len, int32_t call_dis
 	return -ENOENT;
 }
 
+int jw_arch_first_field_load(const uint8_t *code, size_t len, int32_t *field)
+{
+	struct jw_x86_insn in;
+	int reg, base, steps = 0;
+	int32_t disp;
+	size_t at = 0;
+
+	while (at < len && steps++ < 32) {
+		if (!jw_x86_decode(code + at, len - at, &in))
+			return -ENOENT;
+		if (load_disp(&in, &reg, &base, &disp) && base == 7) {
+			*field = disp;
+			return 0;
+		}
+		if ((writes(&in) >> 7 & 1) || in.op == 0xc3)
+			return -ENOENT;
+		at += in.len;
+	}
+	return -ENOENT;
+}
+
 /* The argument registers (rdi rsi rdx rcx), hardware numbers. */
 static const unsigned int arg_hw[JW_ARCH_CALL_ARGS] = { 7, 6, 2, 1 };
 

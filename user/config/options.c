@@ -638,7 +638,7 @@ void jw_options_usage(void *out)
 	      "                     needs no symbols, fits any loop. auto (default): the same,\n"
 	      "                     with the preset that recognizes the program naming the\n"
 	      "                     handlers; or one preset by name: qt, glib, libuv, node,\n"
-	      "                     libevent, redis, nginx, python\n"
+	      "                     sd-event, libev, libevent, redis, nginx, python\n"
 	      "  --probe BIN:ENTRY[:EXIT]   hook any dispatch function (EXIT: a symbol whose\n"
 	      "                     entry ends the task; without it a return probe is used)\n"
 	      "  --thread TID|NAME  the loop thread, when it is not the main thread\n"

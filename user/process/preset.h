@@ -19,7 +19,7 @@
 #define JW_LOOP_AUTO "auto"
 #define JW_LOOP_SYSCALL "syscall"	/* also the preset of a program no preset recognized */
 
-#define JW_MAX_PRESET_PROBES 8
+#define JW_MAX_PRESET_PROBES 12
 
 /*
  * A dispatch a preset hooks inside the wait-to-wait envelope, to name the handler: a function
@@ -72,6 +72,8 @@ struct jw_callback_site {
 enum jw_handler_names {
 	JW_NAMES_CODE = 0,	/* the handler is code, symbolized (or a CPython code object) */
 	JW_NAMES_QT,		/* Qt's: the class from its RTTI, the event's type or the slot */
+	JW_NAMES_EV,		/* libev's: the callback, and the events (detail) it ran for */
+	JW_NAMES_SDEVENT,	/* sd-event's: the class the source's description (klass) */
 };
 
 struct jw_preset {

@@ -10,10 +10,12 @@
 #include <string.h>
 
 #include "process/elfsym.h"
+#include "process/preset_ev.h"
 #include "process/preset_nginx.h"
 #include "process/preset_python.h"
 #include "process/preset_qt.h"
 #include "process/preset_redis.h"
+#include "process/preset_sdevent.h"
 #include "process/presets.h"
 #include "process/sites.h"
 #include "process/target.h"
@@ -59,6 +61,14 @@ static const struct preset_desc presets[] = {
 	  .rule = { .dispatch = "uv_run", .jit = true }, .sites = jw_sites_node },
 	{ .name = "libuv", .library = "libuv.so", .needs = NAMES("uv_run"),
 	  .rule = { .dispatch = "uv_run" }, .sites = jw_sites_libuv },
+	/* systemd's: its daemons link libsystemd; the sources' descriptions name the handlers. */
+	{ .name = "sd-event", .library = "libsystemd.so",
+	  .needs = NAMES("sd_event_dispatch", "sd_event_source_get_description"),
+	  .rule = { .dispatch = "sd_event_dispatch" }, .sites = jw_sites_sdevent,
+	  .names = JW_NAMES_SDEVENT },
+	{ .name = "libev", .library = "libev.so", .needs = NAMES("ev_run", "ev_invoke_pending"),
+	  .rule = { .dispatch = "ev_invoke_pending" }, .sites = jw_sites_libev,
+	  .names = JW_NAMES_EV },
 	{ .name = "libevent", .library = "libevent-2.1.so", .needs = NAMES("event_base_loop"),
 	  .rule = { .dispatch = "event_base_loop" }, .sites = jw_sites_libevent },
 	/*

@@ -404,6 +404,73 @@ int jw_sites_libevent(struct jw_preset *out, char *note, size_t len)
 	return 0;
 }
 
+/* ---- Any loop's: the calls in a function and in those it calls ---- */
+
+struct site_scan {
+	jw_site_fn fn;
+	void *ctx;
+	uint64_t base;
+	struct loop_callees *callees;
+};
+
+static int site_call(const struct jw_arch_call *call, void *ctx)
+{
+	struct site_scan *ss = ctx;
+
+	if (ss->callees) {
+		ss->callees->base = ss->base;
+		loop_callee(call, ss->callees);
+	}
+	return ss->fn(call, ss->base, ss->ctx);
+}
+
+int jw_sites_scan(const char *path, const char *name, bool callees, jw_site_fn fn, void *ctx,
+		  char *note, size_t len)
+{
+	struct loop_callees lc = { 0 };
+	struct site_scan ss = { .fn = fn, .ctx = ctx, .callees = callees ? &lc : NULL };
+	uint64_t text_size, start, end;
+	struct code c;
+	size_t k;
+	int ret = jw_elf_section(path, ".text", &lc.text_lo, &text_size);
+
+	if (ret) {
+		snprintf(note, len, "no .text in %s (%s)", path, strerror(-ret));
+		return ret;
+	}
+	lc.text_hi = lc.text_lo + text_size;
+	ret = scan_named(path, name, &ss.base, site_call, &ss, note, len);
+	if (ret || !callees)
+		return ret;
+	ss.callees = NULL;
+	for (k = 0; k < lc.n; k++) {
+		if (jw_elf_function_bounds(path, lc.fn[k], &start, &end) ||
+		    end - start > (1u << 16) || read_range(path, start, end - start, &c))
+			continue;
+		ss.base = c.offset;
+		jw_arch_scan_calls(c.bytes, c.size, site_call, &ss);
+		free(c.bytes);
+	}
+	return 0;
+}
+
+struct jw_preset_probe *jw_sites_add(struct jw_preset *out, const char *fn, uint64_t call,
+				     size_t len, int reg, int32_t disp)
+{
+	struct jw_preset_probe *p = new_site(out, fn);
+
+	if (!p)
+		return NULL;
+	p->offset = call;
+	p->exit_offset = call + len;	/* placed with the others' (jw_sites_place_exits) */
+	p->callee = JW_COOKIE_CALLEE | (uint64_t)(reg + 1) << JW_CALLEE_REG_SHIFT | JW_CALLEE_MEM |
+		    (uint64_t)(uint16_t)disp << JW_CALLEE_DISP_SHIFT;
+	p->chain.handler = (struct jw_reg_path){ .reg = (uint32_t)reg, .n_offsets = 1,
+						 .offsets = { disp } };
+	out->n_probes++;
+	return p;
+}
+
 /* ---- nginx ---- */
 
 /* The offsets in @path's code of its direct calls of @stub. */

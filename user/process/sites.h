@@ -9,7 +9,11 @@
 #ifndef JW_SITES_H
 #define JW_SITES_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "arch/arch.h"
 
 #include "process/preset.h"
 
@@ -61,6 +65,25 @@ int jw_sites_node(struct jw_preset *out, char *note, size_t len);
  * ngx_event_process_posted and in the function that calls epoll_wait. As jw_sites_glib().
  */
 int jw_sites_nginx(struct jw_preset *out, char *note, size_t len);
+
+/* A call found by jw_sites_scan(), at file offset @base + @call->at of the file. */
+typedef int (*jw_site_fn)(const struct jw_arch_call *call, uint64_t base, void *ctx);
+
+/*
+ * Calls @fn on every call in function @name of @path and, with @callees, in each function of
+ * @path that @name calls directly (read to where the unwind table says the next one begins: a
+ * stripped library's static functions). 0, or -errno with why in @note.
+ */
+int jw_sites_scan(const char *path, const char *name, bool callees, jw_site_fn fn, void *ctx,
+		  char *note, size_t len);
+
+/*
+ * A preset's probe for a site in @fn of @out's file at file offset @call (@len bytes) whose
+ * callback is read through base register @reg + @disp (its cookie's callee, and the chain's
+ * handler), from the call to its return site. NULL when @out has no room.
+ */
+struct jw_preset_probe *jw_sites_add(struct jw_preset *out, const char *fn, uint64_t call,
+				     size_t len, int reg, int32_t disp);
 
 /*
  * Moves each return site of @out's sites where a probe costs least: past instructions that leave

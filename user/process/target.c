@@ -509,3 +509,25 @@ bool jw_target_is_code(pid_t pid, uint64_t addr)
 	fclose(f);
 	return code;
 }
+
+int jw_target_read_string(pid_t pid, uint64_t addr, char *buf, size_t len)
+{
+	size_t got = 0, n;
+	int err;
+
+	if (!addr || len < 2)
+		return -EFAULT;
+	while (got < len - 1) {
+		n = 4096 - ((addr + got) & 4095);
+		if (n > len - 1 - got)
+			n = len - 1 - got;
+		err = jw_target_read(pid, addr + got, buf + got, n);
+		if (err)
+			return err;
+		buf[got + n] = '\0';
+		if (memchr(buf + got, '\0', n))
+			return 0;
+		got += n;
+	}
+	return -ENAMETOOLONG;
+}

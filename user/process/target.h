@@ -83,6 +83,13 @@ int jw_target_in_wait(pid_t pid, const char *thread);
 /* Reads @len bytes at @addr of process @pid's memory into @buf: 0, -EFAULT (short), or -errno. */
 int jw_target_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 
+/*
+ * The NUL-terminated string at @addr of process @pid into @buf (@len): read up to the end of its
+ * page at most, so that one near the end of a mapping reads. 0, or -errno (-EFAULT unreadable,
+ * -ENAMETOOLONG longer than @len - 1).
+ */
+int jw_target_read_string(pid_t pid, uint64_t addr, char *buf, size_t len);
+
 /* Whether @addr is in an executable mapping of process @pid (a function, not data). */
 bool jw_target_is_code(pid_t pid, uint64_t addr);
 

@@ -8,6 +8,7 @@
 #include "process/preset.h"
 #include "process/presets.h"
 #include "report/handler.h"
+#include "report/loopnames.h"
 #include "report/qtnames.h"
 #include "report/stacktree.h"
 
@@ -51,6 +52,7 @@ const char *jw_handler_class(const struct jw_proc *p, const struct jw_handler_fa
 			     size_t len)
 {
 	struct jw_frame fr;
+	char text[256];
 
 	if (p->names == JW_NAMES_QT && f->klass) {
 		if (jw_qt_class_name(p->target.pid, f->klass, buf, len))
@@ -58,11 +60,35 @@ const char *jw_handler_class(const struct jw_proc *p, const struct jw_handler_fa
 		jw_symbolizer__frame(p->sym, f->klass, false, &fr);
 		return jw_frame_name(&fr, buf, len);
 	}
+	/* sd-event: the source's description; a source without one, the function hooked */
+	if (p->names == JW_NAMES_SDEVENT && f->klass &&
+	    !jw_target_read_string(p->target.pid, f->klass, text, sizeof(text)) && text[0]) {
+		jw_printable_copy(buf, len, text, strlen(text));
+		return buf;
+	}
 	return jw_handler_hooked(p, f->probe_id, f->inner_probe, buf, len);
 }
 
+static const char *code_name(const struct jw_proc *p, const struct jw_handler_facts *f, char *buf,
+			     size_t len);
+
 const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_facts *f, char *buf,
 			    size_t len)
+{
+	char name[512], mask[128];
+	const char *base;
+
+	if (p->names != JW_NAMES_EV || !f->inner_probe || !f->handler_addr)
+		return code_name(p, f, buf, len);
+	/* libev: the callback, and the events it ran for */
+	base = code_name(p, f, name, sizeof(name));
+	snprintf(buf, len, "%s (%s)", base, jw_ev_mask_name((uint32_t)f->detail, mask, sizeof(mask)));
+	return buf;
+}
+
+/* The rule of handler.h, for a handler that is code (or named by the kernel, or Qt's). */
+static const char *code_name(const struct jw_proc *p, const struct jw_handler_facts *f, char *buf,
+			     size_t len)
 {
 	struct jw_frame fr;
 

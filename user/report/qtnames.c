@@ -202,19 +202,10 @@ bool jw_qt_class_name(pid_t pid, uint64_t vptr, char *buf, size_t len)
 	char raw[256], mangled[sizeof(raw) + 4];
 	uint64_t ti, name;
 	const char *at = raw;
-	size_t n;
 
 	if (!vptr || jw_target_read(pid, vptr - 8, &ti, sizeof(ti)) || !ti ||
-	    jw_target_read(pid, ti + 8, &name, sizeof(name)) || !name)
-		return false;
-	/* The name may end near the end of a mapping: read what there is, a page at a time. */
-	n = sizeof(raw) - 1;
-	if ((name & 4095) + n > 4096)
-		n = 4096 - (name & 4095);
-	if (jw_target_read(pid, name, raw, n))
-		return false;
-	raw[n] = '\0';
-	if (!memchr(raw, '\0', n))
+	    jw_target_read(pid, ti + 8, &name, sizeof(name)) ||
+	    jw_target_read_string(pid, name, raw, sizeof(raw)))
 		return false;
 	if (*at == '*')		/* a type of internal linkage: compared by address */
 		at++;

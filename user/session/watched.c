@@ -15,6 +15,11 @@
 #include "stacks/symbolize.h"
 #include "process/elfsym.h"
 #include "process/target.h"
+#include "config/options.h"
+
+/* Probe ids: the --probe ones, the waits', the preset's, its callback sites': all in a cookie's. */
+_Static_assert(JW_MAX_PROBE_SPECS + 1 + JW_MAX_PRESET_PROBES + 1 <= JW_MAX_PROBES,
+	       "probe ids fit in an attach cookie");
 
 static const char *basename_of(const char *path)
 {

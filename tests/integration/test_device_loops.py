@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The presets of the loops devices and servers run below the toolkits, each recognized from the
+library the program maps and named from the loop's own data at the call of the callback (its
+handler site), not from the stacks:
+
+- libev (jw_ev: an ev_timer on_slow spinning 300 ms a second, an ev_timer on_tick every 50 ms, an
+  ev_io on_pipe the slow one wakes): handler "on_slow (EV_TIMER)", the events it was called for
+  from revents, under ev_invoke_pending; on_pipe's row "on_pipe (EV_READ)".
+- sd-event (jw_sdevent: timer sources described "catalog-reindex" and "light-tick"): the
+  handler on_reindex, its class the source's description, read through the source at the field
+  sd_event_source_get_description reads.
+
+Each jank is within 5% of what the program measured itself, its group the callback's frames; the
+statistics rows have the same names, the slow callback's row counts every task reported and the
+ticker's row every tick the program ran while watched."""
+from jwtest import *
+
+require_bpf()
+
+WATCH_S = 5
+
+
+def check_loop(binary, loop, cls, handler, group, tick_class, tick_handler, args=()):
+    argv = [os.path.join(TARGETS, binary), "--ms", "300", "--every", "1000", "--light", "50",
+            *args]
+    w = watch_loop(Proc(argv), WATCH_S)
+    check(w.rc == 0, f"{loop}: jankwatch exits 0 ({w.rc})")
+    check(any(f"loop {loop} (auto: " in l and "callbacks named" in l for l in w.err),
+          f"{loop}: the preset is picked, its handler sites found "
+          f"({[l for l in w.err if 'loop' in l]})")
+    check(len(w.events) >= WATCH_S - 2, f"{loop}: the tasks' events ({len(w.events)})")
+    for ev in w.events:
+        check(ev["loop"] == loop and ev["handler"] == handler and ev["handler_class"] == cls,
+              f"{loop}: the event names {cls} / {handler} ({ev['handler_class']} / "
+              f"{ev['handler']})")
+        mine = task_of(ev, w.tasks, f"{loop}: the event matches one task of the program")
+        check(matches_own(ev, mine.dur_ns / 1e6),
+              f"{loop}: wall_ms {ev['wall_ms']} within 5% of the program's own "
+              f"{mine.dur_ns / 1e6:.3f}")
+        check(ev["group"] == group, f"{loop}: group {ev['group']!r} is the callback's frames")
+    rows = {(r["handler_class"], r["message_name"]): r for r in w.rows}
+    slow, tick = rows.get((cls, handler)), rows.get((tick_class, tick_handler))
+    check(slow is not None and int(slow["message_count"]) == len(w.events),
+          f"{loop}: the row of {cls} / {handler} counts the {len(w.events)} tasks "
+          f"({slow['message_count'] if slow else sorted(rows)})")
+    n = int(tick["message_count"]) if tick else -1
+    check(w.ticks[0] <= n <= w.ticks[1],
+          f"{loop}: the row of {tick_class} / {tick_handler} counts the ticks the program ran "
+          f"while watched ({n}: {w.ticks[0]} surely, {w.ticks[1]} at most; {sorted(rows)})")
+    return w, rows
+
+
+w, rows = check_loop("jw_ev", "libev", "ev_invoke_pending", "on_slow (EV_TIMER)",
+                     "busy_work<-on_slow", "ev_invoke_pending", "on_tick (EV_TIMER)")
+# The slow timer writes to a pipe after each task: its reader runs once a task, for EV_READ.
+pipe = rows.get(("ev_invoke_pending", "on_pipe (EV_READ)"))
+n = int(pipe["message_count"]) if pipe else -1
+check(abs(n - len(w.events)) <= 1,
+      f"libev: on_pipe (EV_READ) runs once a task ({n}, {len(w.events)} tasks)")
+
+check_loop("jw_sdevent", "sd-event", "catalog-reindex", "on_reindex", "busy_work<-on_reindex",
+           "light-tick", "on_tick")
+print("PASS")

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What the libev and sd-event presets find their handler sites by (process/preset_ev.c,
+ * preset_sdevent.c), held to the bytes of Debian 12's libev.so.4 and libsystemd.so.0 on both
+ * architectures: a call's function read through an object's field (via_reg, via_disp), what
+ * the argument registers hold at it, the field a getter loads first; and libev's event masks.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "arch/arch.h"
+#include "process/preset_ev.h"
+#include "report/loopnames.h"
+
+/* The last indirect call jw_arch_scan_calls() saw. */
+static int last_call(const struct jw_arch_call *call, void *ctx)
+{
+	if (call->indirect)
+		*(struct jw_arch_call *)ctx = *call;
+	return 0;
+}
+
+static struct jw_arch_call scan(const void *code, size_t len)
+{
+	struct jw_arch_call c;
+
+	memset(&c, 0, sizeof(c));
+	c.via_reg = -2;
+	jw_arch_scan_calls(code, len, last_call, &c);
+	return c;
+}
+
+#if defined(__x86_64__)
+/*
+ * libev 4.33, ev_invoke_pending at 0x5608: ... mov (%rax),%rcx; mov 0x8(%rax),%edx;
+ * movl $0,0x4(%rcx); mov %rcx,%rsi; call *0x18(%rcx): w->cb(loop, w, revents)
+ */
+static const uint8_t ev_invoke[] = {
+	0x83, 0xe8, 0x01, 0x48, 0x8b, 0x54, 0xcb, 0x30, 0x48, 0x89, 0xdf, 0x89, 0x44, 0x8b, 0x6c,
+	0x48, 0x98, 0x48, 0xc1, 0xe0, 0x04, 0x48, 0x01, 0xd0, 0x48, 0x8b, 0x08, 0x8b, 0x50, 0x08,
+	0xc7, 0x41, 0x04, 0x00, 0x00, 0x00, 0x00, 0x48, 0x89, 0xce, 0xff, 0x51, 0x18,
+};
+/* systemd 252's source_dispatch at 0x78940: mov 0x10(%rbx),%rsi; mov %rbx,%rdi; call *0x90(%rbx) */
+static const uint8_t sd_dispatch[] = {
+	0x48, 0x8b, 0x73, 0x10, 0x48, 0x89, 0xdf, 0xff, 0x93, 0x90, 0x00, 0x00, 0x00,
+};
+/* sd_event_source_get_description: sub $8,%rsp; test %rdi,%rdi; je; test %rsi,%rsi; je;
+ * mov 0x20(%rdi),%rax */
+static const uint8_t get_description[] = {
+	0x48, 0x83, 0xec, 0x08, 0x48, 0x85, 0xff, 0x74, 0x1f, 0x48, 0x85, 0xf6, 0x74, 0x42, 0x48,
+	0x8b, 0x47, 0x20, 0x48, 0x85, 0xc0, 0x74, 0x5a, 0x48, 0x89, 0x06,
+};
+#define EV_W 2		/* rcx */
+#define SD_S 3		/* rbx */
+#elif defined(__aarch64__)
+/* ev_invoke_pending at 0x4930: ldr x1, [x4, x3]; ldr w2, [x2, #8]; ldr x3, [x1, #24]; ...; blr x3 */
+static const uint32_t ev_invoke[] = {
+	0x8b000a62, 0xaa1303e0, 0x937c7c23, 0xf8647a64, 0xb9006c41, 0x8b030082, 0xf8636881,
+	0xb9400842, 0xf9400c23, 0xb900043f, 0xd63f0060,
+};
+/* source_dispatch at 0x7acb8: ldp x3, x1, [x19, #144]; mov x0, x19; ldr x2, [x19, #16]; blr x3 */
+static const uint32_t sd_dispatch[] = { 0xa9490663, 0xaa1303e0, 0xf9400a62, 0xd63f0060 };
+/* stp x29, x30, [sp, #-16]!; mov x29, sp; cbz x0; cbz x1; ldr x2, [x0, #32] */
+static const uint32_t get_description[] = {
+	0xa9bf7bfd, 0x910003fd, 0xb4000100, 0xb4000241, 0xf9401002, 0xb4000362,
+};
+#define EV_W 1		/* x1 */
+#define SD_S 19		/* x19 */
+#endif
+
+#if defined(__x86_64__) || defined(__aarch64__)
+static void test_ev_site(void **state)
+{
+	struct jw_arch_call c = scan(ev_invoke, sizeof(ev_invoke));
+
+	(void)state;
+	assert_int_equal(c.via_reg, EV_W);
+	assert_int_equal(c.via_disp, JW_EV_WATCHER_CB);
+	/* the watcher is the second argument: a copy of it, or that register itself */
+	assert_true(c.arg_copy[1] == EV_W || jw_arch_arg_reg(1) == EV_W);
+}
+
+static void test_sdevent_site(void **state)
+{
+	struct jw_arch_call c = scan(sd_dispatch, sizeof(sd_dispatch));
+	int32_t field = -1;
+
+	(void)state;
+	assert_int_equal(c.via_reg, SD_S);
+	assert_int_equal(c.via_disp, 0x90);
+	assert_int_equal(c.arg_copy[0], SD_S);
+	assert_int_equal(jw_arch_first_field_load((const uint8_t *)get_description,
+						  sizeof(get_description), &field),
+			 0);
+	assert_int_equal(field, 0x20);
+}
+#endif
+
+static void test_ev_masks(void **state)
+{
+	char buf[128];
+
+	(void)state;
+	assert_string_equal(jw_ev_mask_name(0x01, buf, sizeof(buf)), "EV_READ");
+	assert_string_equal(jw_ev_mask_name(0x03, buf, sizeof(buf)), "EV_READ|EV_WRITE");
+	assert_string_equal(jw_ev_mask_name(0x100, buf, sizeof(buf)), "EV_TIMER");
+	assert_string_equal(jw_ev_mask_name(0x80000100u, buf, sizeof(buf)), "EV_TIMER|EV_ERROR");
+	assert_string_equal(jw_ev_mask_name(0x104, buf, sizeof(buf)), "EV_TIMER|0x4");
+	assert_string_equal(jw_ev_mask_name(0, buf, sizeof(buf)), "0");
+	/* cut short, NUL-terminated */
+	assert_string_equal(jw_ev_mask_name(0x03, buf, 5), "EV_R");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#if defined(__x86_64__) || defined(__aarch64__)
+		cmocka_unit_test(test_ev_site),
+		cmocka_unit_test(test_sdevent_site),
+#endif
+		cmocka_unit_test(test_ev_masks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
