@@ -8,11 +8,15 @@ handler site), not from the stacks:
   from revents, under ev_invoke_pending; on_pipe's row "on_pipe (EV_READ)".
 - sd-event (jw_sdevent: timer sources described "catalog-reindex" and "light-tick"): the
   handler on_reindex, its class the source's description, read through the source at the field
-  sd_event_source_get_description reads.
+  sd_event_source_get_description reads. Debian's systemd-journald too (systemd's own daemons
+  run sd-event from their private libsystemd-shared): a callback's row counts the syslog
+  messages it was sent.
 
 Each jank is within 5% of what the program measured itself, its group the callback's frames; the
 statistics rows have the same names, the slow callback's row counts every task reported and the
 ticker's row every tick the program ran while watched."""
+import subprocess
+
 from jwtest import *
 
 require_bpf()
@@ -60,4 +64,44 @@ check(abs(n - len(w.events)) <= 1,
 
 check_loop("jw_sdevent", "sd-event", "catalog-reindex", "on_reindex", "busy_work<-on_reindex",
            "light-tick", "on_tick")
+
+
+def check_journald():
+    """Debian's systemd-journald, an sd-event daemon on systemd's private libsystemd-shared, run
+    in a mount namespace of its own (tmpfs on /run/systemd, /run/log and /var/log/journal):
+    picked as sd-event, and its syslog socket's callback (journald reads one datagram a call)
+    has a row that counts the messages sent while watched."""
+    script = ("for d in /run/systemd /run/log /var/log/journal; do mkdir -p $d && "
+              "mount -t tmpfs tmpfs $d || exit 1; done; mkdir -p /run/systemd/journal; "
+              "exec /lib/systemd/systemd-journald")
+    journald = Proc(["unshare", "-m", "--propagation", "private", "sh", "-c", script])
+    logs = LogDir()
+    sent = 20
+    try:
+        wait_for(lambda: process_age_s(journald.pid) >= 3, 10, "journald to be 3 s old")
+        jw = start_jankwatch(["-p", str(journald.pid), "--set", "ignore_startup_time=3",
+                              "--log-dir", logs.path])
+        for i in range(sent):
+            subprocess.run(["nsenter", "-t", str(journald.pid), "-m", "--", "logger", "-u",
+                            "/run/systemd/journal/dev-log", f"jankwatch test {i}"], check=True)
+        time.sleep(1)
+        jw.p.send_signal(2)
+        rc = jw.wait(30)
+    finally:
+        journald.kill()
+    check(rc == 0, f"journald: jankwatch exits 0 ({rc})")
+    check(any("loop sd-event (auto: " in l and "libsystemd-shared" in l for l in jw.err),
+          f"journald: sd-event on libsystemd-shared ({[l for l in jw.err if 'loop' in l]})")
+    with open(os.path.join(logs.path, "stats.csv")) as f:
+        rows = [r for r in csv.DictReader(f) if r["pid"] == str(journald.pid)]
+    counts = [int(r["message_count"]) for r in rows if r["message_name"] != "syscall"]
+    check(sent in counts, f"journald: a callback's row counts the {sent} messages "
+          f"({[(r['handler_class'], r['message_name'], r['message_count']) for r in rows]})")
+    logs.cleanup()
+
+
+if os.path.exists("/lib/systemd/systemd-journald"):
+    check_journald()
+else:
+    print("ok: no systemd-journald here: its part left out")
 print("PASS")

@@ -597,6 +597,21 @@ static void test_hex(void **state)
 	assert_int_equal(hex[0], 'Z');
 }
 
+/* What a file calls from another (its undefined dynamic symbols), not what it defines. */
+static void test_imports(void **state)
+{
+	(void)state;
+	assert_true(jw_elf_imports_any(SELF, (const char *const[]){ "_cmocka_run_group_tests",
+								   NULL }));
+	assert_true(jw_elf_imports_any(SELF, (const char *const[]){ "no_such_function",
+								   "_cmocka_run_group_tests",
+								   NULL }));
+	/* defined here (the core is linked in), or nowhere */
+	assert_false(jw_elf_imports_any(SELF, (const char *const[]){ "jw_elf_imports_any",
+								    "no_such_function", NULL }));
+	assert_false(jw_elf_imports_any("/nonexistent", (const char *const[]){ "malloc", NULL }));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -619,6 +634,7 @@ int main(void)
 		T(test_build_id_self),
 		T(test_build_id_truncated),
 		T(test_hex),
+		T(test_imports),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

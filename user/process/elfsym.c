@@ -383,6 +383,38 @@ bool jw_elf_has_functions(const char *path, const char *const *names)
 	return true;
 }
 
+bool jw_elf_imports_any(const char *path, const char *const *names)
+{
+	const char *const *n;
+	struct elf_file ef;
+	Elf_Scn *scn = NULL;
+	bool found = false;
+
+	if (elf_file_open(path, &ef))
+		return false;
+	while (!found && (scn = elf_nextscn(ef.elf, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (i = 0; !found && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *s;
+
+			if (!gelf_getsym(data, i, &sym) || sym.st_shndx != SHN_UNDEF)
+				continue;
+			s = elf_strptr(ef.elf, sh.sh_link, sym.st_name);
+			for (n = names; s && *n && !found; n++)
+				found = name_matches(s, *n);
+		}
+	}
+	elf_file_close(&ef);
+	return found;
+}
+
 /* The section of @ef named @name, with its header in @sh; NULL when there is none. */
 static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
 {

@@ -50,6 +50,12 @@ unsigned int jw_edit_distance(const char *a, const char *b, unsigned int cap);
 /* Whether @path has a function of every name in @names (NULL-terminated). */
 bool jw_elf_has_functions(const char *path, const char *const *names);
 
+/*
+ * Whether the ELF file @path calls one of @names (NULL-terminated) from another file: an
+ * undefined symbol of its .dynsym ("name@VERSION" matches "name").
+ */
+bool jw_elf_imports_any(const char *path, const char *const *names);
+
 /* The file range of section @name (".text") of @path. 0, or -ENOENT, -ENOEXEC, -errno. */
 int jw_elf_section(const char *path, const char *name, uint64_t *offset, uint64_t *size);
 

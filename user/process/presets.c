@@ -28,6 +28,11 @@ struct preset_desc {
 	const char *library;		/* the library with its functions; NULL: the executable */
 	bool or_exe;			/* ... or the executable, when it maps none that has them */
 	const char *const *needs;	/* the functions that file must have */
+	/*
+	 * --loop auto: one of these the executable must call (import), so that a program mapping
+	 * the library for something else (redis: sd_notify) is not taken for its loop. NULL: none.
+	 */
+	const char *const *imported;
 	struct jw_stack_rule rule;	/* .dispatch set: handlers named from the stacks */
 	/* Its probes, hooked in out->where; false when they cannot be. NULL: none. */
 	bool (*hook)(pid_t pid, const char *exe, struct jw_preset *out);
@@ -61,9 +66,19 @@ static const struct preset_desc presets[] = {
 	  .rule = { .dispatch = "uv_run", .jit = true }, .sites = jw_sites_node },
 	{ .name = "libuv", .library = "libuv.so", .needs = NAMES("uv_run"),
 	  .rule = { .dispatch = "uv_run" }, .sites = jw_sites_libuv },
-	/* systemd's: its daemons link libsystemd; the sources' descriptions name the handlers. */
+	/*
+	 * systemd's: its own daemons link its private libsystemd-shared, other programs libsystemd;
+	 * the sources' descriptions name the handlers. A program that runs the loop calls
+	 * sd_event_run or sd_event_loop itself.
+	 */
+	{ .name = "sd-event", .library = "libsystemd-shared-*",
+	  .needs = NAMES("sd_event_dispatch", "sd_event_source_get_description"),
+	  .imported = NAMES("sd_event_run", "sd_event_loop"),
+	  .rule = { .dispatch = "sd_event_dispatch" }, .sites = jw_sites_sdevent,
+	  .names = JW_NAMES_SDEVENT },
 	{ .name = "sd-event", .library = "libsystemd.so",
 	  .needs = NAMES("sd_event_dispatch", "sd_event_source_get_description"),
+	  .imported = NAMES("sd_event_run", "sd_event_loop"),
 	  .rule = { .dispatch = "sd_event_dispatch" }, .sites = jw_sites_sdevent,
 	  .names = JW_NAMES_SDEVENT },
 	{ .name = "libev", .library = "libev.so", .needs = NAMES("ev_run", "ev_invoke_pending"),
@@ -135,6 +150,7 @@ static bool detect(pid_t pid, const char *exe, const struct preset_desc *d, cons
 {
 	fill(d, out);
 	if (!find_where(pid, exe, d, out->where, sizeof(out->where)) ||
+	    (d->imported && !strcmp(how, "auto") && !jw_elf_imports_any(exe, d->imported)) ||
 	    (d->hook && !d->hook(pid, exe, out)))
 		return false;
 	if (d->why) {
