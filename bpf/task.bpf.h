@@ -246,6 +246,9 @@ static __always_inline bool follow_path(const __u64 *regs, const struct jw_reg_p
 	if (rp->n_offsets > 1 &&
 	    (!p || bpf_probe_read_user(&p, sizeof(p), (void *)(p + (__s64)rp->offsets[1]))))
 		return false;
+	if (rp->n_offsets > 2 &&
+	    (!p || bpf_probe_read_user(&p, sizeof(p), (void *)(p + (__s64)rp->offsets[2]))))
+		return false;
 	*out = p;
 	return true;
 }

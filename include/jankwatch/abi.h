@@ -509,12 +509,12 @@ enum jw_chain_flags {
 
 /*
  * A value a probe reads from the user registers it stopped with: register @reg (DWARF numbering,
- * JW_UREG_*), then @n_offsets (0..2) loads, *(p + offsets[i]).
+ * JW_UREG_*), then @n_offsets (0..3) loads, *(p + offsets[i]).
  */
 struct jw_reg_path {
 	__u32 reg;
 	__u32 n_offsets;
-	__s32 offsets[2];
+	__s32 offsets[3];
 };
 
 /*

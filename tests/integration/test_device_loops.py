@@ -11,11 +11,16 @@ handler site), not from the stacks:
   sd_event_source_get_description reads. Debian's systemd-journald too (systemd's own daemons
   run sd-event from their private libsystemd-shared): a callback's row counts the syslog
   messages it was sent.
+- wayland (jw_wl: a compositor on libwayland-server and its client): each request named by its
+  interface and name, read from the program's wl_interface tables at libffi's call of its
+  handler: the slow task wl_surface.commit, class wl_surface.
 
 Each jank is within 5% of what the program measured itself, its group the callback's frames; the
 statistics rows have the same names, the slow callback's row counts every task reported and the
 ticker's row every tick the program ran while watched."""
+import shutil
 import subprocess
+import tempfile
 
 from jwtest import *
 
@@ -100,6 +105,50 @@ def check_journald():
     logs.cleanup()
 
 
+def check_wayland():
+    """jw_wl's server, a compositor on libwayland-server whose wl_surface.commit handler spins
+    300 ms when the surface was damaged since the last commit; its client commits every 50 ms
+    and damages then commits once a second. Each request is named by its interface and name
+    from the program's wl_interface tables: the slow task wl_surface.commit, class wl_surface;
+    the damage row counts the slow commits, the commit row those and the ticks."""
+    runtime = tempfile.mkdtemp(prefix="jw-wl-")
+    env = dict(os.environ, XDG_RUNTIME_DIR=runtime)
+    binary = os.path.join(TARGETS, "jw_wl")
+    server = Proc([binary, "--server", "--ms", "300"], env=env)
+    wait_for(lambda: os.path.exists(os.path.join(runtime, "jw-wayland-0")), 10,
+             "the compositor's socket")
+    client = Proc([binary, "--client", "--every", "1000", "--light", "50"], env=env)
+    try:
+        w = watch_loop(server, WATCH_S)
+    finally:
+        client.kill()
+        shutil.rmtree(runtime, ignore_errors=True)
+    check(w.rc == 0, f"wayland: jankwatch exits 0 ({w.rc})")
+    check(any("loop wayland (auto: " in l and "requests named" in l for l in w.err),
+          f"wayland: the preset is picked ({[l for l in w.err if 'loop' in l]})")
+    check(len(w.events) >= WATCH_S - 2, f"wayland: the tasks' events ({len(w.events)})")
+    for ev in w.events:
+        check(ev["handler"] == "wl_surface.commit" and ev["handler_class"] == "wl_surface",
+              f"wayland: the event names wl_surface / wl_surface.commit "
+              f"({ev['handler_class']} / {ev['handler']})")
+        mine = task_of(ev, w.tasks, "wayland: the event matches one task of the program")
+        check(matches_own(ev, mine.dur_ns / 1e6),
+              f"wayland: wall_ms {ev['wall_ms']} within 5% of the program's own "
+              f"{mine.dur_ns / 1e6:.3f}")
+        check(ev["group"] == "busy_work<-surface_commit", f"wayland: group {ev['group']!r}")
+    rows = {(r["handler_class"], r["message_name"]): int(r["message_count"]) for r in w.rows}
+    damage = rows.get(("wl_surface", "wl_surface.damage"), -1)
+    commit = rows.get(("wl_surface", "wl_surface.commit"), -1)
+    # A damage request comes right before its slow commit: at the window's end the damage may
+    # be counted and its commit's task end after the probes came out.
+    check(len(w.events) <= damage <= len(w.events) + 1,
+          f"wayland: the damage row counts the {len(w.events)} slow commits ({rows})")
+    check(w.ticks[0] + len(w.events) <= commit <= w.ticks[1] + len(w.events),
+          f"wayland: the commit row counts the slow commits and the ticks ({commit}: "
+          f"{len(w.events)} + {w.ticks[0]} to {w.ticks[1]})")
+
+
+check_wayland()
 if os.path.exists("/lib/systemd/systemd-journald"):
     check_journald()
 else:

@@ -6,14 +6,17 @@
  * the argument registers hold at it, the field a getter loads first; and libev's event masks.
  */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "arch/arch.h"
+#include "process/target.h"
 #include "process/preset_ev.h"
 #include "report/loopnames.h"
 
@@ -101,6 +104,61 @@ static void test_sdevent_site(void **state)
 }
 #endif
 
+/* A Wayland interface as wayland-util.h lays it out, read back from this process's memory. */
+struct fake_message {
+	const char *name;
+	const char *signature;
+	const void *types;
+};
+struct fake_interface {
+	const char *name;
+	int32_t version;
+	int32_t method_count;
+	const struct fake_message *methods;
+	int32_t event_count;
+	const struct fake_message *events;
+};
+
+
+/* Whether this process can read its own memory as another's (not under qemu's user mode). */
+static bool reads_itself(void)
+{
+	uint64_t x = 42, y = 0;
+
+	return jw_target_read(getpid(), (uintptr_t)&x, &y, sizeof(y)) == 0 && y == 42;
+}
+
+static void handler_a(void) {}
+static void handler_b(void) {}
+
+static void test_wl_names(void **state)
+{
+	static const struct fake_message methods[] = {
+		{ "destroy", "", NULL }, { "attach", "?oii", NULL }, { "commit", "", NULL },
+	};
+	static const struct fake_interface iface = { "wl_surface", 4, 3, methods, 0, NULL };
+	void (*impl[3])(void) = { handler_b, NULL, handler_a };
+	char buf[64];
+
+	(void)state;
+	if (!reads_itself())
+		skip();
+	assert_true(jw_wl_interface_name(getpid(), (uintptr_t)&iface, buf, sizeof(buf)));
+	assert_string_equal(buf, "wl_surface");
+	assert_true(jw_wl_request_name(getpid(), (uintptr_t)&iface, (uintptr_t)impl,
+				       (uintptr_t)handler_a, buf, sizeof(buf)));
+	assert_string_equal(buf, "wl_surface.commit");
+	assert_true(jw_wl_request_name(getpid(), (uintptr_t)&iface, (uintptr_t)impl,
+				       (uintptr_t)handler_b, buf, sizeof(buf)));
+	assert_string_equal(buf, "wl_surface.destroy");
+	/* a function the implementation does not hold, no implementation, no interface */
+	assert_false(jw_wl_request_name(getpid(), (uintptr_t)&iface, (uintptr_t)impl,
+					(uintptr_t)test_wl_names, buf, sizeof(buf)));
+	assert_false(jw_wl_request_name(getpid(), (uintptr_t)&iface, 0, (uintptr_t)handler_a, buf,
+					sizeof(buf)));
+	assert_false(jw_wl_interface_name(getpid(), 0, buf, sizeof(buf)));
+}
+
 static void test_ev_masks(void **state)
 {
 	char buf[128];
@@ -124,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_sdevent_site),
 #endif
 		cmocka_unit_test(test_ev_masks),
+		cmocka_unit_test(test_wl_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,14 +6,17 @@
  */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "arch/arch.h"
+#include "process/target.h"
 #include "process/preset_qt.h"
 #include "report/qtnames.h"
 
@@ -177,6 +180,43 @@ static void test_slot_calls(void **state)
 }
 #endif
 
+
+/* Whether this process can read its own memory as another's (not under qemu's user mode). */
+static bool reads_itself(void)
+{
+	uint64_t x = 42, y = 0;
+
+	return jw_target_read(getpid(), (uintptr_t)&x, &y, sizeof(y)) == 0 && y == 42;
+}
+
+/* A class's vtable as the Itanium C++ ABI lays it out, read back from this process's memory. */
+static void test_class_names(void **state)
+{
+	static const char plain[] = "7Catalog", nested[] = "N2ns7CatalogE", local[] = "*6Hidden";
+	static const char garbage[] = "not a type";
+	const void *ti[2] = { NULL, plain };
+	const void *vtable[3] = { NULL, ti, NULL };	/* offset to top, type info, functions */
+	char buf[64];
+
+	(void)state;
+	if (!reads_itself())
+		skip();
+	assert_true(jw_qt_class_name(getpid(), (uintptr_t)&vtable[2], buf, sizeof(buf)));
+	assert_string_equal(buf, "Catalog");
+	ti[1] = nested;
+	assert_true(jw_qt_class_name(getpid(), (uintptr_t)&vtable[2], buf, sizeof(buf)));
+	assert_string_equal(buf, "ns::Catalog");
+	ti[1] = local;
+	assert_true(jw_qt_class_name(getpid(), (uintptr_t)&vtable[2], buf, sizeof(buf)));
+	assert_string_equal(buf, "Hidden");
+	/* no name, never a wrong one */
+	ti[1] = garbage;
+	assert_false(jw_qt_class_name(getpid(), (uintptr_t)&vtable[2], buf, sizeof(buf)));
+	ti[1] = NULL;
+	assert_false(jw_qt_class_name(getpid(), (uintptr_t)&vtable[2], buf, sizeof(buf)));
+	assert_false(jw_qt_class_name(getpid(), 0, buf, sizeof(buf)));
+}
+
 static void test_event_names(void **state)
 {
 	char buf[64];
@@ -206,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_slot_calls),
 #endif
 		cmocka_unit_test(test_event_names),
+		cmocka_unit_test(test_class_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

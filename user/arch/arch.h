@@ -41,7 +41,7 @@ int jw_arch_derive_member_call(const uint8_t *code, size_t len, int32_t call_dis
  */
 int jw_arch_first_field_load(const uint8_t *code, size_t len, int32_t *field);
 
-/* The register (DWARF numbering, JW_UREG_*) of a function's argument @i (0, 1 or 2) at its entry. */
+/* The register (DWARF numbering, JW_UREG_*) of a function's argument @i (0 to 3) at its entry. */
 unsigned int jw_arch_arg_reg(unsigned int i);
 
 /* A call instruction, as the handler sites (process/sites.h) need to know it. */

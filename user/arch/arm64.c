@@ -125,7 +125,7 @@ int jw_arch_first_field_load(const uint8_t *code, size_t len, int32_t *field)
 
 unsigned int jw_arch_arg_reg(unsigned int i)
 {
-	return i < 3 ? i : 0;	/* x0, x1, x2 */
+	return i < 4 ? i : 0;	/* x0, x1, x2, x3 */
 }
 
 size_t jw_arch_insn_len(const uint8_t *p, size_t len)

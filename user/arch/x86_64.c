@@ -287,9 +287,9 @@ void jw_arch_decode_entry(const uint8_t *p, size_t len, struct jw_arch_insn *in)
 
 unsigned int jw_arch_arg_reg(unsigned int i)
 {
-	static const unsigned int args[] = { 5, 4, 1 };	/* rdi rsi rdx */
+	static const unsigned int args[] = { 5, 4, 1, 2 };	/* rdi rsi rdx rcx */
 
-	return args[i < 3 ? i : 0];
+	return args[i < 4 ? i : 0];
 }
 
 /* ModRM's register numbers (rax rcx rdx rbx rsp rbp rsi rdi r8-r15) in DWARF numbering. */

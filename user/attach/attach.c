@@ -37,7 +37,7 @@ _Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
 _Static_assert(sizeof(struct jw_proc_rec) == 56, "jw_proc_rec layout");
 _Static_assert(sizeof(struct jw_sched_rec) == 88, "jw_sched_rec layout");
 _Static_assert(sizeof(struct jw_slice_rec) == 80, "jw_slice_rec layout");
-_Static_assert(sizeof(struct jw_arg_chain) == 136, "jw_arg_chain layout");
+_Static_assert(sizeof(struct jw_arg_chain) == 152, "jw_arg_chain layout");
 _Static_assert(sizeof(struct jw_py_frame) == 16, "jw_py_frame layout");
 _Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
 		       (int)JW_UNWIND_MODE_FP == (int)JW_UNWIND_FP &&

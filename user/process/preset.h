@@ -74,6 +74,7 @@ enum jw_handler_names {
 	JW_NAMES_QT,		/* Qt's: the class from its RTTI, the event's type or the slot */
 	JW_NAMES_EV,		/* libev's: the callback, and the events (detail) it ran for */
 	JW_NAMES_SDEVENT,	/* sd-event's: the class the source's description (klass) */
+	JW_NAMES_WAYLAND,	/* Wayland's: the interface (klass) and its implementation (detail) */
 };
 
 struct jw_preset {

@@ -21,7 +21,7 @@ static int ev_call(const struct jw_arch_call *call, uint64_t base, void *ctx)
 	    (call->arg_copy[1] != w && (unsigned int)w != jw_arch_arg_reg(1)))
 		return 0;
 	e->found++;
-	p = jw_sites_add(e->out, "ev_invoke_pending", base + call->at, call->len, w,
+	p = jw_sites_add(e->out, "ev_invoke_pending", base + call->at, call->len, w, true,
 			 JW_EV_WATCHER_CB);
 	if (p) {
 		p->chain.detail = (struct jw_reg_path){ .reg = jw_arch_arg_reg(2) };

@@ -26,7 +26,7 @@ static int sd_call(const struct jw_arch_call *call, uint64_t base, void *ctx)
 	    (call->arg_copy[0] != s && (unsigned int)s != jw_arch_arg_reg(0)))
 		return 0;
 	sd->found++;
-	p = jw_sites_add(sd->out, "sd_event_dispatch", base + call->at, call->len, s,
+	p = jw_sites_add(sd->out, "sd_event_dispatch", base + call->at, call->len, s, true,
 			 call->via_disp);
 	if (p) {
 		p->chain.klass = (struct jw_reg_path){ .reg = (uint32_t)s, .n_offsets = 1,

@@ -16,6 +16,7 @@
 #include "process/preset_qt.h"
 #include "process/preset_redis.h"
 #include "process/preset_sdevent.h"
+#include "process/preset_wayland.h"
 #include "process/presets.h"
 #include "process/sites.h"
 #include "process/target.h"
@@ -57,6 +58,11 @@ static const struct preset_desc presets[] = {
 	{ .name = "qt", .library = "libQt6Core.so",
 	  .needs = NAMES("_ZN16QCoreApplication15notifyInternal2EP7QObjectP6QEvent"),
 	  .hook = jw_qt_hook, .why = jw_qt_why, .names = JW_NAMES_QT },
+	/* A compositor: every client's request, by its interface and name. */
+	{ .name = "wayland", .library = "libwayland-server.so",
+	  .needs = NAMES("wl_event_loop_dispatch", "wl_display_run"),
+	  .rule = { .dispatch = "wl_event_loop_dispatch" }, .sites = jw_sites_wayland,
+	  .names = JW_NAMES_WAYLAND },
 	/* GTK, and Qt's default dispatcher. */
 	{ .name = "glib", .library = "libglib-2.0.so", .needs = NAMES("g_main_context_dispatch"),
 	  .rule = { .dispatch = "g_main_context_dispatch" }, .sites = jw_sites_glib },

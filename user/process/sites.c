@@ -62,7 +62,7 @@ static int scan_named(const char *path, const char *fn, uint64_t *base,
 	int ret = read_code(path, fn, &c);
 
 	if (ret) {
-		snprintf(note, len, "%s's code not read (%s)", fn, strerror(-ret));
+		snprintf(note, len, "%s's code not read (%s)", fn ? fn : ".text", strerror(-ret));
 		return ret;
 	}
 	*base = c.offset;
@@ -455,7 +455,7 @@ int jw_sites_scan(const char *path, const char *name, bool callees, jw_site_fn f
 }
 
 struct jw_preset_probe *jw_sites_add(struct jw_preset *out, const char *fn, uint64_t call,
-				     size_t len, int reg, int32_t disp)
+				     size_t len, int reg, bool mem, int32_t disp)
 {
 	struct jw_preset_probe *p = new_site(out, fn);
 
@@ -463,10 +463,11 @@ struct jw_preset_probe *jw_sites_add(struct jw_preset *out, const char *fn, uint
 		return NULL;
 	p->offset = call;
 	p->exit_offset = call + len;	/* placed with the others' (jw_sites_place_exits) */
-	p->callee = JW_COOKIE_CALLEE | (uint64_t)(reg + 1) << JW_CALLEE_REG_SHIFT | JW_CALLEE_MEM |
-		    (uint64_t)(uint16_t)disp << JW_CALLEE_DISP_SHIFT;
-	p->chain.handler = (struct jw_reg_path){ .reg = (uint32_t)reg, .n_offsets = 1,
-						 .offsets = { disp } };
+	p->callee = JW_COOKIE_CALLEE | (uint64_t)(reg + 1) << JW_CALLEE_REG_SHIFT;
+	if (mem)
+		p->callee |= JW_CALLEE_MEM | (uint64_t)(uint16_t)disp << JW_CALLEE_DISP_SHIFT;
+	p->chain.handler = (struct jw_reg_path){ .reg = (uint32_t)reg, .n_offsets = mem,
+						 .offsets = { mem ? disp : 0 } };
 	out->n_probes++;
 	return p;
 }

@@ -70,20 +70,21 @@ int jw_sites_nginx(struct jw_preset *out, char *note, size_t len);
 typedef int (*jw_site_fn)(const struct jw_arch_call *call, uint64_t base, void *ctx);
 
 /*
- * Calls @fn on every call in function @name of @path and, with @callees, in each function of
- * @path that @name calls directly (read to where the unwind table says the next one begins: a
- * stripped library's static functions). 0, or -errno with why in @note.
+ * Calls @fn on every call in function @name of @path (NULL: in its whole .text) and, with
+ * @callees, in each function of @path that @name calls directly (read to where the unwind table
+ * says the next one begins: a stripped library's static functions). 0, or -errno with why in
+ * @note.
  */
 int jw_sites_scan(const char *path, const char *name, bool callees, jw_site_fn fn, void *ctx,
 		  char *note, size_t len);
 
 /*
  * A preset's probe for a site in @fn of @out's file at file offset @call (@len bytes) whose
- * callback is read through base register @reg + @disp (its cookie's callee, and the chain's
- * handler), from the call to its return site. NULL when @out has no room.
+ * callback is register @reg, or with @mem read through @reg + @disp (its cookie's callee, and
+ * the chain's handler), from the call to its return site. NULL when @out has no room.
  */
 struct jw_preset_probe *jw_sites_add(struct jw_preset *out, const char *fn, uint64_t call,
-				     size_t len, int reg, int32_t disp);
+				     size_t len, int reg, bool mem, int32_t disp);
 
 /*
  * Moves each return site of @out's sites where a probe costs least: past instructions that leave

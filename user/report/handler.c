@@ -60,6 +60,11 @@ const char *jw_handler_class(const struct jw_proc *p, const struct jw_handler_fa
 		jw_symbolizer__frame(p->sym, f->klass, false, &fr);
 		return jw_frame_name(&fr, buf, len);
 	}
+	if (p->names == JW_NAMES_WAYLAND && f->klass &&
+	    jw_wl_interface_name(p->target.pid, f->klass, text, sizeof(text))) {
+		jw_printable_copy(buf, len, text, strlen(text));
+		return buf;
+	}
 	/* sd-event: the source's description; a source without one, the function hooked */
 	if (p->names == JW_NAMES_SDEVENT && f->klass &&
 	    !jw_target_read_string(p->target.pid, f->klass, text, sizeof(text)) && text[0]) {
@@ -78,6 +83,12 @@ const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_fac
 	char name[512], mask[128];
 	const char *base;
 
+	if (p->names == JW_NAMES_WAYLAND && f->inner_probe && f->klass &&
+	    jw_wl_request_name(p->target.pid, f->klass, f->detail, f->handler_addr, name,
+			       sizeof(name))) {
+		jw_printable_copy(buf, len, name, strlen(name));
+		return buf;
+	}
 	if (p->names != JW_NAMES_EV || !f->inner_probe || !f->handler_addr)
 		return code_name(p, f, buf, len);
 	/* libev: the callback, and the events it ran for */

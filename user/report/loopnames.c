@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "process/target.h"
 #include "report/loopnames.h"
 
 /* ev.h's event bits (libev 4). */
@@ -35,4 +36,45 @@ const char *jw_ev_mask_name(uint32_t revents, char *buf, size_t len)
 	if (!n)
 		snprintf(buf, len, "0");
 	return buf;
+}
+
+/* struct wl_interface (wayland-util.h): name, version, method_count, methods, ... */
+#define WL_IFACE_METHOD_COUNT 12
+#define WL_IFACE_METHODS 16
+#define WL_MESSAGE_SIZE 24	/* struct wl_message: name, signature, types */
+#define WL_MAX_METHODS 256
+
+bool jw_wl_interface_name(pid_t pid, uint64_t iface, char *buf, size_t len)
+{
+	uint64_t name;
+
+	return iface && !jw_target_read(pid, iface, &name, sizeof(name)) &&
+	       !jw_target_read_string(pid, name, buf, len) && buf[0];
+}
+
+bool jw_wl_request_name(pid_t pid, uint64_t iface, uint64_t impl, uint64_t fn, char *buf,
+			size_t len)
+{
+	uint64_t fns[WL_MAX_METHODS], methods, name;
+	char iname[128], rname[128];
+	int32_t count;
+	int i;
+
+	if (!impl || !jw_wl_interface_name(pid, iface, iname, sizeof(iname)) ||
+	    jw_target_read(pid, iface + WL_IFACE_METHOD_COUNT, &count, sizeof(count)) ||
+	    count <= 0 || count > WL_MAX_METHODS ||
+	    jw_target_read(pid, iface + WL_IFACE_METHODS, &methods, sizeof(methods)) ||
+	    jw_target_read(pid, impl, fns, (size_t)count * sizeof(fns[0])))
+		return false;
+	for (i = 0; i < count; i++) {
+		if (fns[i] != fn)
+			continue;
+		if (jw_target_read(pid, methods + (uint64_t)i * WL_MESSAGE_SIZE, &name,
+				   sizeof(name)) ||
+		    jw_target_read_string(pid, name, rname, sizeof(rname)))
+			return false;
+		snprintf(buf, len, "%s.%s", iname, rname);
+		return true;
+	}
+	return false;
 }

@@ -209,7 +209,7 @@ bool jw_qt_class_name(pid_t pid, uint64_t vptr, char *buf, size_t len)
 		return false;
 	if (*at == '*')		/* a type of internal linkage: compared by address */
 		at++;
-	/* "8Catalog", "N2ns7CatalogE": a type's encoding, which "_Z" makes a name to demangle. */
+	/* "7Catalog", "N2ns7CatalogE": a type's encoding, which "_Z" makes a name to demangle. */
 	snprintf(mangled, sizeof(mangled), "_Z%s", at);
 	return jw_demangle(mangled, buf, len) && buf[0] && !strchr(buf, '(');
 }
