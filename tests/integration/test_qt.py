@@ -94,4 +94,14 @@ for qt in ("qt5", "qt6"):
     stripped = f"{binary}_stripped"
     at = symbol_offset(os.path.join(TARGETS, binary), "_ZN7Catalog7reindexEv")
     check_case(stripped, "timer", "Catalog", f"{stripped}+0x{at:x}")
+# handler_sites=0: no probe that runs per event; the stacks name a jank's slot, past Qt's
+# slot object plumbing, and only the loop's iterations have a row.
+w = watch_loop(Proc([os.path.join(TARGETS, "jw_qt5"), "--ms", "300", "--every", "1000"]), 4,
+               ["--set", "handler_sites=0"])
+check(w.rc == 0 and any("handler_sites=0: handlers named from the stacks" in l for l in w.err),
+      f"handler_sites=0: it says the stacks name the handlers ({[l for l in w.err if 'loop' in l]})")
+check(len(w.events) >= 2 and all(ev["handler"] == "Catalog::reindex()" for ev in w.events),
+      f"handler_sites=0: the stacks name the slot ({[ev['handler'] for ev in w.events]})")
+check([r["message_name"] for r in w.rows] == ["syscall"],
+      f"handler_sites=0: only the iterations' row ({[r['message_name'] for r in w.rows]})")
 print("PASS")

@@ -285,7 +285,7 @@ static uint64_t probe_cookie(uint64_t bits, uint32_t slot)
  */
 static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pid,
 			 const char *path, uint64_t offset, bool retprobe, bool args_read,
-			 bool exact, uint64_t cookie, const char *name)
+			 bool exact, bool site, uint64_t cookie, const char *name)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie);
 	struct jw_placement place = { .skip = 0, .why = "a handler site: where it is" };
@@ -313,7 +313,7 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
 	}
 	jw_log(JW_LOG_DEBUG, "attached %s to %s:%s at file offset 0x%llx (pid %d)",
 	       retprobe ? "return probe" : "uprobe", path, name, (unsigned long long)offset, pid);
-	return keep_link(a, link, pid, false, exact);
+	return keep_link(a, link, pid, false, site);
 }
 
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, uint32_t slot)
@@ -325,11 +325,12 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, 
 	/* The exit first: an entry seen without its exit would leave a task open. */
 	if (p->exit_offset)
 		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path, p->exit_offset,
-				    false, false, p->exact,
-				    cookie | (p->exact ? JW_COOKIE_SITE_EXIT : 0), p->exit_name);
+				    false, false, p->exact, p->site,
+				    cookie | (p->site ? JW_COOKIE_SITE_EXIT : 0), p->exit_name);
 	else
 		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path,
-				    p->entry_offset, true, args_read, false, cookie | JW_COOKIE_RETPROBE,
+				    p->entry_offset, true, args_read, false, p->site,
+				    cookie | JW_COOKIE_RETPROBE | (p->site ? JW_COOKIE_SITE_EXIT : 0),
 				    p->entry_name);
 	if (err)
 		return err;
@@ -341,7 +342,7 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, 
 			return -errno;
 	}
 	return attach_uprobe(a, a->skel->progs.dispatch_enter, p->pid, p->path, p->entry_offset,
-			     false, args_read, p->exact, cookie | p->callee |
+			     false, args_read, p->exact, p->site, cookie | p->callee |
 				     (p->name_chain ? JW_COOKIE_NAME_ARG : 0) |
 				     (p->name_chain && p->name_chain->kind == JW_HANDLER_PY_CODE ?
 					      JW_COOKIE_PY_TSTATE : 0) |
@@ -393,11 +394,11 @@ int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char
 
 	/* The entry, which ends a task, first; then the return, which begins one. */
 	err = attach_uprobe(a, a->skel->progs.wait_enter, pid, path, offset, false, false, false,
-			    cookie, name);
+			    false, cookie, name);
 	if (err)
 		return err;
 	return attach_uprobe(a, a->skel->progs.wait_return, pid, path, offset, true, false, false,
-			     cookie, name);
+			     false, cookie, name);
 }
 
 int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino)

@@ -31,6 +31,11 @@ struct jw_preset_probe {
 	uint64_t offset;
 	uint64_t exit_offset;		/* a site's return site; 0: a return probe */
 	bool exact;			/* a site: hooked where it is, never moved past */
+	/*
+	 * a function the preset hooks that runs per callback as a site does (Qt's
+	 * notifyInternal2): hooked, counted and dropped with the sites (handler_sites)
+	 */
+	bool per_callback;
 	bool name_arg;			/* its registers lead to the handler: */
 	struct jw_arg_chain chain;
 	/*

@@ -122,6 +122,7 @@ static void hook_place_meta_call(struct jw_preset *out)
 		return;
 	p->entry = PLACE_META_CALL;
 	p->name_arg = true;
+	p->per_callback = true;
 	/* Nested in the event's dispatch: a renaming site whose chain says (no callee of its own). */
 	p->callee = JW_COOKIE_CALLEE;
 	p->chain.kind = JW_HANDLER_CODE;
@@ -151,6 +152,7 @@ bool jw_qt_hook(pid_t pid, const char *exe, struct jw_preset *out)
 	if (jw_elf_func_offset(p->path, NOTIFY, &p->offset, &size, err, sizeof(err)))
 		return false;
 	p->name_arg = true;
+	p->per_callback = true;
 	p->chain.kind = JW_HANDLER_CODE;
 	/* notifyInternal2(QObject *receiver, QEvent *event): the event's type, the receiver's class */
 	p->chain.handler = (struct jw_reg_path){
@@ -169,6 +171,12 @@ void jw_qt_why(const struct jw_preset *p, const char *how, char *why, size_t len
 {
 	size_t slots = p->n_probes ? p->n_probes - 1 : 0;
 
+	if (!p->n_probes) {
+		snprintf(why, len, "%s: %s has QCoreApplication::notifyInternal2 (Qt %d); "
+			 "handler_sites=0: handlers named from the stacks", how, p->where,
+			 p->version);
+		return;
+	}
 	snprintf(why, len, "%s: %s has QCoreApplication::notifyInternal2 (Qt %d): handlers named by "
 		 "the receiver's class and the event's type%s", how, p->where, p->version,
 		 slots ? ", and by the slot where an event calls one" :

@@ -46,6 +46,14 @@ struct preset_desc {
 	enum jw_handler_names names;
 };
 
+/*
+ * Qt's handlers from the stacks (handler_sites=0): the first function of the program below the
+ * outermost event's delivery, past Qt's slot object plumbing.
+ */
+#define QT_STACK_RULE                                                                              \
+	{ .dispatch = "QCoreApplication::notifyInternal2(QObject*, QEvent*)",                     \
+	  .skip = NAMES("QtPrivate::") }
+
 /* In the order --loop auto tries them: the most specific first. */
 static const struct preset_desc presets[] = {
 	/*
@@ -54,10 +62,10 @@ static const struct preset_desc presets[] = {
 	 */
 	{ .name = "qt", .library = "libQt5Core.so",
 	  .needs = NAMES("_ZN16QCoreApplication15notifyInternal2EP7QObjectP6QEvent"),
-	  .hook = jw_qt_hook, .why = jw_qt_why, .names = JW_NAMES_QT },
+	  .rule = QT_STACK_RULE, .hook = jw_qt_hook, .why = jw_qt_why, .names = JW_NAMES_QT },
 	{ .name = "qt", .library = "libQt6Core.so",
 	  .needs = NAMES("_ZN16QCoreApplication15notifyInternal2EP7QObjectP6QEvent"),
-	  .hook = jw_qt_hook, .why = jw_qt_why, .names = JW_NAMES_QT },
+	  .rule = QT_STACK_RULE, .hook = jw_qt_hook, .why = jw_qt_why, .names = JW_NAMES_QT },
 	/* A compositor: every client's request, by its interface and name. */
 	{ .name = "wayland", .library = "libwayland-server.so",
 	  .needs = NAMES("wl_event_loop_dispatch", "wl_display_run"),
@@ -159,6 +167,15 @@ static bool detect(pid_t pid, const char *exe, const struct preset_desc *d, cons
 	    (d->imported && !strcmp(how, "auto") && !jw_elf_imports_any(exe, d->imported)) ||
 	    (d->hook && !d->hook(pid, exe, out)))
 		return false;
+	if (d->hook && !sites) {
+		/* handler_sites=0: none of its probes that run per callback; the stacks name */
+		size_t k, kept = 0;
+
+		for (k = 0; k < out->n_probes; k++)
+			if (!out->probes[k].exact && !out->probes[k].per_callback)
+				out->probes[kept++] = out->probes[k];
+		out->n_probes = kept;
+	}
 	if (d->why) {
 		d->why(out, how, why, len);
 	} else {

@@ -122,55 +122,130 @@ static void forget_names(struct session *s, pid_t pid)
 	s->n_names = kept;
 }
 
-struct stats_walk {
-	struct session *s;
-	FILE *f;
-	pid_t pid;		/* only this process's rows; 0: all */
-	bool hist;
-	bool name_only;		/* only find the names (a process is about to be forgotten) */
-	size_t rows;
+/* A row as written: its names, and the counts of every key that has them, summed. */
+struct merged_row {
+	uint32_t pid, tid;
+	const char *handler_class;	/* the names cache's: stable while the session lives */
+	const char *message_name;
+	struct jw_stats_val val;
 };
 
+struct stats_walk {
+	struct session *s;
+	pid_t pid;		/* only this process's rows; 0: all */
+	bool name_only;		/* only find the names (a process is about to be forgotten) */
+	struct merged_row *rows;
+	size_t n, cap;
+	struct jw_stats_val overflow;	/* its copy: the walk's own is gone after it */
+	bool has_overflow;
+	bool failed;		/* out of memory: rows left out */
+};
+
+/* @v's counts added to @into's (the same handler, reached by two keys). */
+static void merge_val(struct jw_stats_val *into, const struct jw_stats_val *v)
+{
+	size_t i;
+
+	into->count += v->count;
+	into->recorded += v->recorded;
+	into->total_ns += v->total_ns;
+	into->max_ns = into->max_ns > v->max_ns ? into->max_ns : v->max_ns;
+	into->total_cpu_ns += v->total_cpu_ns;
+	into->max_cpu_ns = into->max_cpu_ns > v->max_cpu_ns ? into->max_cpu_ns : v->max_cpu_ns;
+	into->exceptions += v->exceptions;
+	into->delay_count += v->delay_count;
+	into->total_delay_ns += v->total_delay_ns;
+	into->max_delay_ns = into->max_delay_ns > v->max_delay_ns ? into->max_delay_ns :
+								    v->max_delay_ns;
+	for (i = 0; i < JW_HIST_SLOTS; i++)
+		into->hist[i] += v->hist[i];
+}
+
+/*
+ * Row @key: kept, or summed into the row of the same thread with the same names. Two keys can
+ * name one handler: a callback reached through two of the loop's sites (Qt's slot called inside
+ * and outside an event), or a handler whose address changed but not its name.
+ */
 static void on_row(const struct jw_stats_key *key, const struct jw_stats_val *v, void *ctx)
 {
 	struct stats_walk *w = ctx;
-	struct jw_stats_row row = { .val = v };
-	struct stats_name *n = NULL;
-	char thread[JW_COMM_LEN + 1];
+	struct stats_name *n;
+	const char *cls, *msg;
+	size_t i;
 
 	/* OVERFLOW cannot say whose tasks it holds: it comes with every process's rows. */
-	if (w->pid && key && key->pid != (uint32_t)w->pid)
+	if (!key) {
+		w->overflow = *v;
+		w->has_overflow = true;
 		return;
-	if (key)
-		n = names_of(w->s, key, v);
+	}
+	if (w->pid && key->pid != (uint32_t)w->pid)
+		return;
+	n = names_of(w->s, key, v);
 	if (w->name_only)
 		return;
-	if (key) {
-		jw_printable_copy(thread, sizeof(thread), v->comm, sizeof(v->comm));
-		row.pid = key->pid;
-		row.tid = key->tid;
-		row.thread_name = thread;
-		row.handler_class = n ? n->handler_class : "unknown";
-		row.message_name = n ? n->message_name : "unknown";
-	} else {
-		row.thread_name = "";
-		row.handler_class = "";
-		row.message_name = "OVERFLOW";
+	cls = n ? n->handler_class : "unknown";
+	msg = n ? n->message_name : "unknown";
+	for (i = 0; i < w->n; i++) {
+		struct merged_row *r = &w->rows[i];
+
+		if (r->pid == key->pid && r->tid == key->tid && !strcmp(r->handler_class, cls) &&
+		    !strcmp(r->message_name, msg)) {
+			merge_val(&r->val, v);
+			return;
+		}
 	}
-	if (w->hist)
-		jw_stats_hist(w->f, &row);
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		struct merged_row *bigger = realloc(w->rows, cap * sizeof(*bigger));
+
+		if (!bigger) {
+			w->failed = true;
+			return;
+		}
+		w->rows = bigger;
+		w->cap = cap;
+	}
+	w->rows[w->n++] = (struct merged_row){ .pid = key->pid, .tid = key->tid,
+					       .handler_class = cls, .message_name = msg,
+					       .val = *v };
+}
+
+static void write_row(FILE *f, bool hist, const struct jw_stats_row *row)
+{
+	if (hist)
+		jw_stats_hist(f, row);
 	else
-		jw_stats_csv_row(w->f, &row);
-	w->rows++;
+		jw_stats_csv_row(f, row);
 }
 
 /* Writes the rows of @pid (0: all) to @f, as CSV lines or histograms. Returns the rows. */
 static size_t write_rows(struct session *s, FILE *f, pid_t pid, bool hist)
 {
-	struct stats_walk w = { .s = s, .f = f, .pid = pid, .hist = hist };
+	struct stats_walk w = { .s = s, .pid = pid };
+	char thread[JW_COMM_LEN + 1];
+	size_t i, rows;
 
 	jw_attach__stats_each(s->attach, on_row, &w);
-	return w.rows;
+	for (i = 0; i < w.n; i++) {
+		const struct merged_row *r = &w.rows[i];
+
+		jw_printable_copy(thread, sizeof(thread), r->val.comm, sizeof(r->val.comm));
+		write_row(f, hist, &(struct jw_stats_row){
+			.val = &r->val, .pid = r->pid, .tid = r->tid, .thread_name = thread,
+			.handler_class = r->handler_class, .message_name = r->message_name });
+	}
+	rows = w.n;
+	if (w.has_overflow) {
+		write_row(f, hist, &(struct jw_stats_row){ .val = &w.overflow, .thread_name = "",
+							  .handler_class = "",
+							  .message_name = "OVERFLOW" });
+		rows++;
+	}
+	if (w.failed)
+		jw_log(JW_LOG_WARN, "statistics: out of memory, rows left out");
+	free(w.rows);
+	return rows;
 }
 
 void session_stats_keep_names(struct session *s, pid_t pid)

@@ -186,6 +186,7 @@ static void preset_dispatches(struct jw_watched *w, const struct jw_watch_how *h
 			.name_chain = pp->name_arg ? &pp->chain : NULL,
 			.inner = true,
 			.exact = pp->exact,
+			.site = pp->exact || pp->per_callback,
 			.callee = pp->callee,
 		};
 		p->handlers[base + k] = pp->entry;
@@ -206,7 +207,7 @@ static void attach_sites(struct jw_watched *w, const struct jw_watch_how *how)
 	size_t k, failed = 0;
 
 	for (k = 0; k < pr->n_probes; k++)
-		if (pr->probes[k].exact)
+		if (w->preset_probes[k].dp.site)
 			failed += jw_attach__dispatch(how->attach, &w->preset_probes[k].dp,
 						      w->slot) != 0;
 	if (pr->n_callbacks) {
@@ -228,6 +229,7 @@ static void attach_sites(struct jw_watched *w, const struct jw_watch_how *how)
 			.probe_id = how->cfg->n_probes + 1 + (uint32_t)pr->n_probes,
 			.inner = true,
 			.exact = true,
+			.site = true,
 			.callee = cb->callee,
 		};
 
@@ -246,7 +248,7 @@ static int attach_preset(struct jw_watched *w, const struct jw_watch_how *how)
 	int ret;
 
 	for (k = 0; k < pr->n_probes; k++) {
-		if (pr->probes[k].exact)
+		if (w->preset_probes[k].dp.site)
 			continue;
 		ret = jw_attach__dispatch(how->attach, &w->preset_probes[k].dp, w->slot);
 		if (ret)
@@ -478,7 +480,7 @@ static bool has_sites(const struct jw_watched *w)
 	size_t k;
 
 	for (k = 0; k < w->preset.n_probes; k++)
-		if (w->preset.probes[k].exact)
+		if (w->preset_probes[k].dp.site)
 			return true;
 	return w->preset.n_callbacks > 0;
 }
