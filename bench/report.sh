@@ -112,7 +112,8 @@ print_build()
 	fi
 }
 
-# The handler sites' loop @1 (glib, libuv): its table, and what the sites add per callback.
+# The handler sites' loop @1 (glib, libuv, libev, sdevent, qt): its table, and what the sites add
+# per callback, against glib's (measured first).
 print_sites()
 {
 	local name=$1 cfg add sites
@@ -135,6 +136,10 @@ print_sites()
 	printf '  handler sites: %s ns per callback (a call and its return site), %s times the\n' \
 		"$sites" "$(ratio "$sites" "$(added "$name" jankwatch-nosites)")"
 	printf '  waits'"'"' own cost per iteration\n'
+	[[ $name == glib ]] && GLIB_SITES=$sites
+	[[ $name == glib || -z ${GLIB_SITES:-} ]] ||
+		printf '  against glib'"'"'s handler sites per callback: %s x\n' \
+			"$(ratio "$sites" "$GLIB_SITES")"
 	if noisy "$name"; then
 		printf '  WARNING: busy machine (spread over %s%% or loop on a CPU under %s%%);\n' \
 			"$NOISY_SPREAD_PCT" "$MIN_ON_CPU_PCT"

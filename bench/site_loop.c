@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The handler sites' target of scripts/bench.sh: a GLib main loop (or, built with JW_BENCH_UV, a
- * libuv loop) whose every iteration dispatches one callback that returns at once: an idle source
- * (an idle handle), so the loop polls without sleeping and dispatches again. Like bench_loop.c
- * it prints, once per window,
+ * libuv loop; JW_BENCH_EV libev's; JW_BENCH_SD sd-event's) whose every iteration dispatches one
+ * callback that returns at once: an idle source (an idle handle, an idle watcher; for sd-event,
+ * whose loop skips its wait while a source is pending, an always readable eventfd), so the loop
+ * polls without sleeping and dispatches again. Like bench_loop.c it prints, once per window,
  *
  *	window <n> <ns_per_callback> <callbacks> <on_cpu_pct>
  *
@@ -16,8 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#ifdef JW_BENCH_UV
+#if defined(JW_BENCH_UV)
 #include <uv.h>
+#elif defined(JW_BENCH_EV)
+#include <ev.h>
+#elif defined(JW_BENCH_SD)
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <systemd/sd-event.h>
 #else
 #include <glib.h>
 #endif
@@ -48,7 +55,47 @@ static void count_call(void)
 	cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
-#ifdef JW_BENCH_UV
+#if defined(JW_BENCH_EV)
+__attribute__((noinline)) void on_idle(struct ev_loop *loop, ev_idle *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+	count_call();
+}
+
+static int run(void)
+{
+	struct ev_loop *loop = ev_default_loop(0);
+	ev_idle idle;
+
+	ev_idle_init(&idle, on_idle);
+	ev_idle_start(loop, &idle);
+	ev_run(loop, 0);
+	return 1;
+}
+#elif defined(JW_BENCH_SD)
+__attribute__((noinline)) int on_ready(sd_event_source *s, int fd, uint32_t revents, void *data)
+{
+	(void)s;
+	(void)fd;
+	(void)revents;
+	(void)data;
+	count_call();
+	return 0;
+}
+
+static int run(void)
+{
+	int fd = eventfd(1, EFD_CLOEXEC);	/* never read: readable at every wait */
+	sd_event *e = NULL;
+
+	if (fd < 0 || sd_event_default(&e) < 0 ||
+	    sd_event_add_io(e, NULL, fd, EPOLLIN, on_ready, NULL) < 0)
+		return 1;
+	return sd_event_loop(e) < 0;
+}
+#elif defined(JW_BENCH_UV)
 __attribute__((noinline)) void on_idle(uv_idle_t *idle)
 {
 	(void)idle;

@@ -74,7 +74,8 @@ usage()
 Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only]
   --quick          3 repetitions, shorter windows, a 20 s watch, 10 janks (noisier)
   --samples-only   only the per-sample cost of each --unwind mode
-  --sites-only     only the handler sites' cost, on a glib and a libuv loop
+  --sites-only     only the handler sites' cost, on glib, libuv, libev, sd-event and Qt
+                   loops
 Runs as root. Builds build/, installs bpftrace, libbpf-tools and gnuplot when missing, prints
 ns per task for each tool and build with ratios to the baseline and the floor, jankwatch's own
 costs, whether DESIGN.md's budget holds, and plots the cost per task to bench/results.png.
@@ -360,7 +361,7 @@ run_build()
 		JW_PLACE[$name]=$(jw_placement "$WORK/$name-jankwatch.out" dispatch)
 	elif [[ $name != syscall ]]; then
 		# A handler sites' loop: the preset jankwatch chose and the sites it found.
-		JW_PLACE[$name]=$(grep -m1 -o 'loop [a-z]* (auto: .*' \
+		JW_PLACE[$name]=$(grep -m1 -o 'loop [a-z-]* (auto: .*' \
 			"$WORK/$name-jankwatch-sites.out" || echo '?')
 	else
 		JW_PLACE[$name]=$(jw_placement "$WORK/$name-jankwatch-up.out" epoll_wait)
@@ -397,13 +398,14 @@ syscall_build()
 	run_build syscall "$BUILD/bench/jw_bench_epoll" "" "${SYSCALL_CONFIGS[@]}"
 }
 
-# Handler sites: a glib and a libuv loop, a callback per iteration; jankwatch's preset with
-# and without its two probes per callback (handler_sites).
+# Handler sites: a glib, a libuv, a libev, an sd-event and a Qt loop, a callback per iteration;
+# jankwatch's preset with and without its probes per callback (handler_sites; Qt's are two pairs:
+# the event's notifyInternal2 and the slot's call).
 sites_build()
 {
 	local name out
 
-	for name in glib libuv; do
+	for name in glib libuv libev sdevent qt; do
 		run_build "$name" "$BUILD/bench/jw_bench_${name#lib}" "" "${SITE_CONFIGS[@]}"
 		unset 'BUILDS[-1]'
 		SITE_BUILDS+=("$name")
