@@ -9,7 +9,7 @@ configs_of()
 	local -a all=("${PROBE_CONFIGS[@]}")
 
 	[[ $1 != syscall ]] || all=("${SYSCALL_CONFIGS[@]}")
-	[[ $1 != glib && $1 != libuv ]] || all=("${SITE_CONFIGS[@]}")
+	[[ " ${SITE_BUILDS[*]} " != *" $1 "* ]] || all=("${SITE_CONFIGS[@]}")
 	for cfg in "${all[@]}"; do
 		[[ -z ${NS[$1,$cfg]:-} ]] || printf '%s\n' "$cfg"
 	done
