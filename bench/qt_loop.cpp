@@ -16,37 +16,16 @@
 
 #include "window.h"
 
-/* Callbacks between two clock reads. */
-#define CALLS_PER_BATCH 64
-
-static uint64_t window_ns = 500 * 1000000ULL;
-static uint64_t calls, n, start, cpu_start;
+static struct callback_window win = { 500 * 1000000ULL, 0, 0, 0, 0 };
 
 class Counter : public QObject {
 public:
-	__attribute__((noinline)) void on_timeout();
+	__attribute__((noinline)) void on_timeout() { callback_window_count(&win); }
 };
-
-void Counter::on_timeout()
-{
-	uint64_t t;
-
-	if (++calls % CALLS_PER_BATCH)
-		return;
-	t = clock_ns(CLOCK_MONOTONIC);
-	if (t - start < window_ns)
-		return;
-	printf("window %llu %.2f %llu %.1f\n", (unsigned long long)n++,
-	       (double)(t - start) / (double)calls, (unsigned long long)calls,
-	       100.0 * (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start) / (double)(t - start));
-	calls = 0;
-	start = clock_ns(CLOCK_MONOTONIC);
-	cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-}
 
 int main(int argc, char **argv)
 {
-	if (argc > 2 || (argc == 2 && !(window_ns = parse_window_ms(argv[1])))) {
+	if (argc > 2 || (argc == 2 && !(win.window_ns = parse_window_ms(argv[1])))) {
 		fprintf(stderr, "usage: %s [WINDOW_MS]   (from 10 to 60000, default 500)\n",
 			argv[0]);
 		return 2;
@@ -58,7 +37,6 @@ int main(int argc, char **argv)
 
 	QObject::connect(&timer, &QTimer::timeout, &counter, &Counter::on_timeout);
 	timer.start(0);
-	start = clock_ns(CLOCK_MONOTONIC);
-	cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	callback_window_start(&win);
 	return app.exec();
 }

@@ -31,28 +31,11 @@
 
 #include "window.h"
 
-/* Callbacks between two clock reads. */
-#define CALLS_PER_BATCH 64
+static struct callback_window win = { .window_ns = 500 * 1000000ULL };
 
-static uint64_t window_ns = 500 * 1000000ULL;
-static uint64_t calls, n, start, cpu_start;
-
-/* One callback: counted, and a window printed when one is over. */
 static void count_call(void)
 {
-	uint64_t t;
-
-	if (++calls % CALLS_PER_BATCH)
-		return;
-	t = clock_ns(CLOCK_MONOTONIC);
-	if (t - start < window_ns)
-		return;
-	printf("window %llu %.2f %llu %.1f\n", (unsigned long long)n++,
-	       (double)(t - start) / (double)calls, (unsigned long long)calls,
-	       100.0 * (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start) / (double)(t - start));
-	calls = 0;
-	start = clock_ns(CLOCK_MONOTONIC);
-	cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	callback_window_count(&win);
 }
 
 #if defined(JW_BENCH_EV)
@@ -133,13 +116,12 @@ static int run(void)
 
 int main(int argc, char **argv)
 {
-	if (argc > 2 || (argc == 2 && !(window_ns = parse_window_ms(argv[1])))) {
+	if (argc > 2 || (argc == 2 && !(win.window_ns = parse_window_ms(argv[1])))) {
 		fprintf(stderr, "usage: %s [WINDOW_MS]   (from 10 to 60000, default 500)\n",
 			argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	start = clock_ns(CLOCK_MONOTONIC);
-	cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	callback_window_start(&win);
 	return run();
 }

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -30,6 +31,42 @@ static inline uint64_t parse_window_ms(const char *arg)
 	if (errno || end == arg || *end || ms < 10 || ms > 60000)
 		return 0;
 	return (uint64_t)ms * 1000000ULL;
+}
+
+/* Callbacks between two clock reads. */
+#define WINDOW_CALLS_PER_BATCH 64
+
+/* The callbacks of a loop that calls one per iteration (site_loop.c, qt_loop.cpp). */
+struct callback_window {
+	uint64_t window_ns;
+	uint64_t calls, n, start, cpu_start;
+};
+
+static inline void callback_window_start(struct callback_window *w)
+{
+	w->calls = 0;
+	w->start = clock_ns(CLOCK_MONOTONIC);
+	w->cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/*
+ * One callback: counted, and once a window is over, "window <n> <ns_per_callback> <callbacks>
+ * <on_cpu_pct>" printed and the next begun.
+ */
+static inline void callback_window_count(struct callback_window *w)
+{
+	uint64_t t;
+
+	if (++w->calls % WINDOW_CALLS_PER_BATCH)
+		return;
+	t = clock_ns(CLOCK_MONOTONIC);
+	if (t - w->start < w->window_ns)
+		return;
+	printf("window %llu %.2f %llu %.1f\n", (unsigned long long)w->n++,
+	       (double)(t - w->start) / (double)w->calls, (unsigned long long)w->calls,
+	       100.0 * (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - w->cpu_start) /
+		       (double)(t - w->start));
+	callback_window_start(w);
 }
 
 #endif

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "arch/arch.h"
-#include "process/target.h"
+#include "self_memory.h"
 #include "process/preset_ev.h"
 #include "report/loopnames.h"
 
@@ -119,14 +119,6 @@ struct fake_interface {
 	const struct fake_message *events;
 };
 
-
-/* Whether this process can read its own memory as another's (not under qemu's user mode). */
-static bool reads_itself(void)
-{
-	uint64_t x = 42, y = 0;
-
-	return jw_target_read(getpid(), (uintptr_t)&x, &y, sizeof(y)) == 0 && y == 42;
-}
 
 static void handler_a(void) {}
 static void handler_b(void) {}

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "arch/arch.h"
-#include "process/target.h"
+#include "self_memory.h"
 #include "process/preset_qt.h"
 #include "report/qtnames.h"
 
@@ -180,14 +180,6 @@ static void test_slot_calls(void **state)
 }
 #endif
 
-
-/* Whether this process can read its own memory as another's (not under qemu's user mode). */
-static bool reads_itself(void)
-{
-	uint64_t x = 42, y = 0;
-
-	return jw_target_read(getpid(), (uintptr_t)&x, &y, sizeof(y)) == 0 && y == 42;
-}
 
 /* A class's vtable as the Itanium C++ ABI lays it out, read back from this process's memory. */
 static void test_class_names(void **state)
