@@ -94,6 +94,19 @@ for qt in ("qt5", "qt6"):
     stripped = f"{binary}_stripped"
     at = symbol_offset(os.path.join(TARGETS, binary), "_ZN7Catalog7reindexEv")
     check_case(stripped, "timer", "Catalog", f"{stripped}+0x{at:x}")
+# A program gone before its rows were named (started by jankwatch, quitting after 2 tasks, in
+# under 5 s): its rows still name the class and the slots, from its symbols.
+logs = LogDir()
+# (its output shares jankwatch's stdout)
+rc = Proc([JW_BIN, "--set", "ignore_startup_time=3", "--log-dir", logs.path, "--",
+           os.path.join(TARGETS, "jw_qt5"), "--ms", "300", "--every", "1000", "--light", "50",
+           "--count", "2"]).wait(60)
+with open(os.path.join(logs.path, "stats.csv")) as f:
+    names = {(r["handler_class"], r["message_name"]) for r in csv.DictReader(f)}
+check(rc == 0 and {("Catalog", "Catalog::reindex()"), ("Catalog", "Catalog::tick()")} <= names,
+      f"a program that exited: its rows named from its symbols ({rc}, {sorted(names)})")
+logs.cleanup()
+
 # handler_sites=0: no probe that runs per event; the stacks name a jank's slot, past Qt's
 # slot object plumbing, and only the loop's iterations have a row.
 w = watch_loop(Proc([os.path.join(TARGETS, "jw_qt5"), "--ms", "300", "--every", "1000"]), 4,

@@ -57,7 +57,12 @@ const char *jw_handler_class(const struct jw_proc *p, const struct jw_handler_fa
 	if (p->names == JW_NAMES_QT && f->klass) {
 		if (jw_qt_class_name(p->target.pid, f->klass, buf, len))
 			return buf;
+		/* Its memory gone: the vtable's symbol, where the program has one, names the class. */
 		jw_symbolizer__frame(p->sym, f->klass, false, &fr);
+		if (fr.symbol && !strncmp(fr.symbol, "vtable for ", 11)) {
+			snprintf(buf, len, "%s", fr.symbol + 11);
+			return buf;
+		}
 		return jw_frame_name(&fr, buf, len);
 	}
 	if (p->names == JW_NAMES_WAYLAND && f->klass &&

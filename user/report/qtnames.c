@@ -264,6 +264,10 @@ const char *jw_qt_slot_name(const struct jw_proc *p, uint64_t vptr, uint64_t imp
 			snprintf(buf, len, "%s", functor);
 			return buf;
 		}
+		/* The impl says @func is a function: named even once the process is gone. */
+		jw_symbolizer__frame(p->sym, func, false, &fr);
+		if (!(func & 1) && fr.symbol && !fr.sym_off)
+			return fr.symbol;
 	}
 	if (function_at(p, func, &fr))
 		return fr.symbol ? fr.symbol : jw_frame_name(&fr, buf, len);

@@ -28,6 +28,11 @@
 #define POLL_MS 100
 #define ALIVE_CHECK_NS 500000000ULL
 #define AGING_EVERY_NS (3600 * 1000000000ULL)
+/*
+ * How often the statistics rows made since are named: names read from a process's memory (Qt's
+ * classes and slots, sd-event's descriptions) are read while it runs, not after it exited.
+ */
+#define NAMING_EVERY_NS (5 * 1000000000ULL)
 #define STATUS_EVERY_NS 1000000000ULL
 
 static volatile sig_atomic_t stop_requests;
@@ -299,6 +304,7 @@ static void reload(struct session *s)
 static int run_loop(struct session *s)
 {
 	uint64_t start = jw_clock_ns(CLOCK_MONOTONIC), last_check = start, last_hang_check = start, last_aging = start;
+	uint64_t last_naming = start;
 	uint64_t hang_every = (uint64_t)s->cfg->params.v[JW_P_SAMPLE_INTERVAL] * 1000000;
 	uint64_t limit = s->cfg->duration_s > 0 ? (uint64_t)(s->cfg->duration_s * 1e9) : 0;
 	uint64_t next_look = 0, now = start;
@@ -337,6 +343,10 @@ static int run_loop(struct session *s)
 		if (now - last_aging >= AGING_EVERY_NS) {
 			last_aging = now;
 			session_age_logs(s);
+		}
+		if (now - last_naming >= NAMING_EVERY_NS) {
+			last_naming = now;
+			session_stats_keep_names(s, 0);
 		}
 		if (now - last_hang_check >= hang_every) {
 			last_hang_check = now;
