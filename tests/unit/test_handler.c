@@ -11,6 +11,7 @@
 
 #include "process/preset.h"
 #include "report/handler.h"
+#include "self_memory.h"
 
 static struct jw_proc proc(void)
 {
@@ -122,6 +123,33 @@ static struct jw_frame fr(const char *symbol, const char *module)
 }
 
 /* The handler seen in the most periods wins; a stack showing none counts for nothing. */
+/*
+ * sd-event: a source's description, read from the program's memory (here the test's own), is
+ * the class; bytes that are no name (a destroyed source's freed description) are not.
+ */
+static void test_source_class(void **state)
+{
+	static const char description[] = "catalog-reindex", utf8[] = "d\xc3\xa9p\xc3\xb4t";
+	static const char freed[] = { (char)0xc3, (char)0xa3, 'S', ']', 0x01, 0 };
+	struct jw_proc p = proc();
+	struct jw_handler_facts f = { .probe_id = 1, .inner_probe = 3 };
+	char buf[64];
+
+	(void)state;
+	if (!reads_itself())
+		skip();
+	p.target.pid = getpid();
+	p.names = JW_NAMES_SDEVENT;
+	f.klass = (uintptr_t)description;
+	assert_string_equal(jw_handler_class(&p, &f, buf, sizeof(buf)), "catalog-reindex");
+	f.klass = (uintptr_t)utf8;
+	assert_string_equal(jw_handler_class(&p, &f, buf, sizeof(buf)), utf8);
+	f.klass = (uintptr_t)freed;
+	assert_string_equal(jw_handler_class(&p, &f, buf, sizeof(buf)), "call");
+	f.klass = 0;
+	assert_string_equal(jw_handler_class(&p, &f, buf, sizeof(buf)), "call");
+}
+
 static void test_tally(void **state)
 {
 	static const char *const skip[] = { "g_", NULL };
@@ -182,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_stacks_then_address),
 		cmocka_unit_test(test_stacks_over_site),
 		cmocka_unit_test(test_read_name),
+		cmocka_unit_test(test_source_class),
 		cmocka_unit_test(test_tally),
 		cmocka_unit_test(test_tally_full),
 	};

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +46,32 @@ static const char *read_name(const struct jw_handler_facts *f, char *buf, size_t
 	return buf;
 }
 
+/*
+ * Whether @s is UTF-8 without control characters: a name a program gave, not the bytes of memory
+ * that held one once (a source destroyed after its dispatch, its description freed).
+ */
+static bool plausible_name(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int more = 0;
+
+	for (; *p; p++) {
+		if (more) {
+			if ((*p & 0xc0) != 0x80)
+				return false;
+			more--;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			return false;
+		} else if (*p >= 0x80) {
+			more = (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 :
+			       (*p & 0xf8) == 0xf0 ? 3 : -1;
+			if (more < 0)
+				return false;
+		}
+	}
+	return !more && s[0];
+}
+
 /* A Qt event's type is 16 bits; a slot object's function is an address. */
 #define QT_EVENT_TYPES 0x10000
 
@@ -72,7 +99,8 @@ const char *jw_handler_class(const struct jw_proc *p, const struct jw_handler_fa
 	}
 	/* sd-event: the source's description; a source without one, the function hooked */
 	if (p->names == JW_NAMES_SDEVENT && f->klass &&
-	    !jw_target_read_string(p->target.pid, f->klass, text, sizeof(text)) && text[0]) {
+	    !jw_target_read_string(p->target.pid, f->klass, text, sizeof(text)) &&
+	    plausible_name(text)) {
 		jw_printable_copy(buf, len, text, strlen(text));
 		return buf;
 	}
