@@ -57,6 +57,10 @@ try:
     # A preset forced on a program that is not that loop, a loop thread that is not there.
     expect(["-p", str(target.pid), "--loop", "glib"], 1, "maps no libglib-2.0.so")
     expect(["-p", str(target.pid), "--loop", "redis"], 1, "does not export aeMain")
+    # a preset of two libraries names both, and its functions as C++ reads them
+    expect(["-p", str(target.pid), "--loop", "qt"], 1,
+           "maps no libQt5Core.so or libQt6Core.so with "
+           "QCoreApplication::notifyInternal2(QObject*, QEvent*)")
     expect(["-p", str(target.pid), "--thread", "no-such-thread"], 1, "no-such-thread")
     expect(["-p", str(target.pid), "--loop", "glib", "--probe", probe], 2, "give one way")
 

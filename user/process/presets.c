@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/demangle.h"
 #include "process/elfsym.h"
 #include "process/preset_ev.h"
 #include "process/preset_nginx.h"
@@ -211,15 +212,26 @@ static void join(const char *const *names, const char *last, char *buf, size_t l
 static void describe_missing(pid_t pid, const char *exe, const struct preset_desc *d, char *why,
 			     size_t len)
 {
-	char names[256];
+	char names[256], libs[256], readable[4][128];
+	const char *needs[5], *rows[5];
+	size_t i, n = 0;
 
-	join(d->needs, " and ", names, sizeof(names));
+	/* The functions as C++ reads them; the libraries of each row of the preset (Qt 5, 6). */
+	for (i = 0; d->needs[i] && i < 4; i++)
+		needs[i] = jw_demangle(d->needs[i], readable[i], sizeof(readable[i])) ? readable[i] :
+										       d->needs[i];
+	needs[i] = NULL;
+	join(needs, " and ", names, sizeof(names));
+	for (i = 0; i < N_PRESETS && n < 4; i++)
+		if (!strcmp(presets[i].name, d->name) && presets[i].library)
+			rows[n++] = presets[i].library;
+	rows[n] = NULL;
+	join(rows, " or ", libs, sizeof(libs));
 	if (d->library && d->or_exe)
 		snprintf(why, len, "--loop %s: neither %s nor a %s that pid %d maps has %s", d->name,
-			 exe, d->library, pid, names);
+			 exe, libs, pid, names);
 	else if (d->library)
-		snprintf(why, len, "--loop %s: pid %d maps no %s with %s", d->name, pid, d->library,
-			 names);
+		snprintf(why, len, "--loop %s: pid %d maps no %s with %s", d->name, pid, libs, names);
 	else
 		snprintf(why, len, "--loop %s: %s does not export %s", d->name, exe, names);
 }
