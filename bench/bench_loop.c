@@ -146,11 +146,8 @@ int main(int argc, char **argv)
 {
 	uint64_t window_ns = 500 * 1000000ULL;
 
-	if (argc > 2 || (argc == 2 && !(window_ns = parse_window_ms(argv[1])))) {
-		fprintf(stderr, "usage: %s [WINDOW_MS]   (from 10 to 60000, default 500)\n",
-			argv[0]);
+	if (!window_from_args(argc, argv, &window_ns))
 		return 2;
-	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	run(window_ns);
 	return 0;

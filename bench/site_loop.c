@@ -116,11 +116,8 @@ static int run(void)
 
 int main(int argc, char **argv)
 {
-	if (argc > 2 || (argc == 2 && !(win.window_ns = parse_window_ms(argv[1])))) {
-		fprintf(stderr, "usage: %s [WINDOW_MS]   (from 10 to 60000, default 500)\n",
-			argv[0]);
+	if (!window_from_args(argc, argv, &win.window_ns))
 		return 2;
-	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	callback_window_start(&win);
 	return run();

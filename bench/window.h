@@ -33,6 +33,20 @@ static inline uint64_t parse_window_ms(const char *arg)
 	return (uint64_t)ms * 1000000ULL;
 }
 
+/*
+ * The window the bench loops take as their one argument, into @window_ns (left as it is when
+ * none is given); false, with the usage on stderr, when the arguments are not that.
+ */
+static inline int window_from_args(int argc, char **argv, uint64_t *window_ns)
+{
+	if (argc > 2 || (argc == 2 && !(*window_ns = parse_window_ms(argv[1])))) {
+		fprintf(stderr, "usage: %s [WINDOW_MS]   (from 10 to 60000, default 500)\n",
+			argv[0]);
+		return 0;
+	}
+	return 1;
+}
+
 /* Callbacks between two clock reads. */
 #define WINDOW_CALLS_PER_BATCH 64
 
