@@ -11,6 +11,10 @@ handler site), not from the stacks:
   sd_event_source_get_description reads. Debian's systemd-journald too (systemd's own daemons
   run sd-event from their private libsystemd-shared): a callback's row counts the syslog
   messages it was sent.
+- pipewire (jw_pw: timers of a pw_main_loop, on_reindex spinning 300 ms a second, on_tick every
+  50 ms): the callback, read through the source at the call of loop.c's timer wrapper in the
+  stripped libspa-support.so (the loop's own call of the source's func names the wrapper, which
+  that call renames), class pw_loop_iterate.
 - wayland (jw_wl: a compositor on libwayland-server and its client): each request named by its
   interface and name, read from the program's wl_interface tables at libffi's call of its
   handler: the slow task wl_surface.commit, class wl_surface.
@@ -69,6 +73,11 @@ check(abs(n - len(w.events)) <= 1,
 
 check_loop("jw_sdevent", "sd-event", "catalog-reindex", "on_reindex", "busy_work<-on_reindex",
            "light-tick", "on_tick")
+
+# PipeWire: its timers' callbacks are called by loop.c's wrapper of a timer source, in the
+# stripped libspa-support.so that libpipewire opens once the program runs.
+check_loop("jw_pw", "pipewire", "pw_loop_iterate", "on_reindex", "busy_work<-on_reindex",
+           "pw_loop_iterate", "on_tick")
 
 
 def check_journald():

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What the libev and sd-event presets find their handler sites by (process/preset_ev.c,
- * preset_sdevent.c), held to the bytes of Debian 12's libev.so.4 and libsystemd.so.0 on both
- * architectures: a call's function read through an object's field (via_reg, via_disp), what
- * the argument registers hold at it, the field a getter loads first; and libev's event masks.
+ * What the libev, sd-event and PipeWire presets find their handler sites by (process/preset_ev.c,
+ * preset_sdevent.c, preset_pipewire.c), held to the bytes of Debian 12's libev.so.4,
+ * libsystemd.so.0 and libspa-support.so on both architectures: a call's function read through
+ * an object's field (via_reg, via_disp), what the argument registers hold at it, the field a
+ * getter loads first, a tail call through an argument's field; and libev's event masks.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 #include "arch/arch.h"
 #include "self_memory.h"
 #include "process/preset_ev.h"
+#include "process/preset_pipewire.h"
 #include "report/loopnames.h"
 
 /* The last indirect call jw_arch_scan_calls() saw. */
@@ -58,6 +61,25 @@ static const uint8_t get_description[] = {
 	0x48, 0x83, 0xec, 0x08, 0x48, 0x85, 0xff, 0x74, 0x1f, 0x48, 0x85, 0xf6, 0x74, 0x42, 0x48,
 	0x8b, 0x47, 0x20, 0x48, 0x85, 0xc0, 0x74, 0x5a, 0x48, 0x89, 0x06,
 };
+/*
+ * PipeWire 0.3.65's libspa-support.so: loop_iterate's "mov %rax,%rdi; call *0x8(%rax)"
+ * (source->func(source)); source_timer_func's "mov 0x10(%rbx),%rdi; mov (%rsp),%esi;
+ * call *0x48(%rbx)" (the callback, its data the first argument); source_io_func at 0x6280:
+ * "mov 0x10(%rdi),%rcx; mov 0x20(%rdi),%edx; mov 0x18(%rdi),%esi; mov 0x48(%rdi),%rax;
+ * mov %rcx,%rdi; jmp *%rax"
+ */
+static const uint8_t pw_iterate[] = { 0x48, 0x89, 0xc7, 0xff, 0x50, 0x08 };
+static const uint8_t pw_timer[] = { 0x48, 0x8b, 0x7b, 0x10, 0x8b, 0x34, 0x24, 0xff, 0x53, 0x48 };
+static const uint8_t pw_io[] = {
+	0x48, 0x8b, 0x4f, 0x10, 0x8b, 0x57, 0x20, 0x8b, 0x77, 0x18, 0x48, 0x8b, 0x47, 0x48, 0x48,
+	0x89, 0xcf, 0xff, 0xe0,
+};
+/* the same with the callback's register changed before the jump: no tail call through a field */
+static const uint8_t pw_io_clobbered[] = {
+	0x48, 0x8b, 0x47, 0x48, 0x48, 0x89, 0xc8, 0xff, 0xe0,
+};
+#define PW_SRC 0	/* rax */
+#define PW_TIMER 3	/* rbx */
 #define EV_W 2		/* rcx */
 #define SD_S 3		/* rbx */
 #elif defined(__aarch64__)
@@ -72,6 +94,21 @@ static const uint32_t sd_dispatch[] = { 0xa9490663, 0xaa1303e0, 0xf9400a62, 0xd6
 static const uint32_t get_description[] = {
 	0xa9bf7bfd, 0x910003fd, 0xb4000100, 0xb4000241, 0xf9401002, 0xb4000362,
 };
+/*
+ * loop_iterate at 0x8760: "ldr w1, [x0, #32]; cbz w1; ldr x1, [x0, #8]; blr x1";
+ * source_timer_func at 0x5d9c: "ldr x0, [x19, #16]; ldr x2, [x19, #72]; ldr w1, [sp, #80];
+ * blr x2"; source_io_func at 0x5b40: "mov x3, x0; ldr w1, [x0, #24]; ldr w2, [x0, #32];
+ * ldr x0, [x0, #16]; ldr x3, [x3, #72]; mov x16, x3; br x16"
+ */
+static const uint32_t pw_iterate[] = { 0xb9402001, 0x34000061, 0xf9400401, 0xd63f0020 };
+static const uint32_t pw_timer[] = { 0xf9400a60, 0xf9402662, 0xb94053e1, 0xd63f0040 };
+static const uint32_t pw_io[] = {
+	0xaa0003e3, 0xb9401801, 0xb9402002, 0xf9400800, 0xf9402463, 0xaa0303f0, 0xd61f0200,
+};
+/* "ldr x3, [x0, #72]; mov x3, x1; br x3": the register changed before the jump */
+static const uint32_t pw_io_clobbered[] = { 0xf9402403, 0xaa0103e3, 0xd61f0060 };
+#define PW_SRC 0	/* x0 */
+#define PW_TIMER 19	/* x19 */
 #define EV_W 1		/* x1 */
 #define SD_S 19		/* x19 */
 #endif
@@ -101,6 +138,31 @@ static void test_sdevent_site(void **state)
 						  sizeof(get_description), &field),
 			 0);
 	assert_int_equal(field, 0x20);
+}
+
+static void test_pipewire_sites(void **state)
+{
+	struct jw_arch_call c = scan(pw_iterate, sizeof(pw_iterate));
+	int32_t field = -1;
+
+	(void)state;
+	/* the loop's call: through the source's func, the source its first argument */
+	assert_int_equal(c.via_reg, PW_SRC);
+	assert_int_equal(c.via_disp, JW_PW_SOURCE_FUNC);
+	assert_true(c.arg_copy[0] == PW_SRC || jw_arch_arg_reg(0) == PW_SRC);
+	/* a wrapper's call of the program's callback, at the field its jumping siblings read */
+	c = scan(pw_timer, sizeof(pw_timer));
+	assert_int_equal(c.via_reg, PW_TIMER);
+	assert_int_equal(c.via_disp, 0x48);
+	assert_int_equal(jw_arch_tail_call_field((const uint8_t *)pw_io, sizeof(pw_io), &field), 0);
+	assert_int_equal(field, 0x48);
+	/* not a tail call through the argument's field: a call, or the register changed */
+	assert_int_equal(jw_arch_tail_call_field((const uint8_t *)pw_io_clobbered,
+						 sizeof(pw_io_clobbered), &field),
+			 -ENOENT);
+	assert_int_equal(jw_arch_tail_call_field((const uint8_t *)pw_timer, sizeof(pw_timer),
+						 &field),
+			 -ENOENT);
 }
 #endif
 
@@ -172,6 +234,7 @@ int main(void)
 #if defined(__x86_64__) || defined(__aarch64__)
 		cmocka_unit_test(test_ev_site),
 		cmocka_unit_test(test_sdevent_site),
+		cmocka_unit_test(test_pipewire_sites),
 #endif
 		cmocka_unit_test(test_ev_masks),
 		cmocka_unit_test(test_wl_names),

@@ -17,7 +17,7 @@
 /* --loop's names: auto, syscall, and the table's presets; nothing else. */
 static void test_loop_names(void **state)
 {
-	static const char *const known[] = { "auto", "syscall", "qt", "wayland", "glib", "node",
+	static const char *const known[] = { "auto", "syscall", "qt", "wayland", "pipewire", "glib", "node",
 					     "libuv", "sd-event", "libev", "libevent", "nginx",
 					     "redis", "python" };
 	char names[256];
@@ -31,8 +31,8 @@ static void test_loop_names(void **state)
 	assert_false(jw_loop_known("Glib"));
 	jw_loop_names(names, sizeof(names));
 	/* qt is a preset of two rows (Qt 5, Qt 6), named once */
-	assert_string_equal(names, "auto, syscall, qt, wayland, glib, node, libuv, sd-event, libev, "
-			    "libevent, nginx, redis or python");
+	assert_string_equal(names, "auto, syscall, qt, wayland, pipewire, glib, node, libuv, sd-event, "
+			    "libev, libevent, nginx, redis or python");
 	assert_true(jw_loop_is_syscall("syscall"));
 	assert_false(jw_loop_is_syscall("auto"));
 }

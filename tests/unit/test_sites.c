@@ -4,6 +4,7 @@
  * calls (arch.h), PLT stubs, and the libraries' struct layouts. On x86-64 they are held to
  * objdump and to Debian's own libglib, libuv, libevent and nginx.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 
 #include "arch/arch.h"
 #include "process/elfsym.h"
+#include "process/preset_pipewire.h"
 #include "process/sites.h"
 
 #ifdef JW_LOOP_HEADERS
@@ -323,6 +325,70 @@ static void test_libuv_site(void **state)
 }
 
 /*
+ * Debian's PipeWire (libspa-support.so, stripped): the loop's one call of a source's func with the
+ * source as its argument; the wrappers' calls of the program's callback (event, timer, signal)
+ * at the field the two jumping wrappers (I/O, idle) read it from, which name it first; the
+ * jumping wrappers' entries, found among the unwind table's functions.
+ */
+static void test_pipewire_sites(void **state)
+{
+	const char *lib = "/usr/lib/x86_64-linux-gnu/spa-0.2/support/libspa-support.so";
+	struct jw_preset p = { 0 };
+	uint64_t starts[4096], start, end;
+	size_t i, n, loop = 0, wrapped = 0, entries = 0;
+	uint8_t code[64];
+	int32_t field;
+
+	(void)state;
+	/* the unwind table's functions, sorted, each bounded by the next */
+	assert_int_equal(jw_elf_function_starts(lib, starts, 4096, &n), 0);
+	assert_true(n > 100);
+	for (i = 1; i < n; i++)
+		assert_true(starts[i] > starts[i - 1]);
+	assert_int_equal(jw_elf_function_bounds(lib, starts[n / 2] + 1, &start, &end), 0);
+	assert_int_equal(start, starts[n / 2]);
+	assert_int_equal(end, starts[n / 2 + 1]);
+	assert_int_equal(jw_elf_function_starts(lib, starts, 10, &n), -E2BIG);
+	assert_int_equal(n, 10);
+
+	snprintf(p.where, sizeof(p.where), "%s", lib);
+	assert_true(jw_pipewire_hook(0, "/usr/bin/true", &p));
+	assert_string_equal(p.detail, "");
+	for (i = 0; i < p.n_probes; i++) {
+		const struct jw_preset_probe *pp = &p.probes[i];
+
+		assert_string_equal(pp->path, lib);
+		assert_true(pp->name_arg);
+		if (pp->per_callback) {
+			/* an entry that jumps through its source's field: a return probe ends it */
+			assert_int_equal(jw_file_read_at(lib, pp->offset, code, sizeof(code)), 0);
+			assert_int_equal(jw_arch_tail_call_field(code, sizeof(code), &field), 0);
+			assert_int_equal(pp->exit_offset, 0);
+			assert_int_equal(pp->chain.handler.offsets[0], field);
+			assert_int_equal(pp->chain.flags, JW_CHAIN_FIRST);
+			entries++;
+			continue;
+		}
+		struct jw_arch_call c = call_at(lib, pp->offset);
+
+		assert_true(pp->exact && c.indirect && c.mem);
+		assert_true(pp->exit_offset >= pp->offset + c.len);
+		assert_int_equal(pp->chain.handler.offsets[0], c.disp);
+		if (c.disp == JW_PW_SOURCE_FUNC) {
+			assert_int_equal(pp->chain.flags, 0);
+			loop++;
+		} else {
+			assert_int_equal(c.disp, 0x48);
+			assert_int_equal(pp->chain.flags, JW_CHAIN_FIRST);
+			wrapped++;
+		}
+	}
+	assert_int_equal(loop, 1);
+	assert_int_equal(wrapped, 3);
+	assert_int_equal(entries, 2);
+}
+
+/*
  * Debian's libevent: the callbacks' calls in the function that runs its queues, each through a
  * register or a field of the event, none through the lock table; all in one function.
  */
@@ -552,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_glib_sites),
 		cmocka_unit_test(test_libuv_site),
 		cmocka_unit_test(test_libevent_sites),
+		cmocka_unit_test(test_pipewire_sites),
 		cmocka_unit_test(test_nginx_sites),
 		cmocka_unit_test(test_place_exits),
 		cmocka_unit_test(test_no_sites),

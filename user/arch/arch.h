@@ -41,6 +41,14 @@ int jw_arch_derive_member_call(const uint8_t *code, size_t len, int32_t call_dis
  */
 int jw_arch_first_field_load(const uint8_t *code, size_t len, int32_t *field);
 
+/*
+ * Whether the function at @code (@len bytes of its start) tail-calls through a field of its first
+ * argument in a straight line from its entry: PipeWire's wrappers of an I/O or idle source's
+ * callback, "mov 0x48(%rdi),%rax; ...; jmp *%rax" (arm64: "ldr xR, [x0, #0x48]; ...; br xR"),
+ * the register loaded while the argument was still there. The field into @field; 0, or -ENOENT.
+ */
+int jw_arch_tail_call_field(const uint8_t *code, size_t len, int32_t *field);
+
 /* The register (DWARF numbering, JW_UREG_*) of a function's argument @i (0 to 3) at its entry. */
 unsigned int jw_arch_arg_reg(unsigned int i);
 

@@ -98,6 +98,50 @@ int jw_arch_derive_member_call(const uint8_t *code, size_t len, int32_t call_dis
 	return -ENOENT;
 }
 
+int jw_arch_tail_call_field(const uint8_t *code, size_t len, int32_t *field)
+{
+	/* Per register: holding x0 as the function got it (@arg), or loaded from its field. */
+	uint32_t arg = 1, loaded = 0, w, off, bit;
+	size_t n = len / 4, i;
+	int32_t from[32] = { 0 };
+	unsigned int t, base, d;
+
+	for (i = 0; i < n && i < 12; i++) {
+		w = insn_at(code + 4 * i);
+		if ((w & 0xfffffc1f) == 0xd61f0000) {			/* br xR */
+			t = w >> 5 & 31;
+			if (!(loaded >> t & 1))
+				return -ENOENT;
+			*field = from[t];
+			return 0;
+		}
+		/* b, bl, b.cond, cbz/cbnz, tbz/tbnz, blr, ret: the straight line ends */
+		if ((w & 0x7c000000) == 0x14000000 || (w & 0xff000010) == 0x54000000 ||
+		    (w & 0x7e000000) == 0x34000000 || (w & 0x7e000000) == 0x36000000 ||
+		    (w & 0xfe000000) == 0xd6000000)
+			return -ENOENT;
+		/* a store writes no register; anything else is taken to write its Rd */
+		if ((w & 0x3b000000) == 0x39000000 && !(w >> 22 & 3))
+			continue;
+		d = w & 31;
+		bit = 1u << d;
+		if (ldr_imm(w, &t, &base, &off) && (arg >> base & 1)) {
+			arg &= ~bit;					/* ldr xT, [xA, #F] */
+			loaded |= bit;
+			from[d] = (int32_t)off;
+		} else if ((w & 0xffe0ffe0) == 0xaa0003e0) {		/* mov xD, xS */
+			t = w >> 16 & 31;
+			arg = (arg & ~bit) | (arg >> t & 1) << d;
+			loaded = (loaded & ~bit) | (loaded >> t & 1) << d;
+			from[d] = from[t];
+		} else {
+			arg &= ~bit;
+			loaded &= ~bit;
+		}
+	}
+	return -ENOENT;
+}
+
 int jw_arch_first_field_load(const uint8_t *code, size_t len, int32_t *field)
 {
 	size_t n = len / 4, i;

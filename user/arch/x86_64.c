@@ -508,6 +508,60 @@ int jw_arch_derive_member_call(const uint8_t *code, size_t len, int32_t call_dis
 	return -ENOENT;
 }
 
+int jw_arch_tail_call_field(const uint8_t *code, size_t len, int32_t *field)
+{
+	/*
+	 * Per register: holding the first argument (@arg's bit), or loaded from its field
+	 * @from[reg] (@loaded's bit).
+	 */
+	unsigned int arg = 1u << 7, loaded = 0, w, m;
+	int32_t from[16] = { 0 }, disp;
+	int reg, base, src, steps = 0;
+	struct jw_x86_insn in;
+	size_t at = 0;
+
+	while (at < len && steps++ < 12) {
+		if (!jw_x86_decode(code + at, len - at, &in))
+			return -ENOENT;
+		m = in.modrm ? *in.modrm : 0;
+		if (in.op == 0xff && in.modrm && m >> 6 == 3 && (m >> 3 & 7) == 4) {
+			reg = (int)((m & 7) | (in.rex & 1 ? 8 : 0));	/* jmp *%reg */
+			if (!(loaded >> reg & 1))
+				return -ENOENT;
+			*field = from[reg];
+			return 0;
+		}
+		/* Any other way out of the straight line ends it: calls, jumps, returns. */
+		if (in.op == 0xe8 || in.op == 0xe9 || in.op == 0xeb || in.op == 0xc3 ||
+		    in.op == 0xc2 || in.op == 0xff || (in.op >= 0x70 && in.op <= 0x7f))
+			return -ENOENT;
+		w = writes(&in);
+		if (load_disp(&in, &reg, &base, &disp) && (arg >> base & 1)) {
+			arg &= ~w;				/* mov F(%arg),%reg */
+			loaded = (loaded & ~w) | 1u << reg;
+			from[reg] = disp;
+		} else if (in.modrm && m >> 6 == 3 && (in.rex & 8) &&
+			   (in.op == 0x89 || in.op == 0x8b)) {		/* mov %src,%reg */
+			src = (int)(((m >> 3) & 7) | (in.rex & 4 ? 8 : 0));
+			reg = (int)((m & 7) | (in.rex & 1 ? 8 : 0));
+			if (in.op == 0x8b) {
+				int t = src;
+
+				src = reg;
+				reg = t;
+			}
+			arg = (arg & ~w) | (arg >> src & 1) << reg;
+			loaded = (loaded & ~w) | (loaded >> src & 1) << reg;
+			from[reg] = from[src];
+		} else {
+			arg &= ~w;
+			loaded &= ~w;
+		}
+		at += in.len;
+	}
+	return -ENOENT;
+}
+
 int jw_arch_first_field_load(const uint8_t *code, size_t len, int32_t *field)
 {
 	struct jw_x86_insn in;

@@ -533,15 +533,19 @@ static uint32_t elf_u32(Elf *elf, const uint8_t *p)
 #define EH_PE_SDATA4 0x0b
 #define EH_PE_DATAREL_SDATA4 0x3b
 
-int jw_elf_function_bounds(const char *path, uint64_t at, uint64_t *start, uint64_t *end)
+/*
+ * Calls @fn with the file offset where each function of @path's unwind table begins (its
+ * .eh_frame_hdr's sorted table: a stripped library's static functions too), in the table's
+ * order, until it returns nonzero. 0, or -ENOENT when the file has no such table.
+ */
+static int each_function_start(const char *path, bool (*fn)(uint64_t off, void *ctx), void *ctx)
 {
 	struct elf_file ef;
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	Elf_Data *d;
 	const uint8_t *h;
-	uint64_t first = 0, next = UINT64_MAX, count, i, off;
-	bool found = false;
+	uint64_t count, i, off;
 	int ret = elf_file_open(path, &ef);
 
 	if (ret)
@@ -557,25 +561,71 @@ int jw_elf_function_bounds(const char *path, uint64_t at, uint64_t *start, uint6
 	count = elf_u32(ef.elf, h + 8);
 	if (count > (d->d_size - 12) / 8)
 		goto out;
+	ret = 0;
 	/* Each pair: where a function begins, from the section's address; then its FDE. */
 	for (i = 0; i < count; i++) {
 		int32_t rel = (int32_t)elf_u32(ef.elf, h + 12 + 8 * i);
 
-		if (vaddr_to_offset(ef.elf, sh.sh_addr + (int64_t)rel, &off))
-			continue;
-		if (off <= at && (!found || off > first)) {
-			first = off;
-			found = true;
-		} else if (off > at && off < next) {
-			next = off;
-		}
-	}
-	if (found && next != UINT64_MAX) {
-		*start = first;
-		*end = next;
-		ret = 0;
+		if (!vaddr_to_offset(ef.elf, sh.sh_addr + (int64_t)rel, &off) && fn(off, ctx))
+			break;
 	}
 out:
 	elf_file_close(&ef);
 	return ret;
+}
+
+struct bounds {
+	uint64_t at, first, next;
+	bool found;
+};
+
+static bool bound(uint64_t off, void *ctx)
+{
+	struct bounds *b = ctx;
+
+	if (off <= b->at && (!b->found || off > b->first)) {
+		b->first = off;
+		b->found = true;
+	} else if (off > b->at && off < b->next) {
+		b->next = off;
+	}
+	return false;
+}
+
+int jw_elf_function_bounds(const char *path, uint64_t at, uint64_t *start, uint64_t *end)
+{
+	struct bounds b = { .at = at, .next = UINT64_MAX };
+	int ret = each_function_start(path, bound, &b);
+
+	if (ret)
+		return ret;
+	if (!b.found || b.next == UINT64_MAX)
+		return -ENOENT;
+	*start = b.first;
+	*end = b.next;
+	return 0;
+}
+
+struct starts {
+	uint64_t *out;
+	size_t max, n;
+};
+
+static bool add_start(uint64_t off, void *ctx)
+{
+	struct starts *s = ctx;
+
+	if (s->n < s->max)
+		s->out[s->n] = off;
+	s->n++;
+	return false;
+}
+
+int jw_elf_function_starts(const char *path, uint64_t *out, size_t max, size_t *n)
+{
+	struct starts s = { .out = out, .max = max };
+	int ret = each_function_start(path, add_start, &s);
+
+	*n = s.n < max ? s.n : max;
+	return ret ? ret : s.n > max ? -E2BIG : 0;
 }

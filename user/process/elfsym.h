@@ -72,6 +72,13 @@ int jw_elf_plt_stub(const char *path, const char *name, uint64_t *offset);
  */
 int jw_elf_function_bounds(const char *path, uint64_t at, uint64_t *start, uint64_t *end);
 
+/*
+ * The file offsets where the functions of @path's unwind table begin, at most @max into @out
+ * (@n of them), sorted: a stripped library's static functions too. 0; -E2BIG when it has more
+ * (the first @max are there), -ENOENT when it has no table, or -errno.
+ */
+int jw_elf_function_starts(const char *path, uint64_t *out, size_t max, size_t *n);
+
 /* Reads @len bytes of @path at file offset @off into @buf. 0, or -errno (-EIO when short). */
 int jw_file_read_at(const char *path, uint64_t off, uint8_t *buf, size_t len);
 

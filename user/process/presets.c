@@ -13,6 +13,7 @@
 #include "process/elfsym.h"
 #include "process/preset_ev.h"
 #include "process/preset_nginx.h"
+#include "process/preset_pipewire.h"
 #include "process/preset_python.h"
 #include "process/preset_qt.h"
 #include "process/preset_redis.h"
@@ -72,6 +73,16 @@ static const struct preset_desc presets[] = {
 	  .needs = NAMES("wl_event_loop_dispatch", "wl_display_run"),
 	  .rule = { .dispatch = "wl_event_loop_dispatch" }, .sites = jw_sites_wayland,
 	  .names = JW_NAMES_WAYLAND },
+	/*
+	 * PipeWire's main loop (a program that runs one: pw_main_loop_run), in libspa-support,
+	 * which libpipewire opens once the program runs: each source's callback.
+	 */
+	{ .name = "pipewire", .library = "libspa-support.so",
+	  .needs = NAMES("spa_handle_factory_enum"), .imported = NAMES("pw_main_loop_run"),
+	  .rule = { .dispatch = "pw_main_loop_run",
+		    .skip = NAMES("loop_iterate", "source_io_func", "source_idle_func",
+				  "source_event_func", "source_timer_func", "source_signal_func") },
+	  .hook = jw_pipewire_hook, .why = jw_pipewire_why },
 	/* GTK, and Qt's default dispatcher. */
 	{ .name = "glib", .library = "libglib-2.0.so", .needs = NAMES("g_main_context_dispatch"),
 	  .rule = { .dispatch = "g_main_context_dispatch" }, .sites = jw_sites_glib },
