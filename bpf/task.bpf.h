@@ -40,6 +40,23 @@ static struct jw_stats_val *stats_row(struct jw_task_state *s, __u32 tid, __u32 
 }
 
 /*
+ * A nested site with JW_CHAIN_LONGEST (rename_nested) ends at @now, or the dispatch it runs in
+ * does (a wait inside it ends the task): it names the dispatch if it ran longest of such sites.
+ */
+static __always_inline void close_nested(struct jw_task_state *s, __u64 now)
+{
+	__u64 took = now - s->nest_start;
+
+	s->nest_start = 0;
+	if (!s->cur_probe || !s->nest_val || took < s->nest_best)
+		return;
+	s->nest_best = took;
+	s->cur_handler = s->nest_val;
+	s->cur_class = 0;
+	s->cur_detail = 0;
+}
+
+/*
  * The dispatch directly under the waits ended at @now (its exit lost, if @exception): counted in
  * its own statistics row, and it names the task if it is the longest.
  */
@@ -48,6 +65,9 @@ static void end_inner(struct jw_task_state *s, __u32 tid, __u64 now, bool except
 	__u64 ran = now - s->cur_start, off = s->runq_ns + s->blocked_ns - s->cur_off;
 	struct jw_stats_val *v;
 
+	/* Here, not inlined in its callers: dispatch_enter's frame is at 5.10's 512 bytes in all. */
+	if (s->nest_start)
+		close_nested(s, now);
 	if (ran >= s->inner_ns) {
 		s->inner_ns = ran;
 		s->inner_probe = s->cur_probe;
@@ -62,7 +82,7 @@ static void end_inner(struct jw_task_state *s, __u32 tid, __u64 now, bool except
 	s->cur_probe = 0;
 }
 
-/* The same, when one runs: inlined, so that a task with none makes no call. */
+/* end_inner(), when one runs: inlined, so that a task with none makes no call. */
 static __always_inline void close_inner(struct jw_task_state *s, __u32 tid, __u64 now,
 					bool exception)
 {
@@ -403,9 +423,24 @@ static __noinline void rename_nested(struct pt_regs *ctx, struct jw_task_state *
 	c = bpf_map_lookup_elem(&arg_chains, &id);
 	if (!c || ((c->flags & JW_CHAIN_FIRST) && s->cur_named))
 		return;
+	/*
+	 * Its exit (close_nested) renames the dispatch if it ran longest. Noted in @s before the
+	 * call: nothing more lives across it on the stack, which 5.10 holds to 512 bytes in all.
+	 */
+	if (c->flags & JW_CHAIN_LONGEST) {
+		s->nest_reading = 1;
+		s->nest_start = now;
+		s->nest_depth = s->depth;
+	}
 	name_inner(ctx, s, c, now);
+	if (s->nest_reading) {
+		s->nest_reading = 0;
+		s->nest_val = s->cur_handler;
+		s->cur_handler = 0;	/* as it was, below */
+	}
 	if (!s->cur_handler) {
-		/* Its chain led nowhere (a queued call by method index, no slot object): as it was. */
+		/* Its chain led nowhere (a queued call by method index, no slot object), or it names
+		 * at its exit: as it was. */
 		s->cur_handler = handler;
 		s->cur_class = klass;
 		s->cur_detail = detail;
@@ -433,6 +468,8 @@ static __always_inline void open_inner(struct pt_regs *ctx, struct jw_task_state
 	s->cur_class = 0;
 	s->cur_detail = 0;
 	s->cur_named = 0;
+	s->nest_start = 0;
+	s->nest_best = 0;
 	s->cur_delay_ns = queue_delay(s, now);
 	if (cookie & JW_COOKIE_CALLEE)
 		rename_inner(ctx, s, cookie);
@@ -524,6 +561,8 @@ static __always_inline int exit_dispatch(__u64 sp, struct task_struct *task, __u
 		/* An exit symbol called deeper than its entry still ends the innermost dispatch. */
 		s->depth--;
 	}
+	if (s->nest_start && s->depth <= s->nest_depth)
+		close_nested(s, bpf_ktime_get_ns());
 	if (s->depth == 1 && s->cur_probe)
 		close_inner(s, current_tid(task), bpf_ktime_get_ns(), false);
 	else if (s->depth == 0)

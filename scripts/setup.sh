@@ -22,7 +22,7 @@ packages=(
 	nginx libnginx-mod-http-perl gunicorn
 	libglib2.0-dev libuv1-dev libevent-dev
 	libev-dev libsystemd-dev libpipewire-0.3-dev libwayland-dev
-	qtbase5-dev qt6-base-dev
+	qtbase5-dev qt6-base-dev libgtk-4-dev xvfb
 	dpkg-dev systemd man-db
 )
 # npm fetches Node 22 for the node tests (scripts/node22.sh): Debian's nodejs comes without it

@@ -481,7 +481,17 @@ struct jw_task_state {
 	__u64 cur_class;
 	__u64 cur_detail;
 	__u32 cur_named;
-	__u32 named_pad;
+	/*
+	 * The nested site with JW_CHAIN_LONGEST running (from @nest_start, 0: none, its frame at
+	 * @nest_depth) and what it read; the longest such site so far in the running dispatch
+	 * (@nest_best ns) named it.
+	 */
+	__u32 nest_depth;
+	__u32 nest_reading;	/* its chain is being read (rename_nested) */
+	__u32 nest_pad;
+	__u64 nest_start;
+	__u64 nest_val;
+	__u64 nest_best;
 };
 
 /* A delay that is not known: the thread was not seen waking before the run began. */
@@ -505,6 +515,12 @@ enum jw_chain_flags {
 	 * first slot an event runs is its handler, not the slots that slot's signals run
 	 */
 	JW_CHAIN_FIRST = 4,
+	/*
+	 * A site nested in a naming dispatch names it if it ran longest of those that did: GTK's
+	 * frame clock phases (layout, paint), each a site, name the frame by the one that took the
+	 * time. Its exit decides.
+	 */
+	JW_CHAIN_LONGEST = 8,
 };
 
 /*

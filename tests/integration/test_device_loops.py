@@ -15,6 +15,9 @@ handler site), not from the stacks:
   50 ms): the callback, read through the source at the call of loop.c's timer wrapper in the
   stripped libspa-support.so (the loop's own call of the source's func names the wrapper, which
   that call renames), class pw_loop_iterate.
+- gtk (jw_gtk, a GTK 4 window on a headless X server): a slow frame named by the frame clock's
+  phase that took the time (GdkFrameClock::paint, ::update, ::layout), found in the stripped
+  libgtk-4 by its code.
 - wayland (jw_wl: a compositor on libwayland-server and its client): each request named by its
   interface and name, read from the program's wl_interface tables at libffi's call of its
   handler: the slow task wl_surface.commit, class wl_surface.
@@ -33,6 +36,19 @@ require_bpf()
 WATCH_S = 5
 
 
+def check_event(label, ev, tasks, cls, handler, group):
+    """@ev names @cls / @handler, matches one of the program's own @tasks within 5% and has
+    @group."""
+    check(ev["handler"] == handler and ev["handler_class"] == cls,
+          f"{label}: the event names {cls} / {handler} ({ev['handler_class']} / "
+          f"{ev['handler']})")
+    mine = task_of(ev, tasks, f"{label}: the event matches one task of the program")
+    check(matches_own(ev, mine.dur_ns / 1e6),
+          f"{label}: wall_ms {ev['wall_ms']} within 5% of the program's own "
+          f"{mine.dur_ns / 1e6:.3f}")
+    check(ev["group"] == group, f"{label}: group {ev['group']!r} is the callback's frames")
+
+
 def check_loop(binary, loop, cls, handler, group, tick_class, tick_handler, args=()):
     argv = [os.path.join(TARGETS, binary), "--ms", "300", "--every", "1000", "--light", "50",
             *args]
@@ -43,14 +59,8 @@ def check_loop(binary, loop, cls, handler, group, tick_class, tick_handler, args
           f"({[l for l in w.err if 'loop' in l]})")
     check(len(w.events) >= WATCH_S - 2, f"{loop}: the tasks' events ({len(w.events)})")
     for ev in w.events:
-        check(ev["loop"] == loop and ev["handler"] == handler and ev["handler_class"] == cls,
-              f"{loop}: the event names {cls} / {handler} ({ev['handler_class']} / "
-              f"{ev['handler']})")
-        mine = task_of(ev, w.tasks, f"{loop}: the event matches one task of the program")
-        check(matches_own(ev, mine.dur_ns / 1e6),
-              f"{loop}: wall_ms {ev['wall_ms']} within 5% of the program's own "
-              f"{mine.dur_ns / 1e6:.3f}")
-        check(ev["group"] == group, f"{loop}: group {ev['group']!r} is the callback's frames")
+        check(ev["loop"] == loop, f"{loop}: the event's loop ({ev['loop']})")
+        check_event(loop, ev, w.tasks, cls, handler, group)
     rows = {(r["handler_class"], r["message_name"]): r for r in w.rows}
     slow, tick = rows.get((cls, handler)), rows.get((tick_class, tick_handler))
     check(slow is not None and int(slow["message_count"]) == len(w.events),
@@ -137,14 +147,8 @@ def check_wayland():
           f"wayland: the preset is picked ({[l for l in w.err if 'loop' in l]})")
     check(len(w.events) >= WATCH_S - 2, f"wayland: the tasks' events ({len(w.events)})")
     for ev in w.events:
-        check(ev["handler"] == "wl_surface.commit" and ev["handler_class"] == "wl_surface",
-              f"wayland: the event names wl_surface / wl_surface.commit "
-              f"({ev['handler_class']} / {ev['handler']})")
-        mine = task_of(ev, w.tasks, "wayland: the event matches one task of the program")
-        check(matches_own(ev, mine.dur_ns / 1e6),
-              f"wayland: wall_ms {ev['wall_ms']} within 5% of the program's own "
-              f"{mine.dur_ns / 1e6:.3f}")
-        check(ev["group"] == "busy_work<-surface_commit", f"wayland: group {ev['group']!r}")
+        check_event("wayland", ev, w.tasks, "wl_surface", "wl_surface.commit",
+                    "busy_work<-surface_commit")
     rows = {(r["handler_class"], r["message_name"]): int(r["message_count"]) for r in w.rows}
     damage = rows.get(("wl_surface", "wl_surface.damage"), -1)
     commit = rows.get(("wl_surface", "wl_surface.commit"), -1)
@@ -157,7 +161,72 @@ def check_wayland():
           f"{len(w.events)} + {w.ticks[0]} to {w.ticks[1]})")
 
 
+def xvfb():
+    """A headless X server on a free display: (its Popen, DISPLAY)."""
+    binary = shutil.which("Xvfb")
+    if not binary:
+        fail("Xvfb is missing: scripts/setup.sh installs xvfb")
+    number = next(n for n in range(90, 200)
+                  if not os.path.exists(f"/tmp/.X11-unix/X{n}") and
+                  not os.path.exists(f"/tmp/.X{n}-lock"))
+    server = subprocess.Popen([binary, f":{number}", "-screen", "0", "640x480x24", "-nolisten",
+                               "tcp", "-noreset"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    wait_for(lambda: os.path.exists(f"/tmp/.X11-unix/X{number}") or server.poll() is not None,
+             15, "Xvfb's socket")
+    if server.poll() is not None:
+        fail(f"Xvfb :{number} exited ({server.returncode})")
+    return server, f":{number}"
+
+
+def check_gtk():
+    """jw_gtk, a GTK 4 window on a headless X server, whose frame clock phase --in spins 300 ms
+    once a second, and whose light timeout redraws every 100 ms: picked as gtk, each slow frame
+    named by the phase that took the time. paint and update (a tick callback) from the phase
+    hooked in the kernel, the frame's GLib dispatch its class, the phase's row counting the slow
+    frames at least; layout: GTK's X11 backend waits for the server inside the frame (the resize's
+    round trip), which ends the task there, so the rest of the frame is a task of its own, its
+    handler the phase its stacks show (GdkFrameClock::layout, a frame named from the phases in
+    the stripped libgtk-4 too)."""
+    server, display = xvfb()
+    env = dict(os.environ, DISPLAY=display, GDK_BACKEND="x11", GSK_RENDERER="cairo")
+    try:
+        for phase in ("paint", "update", "layout"):
+            name = f"GdkFrameClock::{phase}"
+            target = Proc([os.path.join(TARGETS, "jw_gtk"), "--ms", "300", "--every", "1000",
+                           "--light", "100", "--in", phase], env=env)
+            wait_for(lambda: process_age_s(target.pid) >= 3 or target.p.poll() is not None, 10,
+                     "jw_gtk to be 3 s old")
+            if target.p.poll() is not None:
+                time.sleep(0.2)
+                fail(f"gtk {phase}: jw_gtk exited ({target.p.returncode}): "
+                     f"{' '.join(target.err)[-600:]}")
+            w = watch_loop(target, 4)
+            check(w.rc == 0, f"gtk {phase}: jankwatch exits 0 ({w.rc})")
+            check(any("loop gtk (auto: " in l and "phase that took longest" in l
+                      for l in w.err),
+                  f"gtk {phase}: the preset is picked, the phases found "
+                  f"({[l for l in w.err if 'loop' in l]})")
+            check(len(w.events) >= 2, f"gtk {phase}: the slow frames' events ({len(w.events)})")
+            cls = "syscall" if phase == "layout" else "g_main_context_dispatch"
+            for ev in w.events:
+                check(ev["loop"] == "gtk", f"gtk {phase}: the event's loop ({ev['loop']})")
+                check_event(f"gtk {phase}", ev, w.tasks, cls, name, "busy_work<-spin")
+                check(f"<-{name}<-" in ev["heaviest_stack"],
+                      f"gtk {phase}: the stack names the phase ({ev['heaviest_stack']})")
+            if phase != "layout":
+                rows = {(r["handler_class"], r["message_name"]): int(r["message_count"])
+                        for r in w.rows}
+                n = rows.get((cls, name), -1)
+                check(n >= len(w.events), f"gtk {phase}: the row of {cls} / {name} counts the "
+                      f"{len(w.events)} slow frames at least ({rows})")
+    finally:
+        server.terminate()  # its socket and lock go with it
+        server.wait(10)
+
+
 check_wayland()
+check_gtk()
 if os.path.exists("/lib/systemd/systemd-journald"):
     check_journald()
 else:

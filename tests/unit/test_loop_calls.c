@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What the libev, sd-event and PipeWire presets find their handler sites by (process/preset_ev.c,
- * preset_sdevent.c, preset_pipewire.c), held to the bytes of Debian 12's libev.so.4,
- * libsystemd.so.0 and libspa-support.so on both architectures: a call's function read through
- * an object's field (via_reg, via_disp), what the argument registers hold at it, the field a
- * getter loads first, a tail call through an argument's field; and libev's event masks.
+ * What the libev, sd-event, PipeWire and GTK presets find their handler sites by
+ * (process/preset_ev.c, preset_sdevent.c, preset_pipewire.c, preset_gtk.c), held to the bytes of
+ * Debian 12's libev.so.4, libsystemd.so.0, libspa-support.so and libgtk-4.so.1 on both
+ * architectures: a call's function read through an object's field (via_reg, via_disp), what the
+ * argument registers hold at it, the field a getter loads first, a tail call through an
+ * argument's field, a signal emitted by a fixed id; and libev's event masks.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -78,6 +79,30 @@ static const uint8_t pw_io[] = {
 static const uint8_t pw_io_clobbered[] = {
 	0x48, 0x8b, 0x47, 0x48, 0x48, 0x89, 0xc8, 0xff, 0xe0,
 };
+/*
+ * GTK 4.8's libgtk-4.so.1: the frame clock's before-paint emitter at 0x478bf0,
+ * "mov 0x3d928e(%rip),%esi; xor %edx,%edx; xor %eax,%eax; jmp g_signal_emit@plt" (0xa9d20), its
+ * id at 0x851e84; the layout emitter's end from 0x478cbe: "call clock_gettime@plt;
+ * mov 0x3d91c3(%rip),%esi; xor %edx,%edx; mov %rbx,%rdi; imul ...; add ...; mov %rax,%rbp;
+ * xor %eax,%eax; call g_signal_emit@plt", its id at 0x851e8c
+ */
+static const uint8_t gtk_before_paint[] = {
+	0x8b, 0x35, 0x8e, 0x92, 0x3d, 0x00, 0x31, 0xd2, 0x31, 0xc0, 0xe9, 0x21, 0x11, 0xc3, 0xff,
+};
+static const uint8_t gtk_layout[] = {
+	0xe8, 0x2d, 0x24, 0xc3, 0xff, 0x8b, 0x35, 0xc3, 0x91, 0x3d, 0x00, 0x31, 0xd2, 0x48,
+	0x89, 0xdf, 0x48, 0x69, 0x04, 0x24, 0x00, 0xca, 0x9a, 0x3b, 0x48, 0x03, 0x44, 0x24,
+	0x08, 0x48, 0x89, 0xc5, 0x31, 0xc0, 0xe8, 0x3b, 0x10, 0xc3, 0xff,
+};
+/* before-paint's with "xor %esi,%esi" for the xor of %edx: the id no longer the argument */
+static const uint8_t gtk_clobbered[] = {
+	0x8b, 0x35, 0x8e, 0x92, 0x3d, 0x00, 0x31, 0xf6, 0x31, 0xc0, 0xe9, 0x21, 0x11, 0xc3, 0xff,
+};
+#define GTK_BEFORE_PAINT 0x478bf0
+#define GTK_BEFORE_PAINT_ID 0x851e84
+#define GTK_LAYOUT_AT 0x478cbe
+#define GTK_LAYOUT_ID 0x851e8c
+#define GTK_EMIT_STUB 0xa9d20
 #define PW_SRC 0	/* rax */
 #define PW_TIMER 3	/* rbx */
 #define EV_W 2		/* rcx */
@@ -107,6 +132,16 @@ static const uint32_t pw_io[] = {
 };
 /* "ldr x3, [x0, #72]; mov x3, x1; br x3": the register changed before the jump */
 static const uint32_t pw_io_clobbered[] = { 0xf9402403, 0xaa0103e3, 0xd61f0060 };
+/*
+ * GTK 4.8's before-paint emitter at 0x4a5e80: "adrp x1, 0x87b000; mov w2, #0;
+ * ldr w1, [x1, #948]; b g_signal_emit@plt" (0xadab0), its id at 0x87b3b4
+ */
+static const uint32_t gtk_before_paint[] = { 0xd0001ea1, 0x52800002, 0xb943b421, 0x17f01f09 };
+/* the same with "mov w1, #0" for "mov w2, #0" after the load */
+static const uint32_t gtk_clobbered[] = { 0xd0001ea1, 0xb943b421, 0x52800001, 0x17f01f09 };
+#define GTK_BEFORE_PAINT 0x4a5e80
+#define GTK_BEFORE_PAINT_ID 0x87b3b4
+#define GTK_EMIT_STUB 0xadab0
 #define PW_SRC 0	/* x0 */
 #define PW_TIMER 19	/* x19 */
 #define EV_W 1		/* x1 */
@@ -163,6 +198,36 @@ static void test_pipewire_sites(void **state)
 	assert_int_equal(jw_arch_tail_call_field((const uint8_t *)pw_timer, sizeof(pw_timer),
 						 &field),
 			 -ENOENT);
+}
+#endif
+
+#if defined(__x86_64__) || defined(__aarch64__)
+/* The GTK preset's frame clock phases: a function emitting a signal by an id from a table. */
+static void test_gtk_emitters(void **state)
+{
+	uint64_t slot = 0;
+
+	(void)state;
+	assert_int_equal(jw_arch_signal_emitter((const uint8_t *)gtk_before_paint,
+						sizeof(gtk_before_paint), GTK_BEFORE_PAINT,
+						GTK_EMIT_STUB, &slot),
+			 0);
+	assert_int_equal(slot, GTK_BEFORE_PAINT_ID);
+	/* another function than g_signal_emit, or the id's register written before the call */
+	assert_int_equal(jw_arch_signal_emitter((const uint8_t *)gtk_before_paint,
+						sizeof(gtk_before_paint), GTK_BEFORE_PAINT,
+						GTK_EMIT_STUB + 16, &slot),
+			 -ENOENT);
+	assert_int_equal(jw_arch_signal_emitter((const uint8_t *)gtk_clobbered, sizeof(gtk_clobbered),
+						GTK_BEFORE_PAINT, GTK_EMIT_STUB, &slot),
+			 -ENOENT);
+#if defined(__x86_64__)
+	/* loaded after another call, which clobbers the argument registers before it */
+	assert_int_equal(jw_arch_signal_emitter(gtk_layout, sizeof(gtk_layout), GTK_LAYOUT_AT,
+						GTK_EMIT_STUB, &slot),
+			 0);
+	assert_int_equal(slot, GTK_LAYOUT_ID);
+#endif
 }
 #endif
 
@@ -235,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_ev_site),
 		cmocka_unit_test(test_sdevent_site),
 		cmocka_unit_test(test_pipewire_sites),
+		cmocka_unit_test(test_gtk_emitters),
 #endif
 		cmocka_unit_test(test_ev_masks),
 		cmocka_unit_test(test_wl_names),

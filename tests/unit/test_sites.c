@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "arch/arch.h"
 #include "process/elfsym.h"
+#include "process/preset_gtk.h"
 #include "process/preset_pipewire.h"
 #include "process/sites.h"
 
@@ -389,6 +391,56 @@ static void test_pipewire_sites(void **state)
 }
 
 /*
+ * Debian's GTK 4 (libgtk-4.so.1, stripped): the frame clock's seven phase emitters, each emitting
+ * the id of one of seven consecutive slots; the preset hooks them after GLib's sites (this
+ * process maps GLib), names them by their ranges, the longest phase naming the frame.
+ */
+static void test_gtk_phases(void **state)
+{
+	const char *lib = "/usr/lib/x86_64-linux-gnu/libgtk-4.so.1";
+	struct jw_preset p = { 0 };
+	uint64_t at[JW_GTK_PHASES], stub, slot, prev = 0, start, end;
+	uint8_t code[512];
+	size_t k, glib;
+
+	(void)state;
+	assert_int_equal(jw_gtk_find_phases(lib, at), 0);
+	assert_int_equal(jw_elf_plt_stub(lib, "g_signal_emit", &stub), 0);
+	for (k = 0; k < JW_GTK_PHASES; k++) {
+		assert_int_equal(jw_elf_function_bounds(lib, at[k], &start, &end), 0);
+		assert_int_equal(start, at[k]);
+		assert_true(end - start <= sizeof(code));
+		assert_int_equal(jw_file_read_at(lib, start, code, end - start), 0);
+		assert_int_equal(jw_arch_signal_emitter(code, end - start, start, stub, &slot), 0);
+		assert_true(!k || slot == prev + 4);
+		prev = slot;
+	}
+
+	snprintf(p.where, sizeof(p.where), "%s", lib);
+	assert_true(jw_gtk_hook(getpid(), "/usr/bin/true", &p));
+	assert_string_equal(p.where, lib);
+	assert_int_equal(p.code_names.n, JW_GTK_PHASES);
+	glib = p.n_probes - JW_GTK_PHASES;
+	assert_true(glib >= 1 && glib <= 2);
+	assert_non_null(strstr(p.probes[0].path, "libglib-2.0.so"));
+	for (k = 0; k < JW_GTK_PHASES; k++) {
+		const struct jw_preset_probe *pp = &p.probes[glib + k];
+
+		assert_string_equal(pp->path, lib);
+		assert_int_equal(pp->offset, at[k]);
+		assert_int_equal(pp->exit_offset, 0);
+		assert_true(pp->exact && pp->name_arg);
+		assert_int_equal(pp->chain.handler.reg, JW_UREG_IP);
+		assert_int_equal(pp->chain.handler.n_offsets, 0);
+		assert_int_equal(pp->chain.flags, JW_CHAIN_LONGEST);
+		assert_string_equal(pp->entry, p.code_names.names[k].name);
+		assert_true(p.code_names.names[k].lo < p.code_names.names[k].hi);
+		assert_true(!k || p.code_names.names[k].lo >= p.code_names.names[k - 1].hi);
+	}
+	assert_string_equal(p.code_names.names[4].name, "GdkFrameClock::paint");
+}
+
+/*
  * Debian's libevent: the callbacks' calls in the function that runs its queues, each through a
  * register or a field of the event, none through the lock table; all in one function.
  */
@@ -619,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_libuv_site),
 		cmocka_unit_test(test_libevent_sites),
 		cmocka_unit_test(test_pipewire_sites),
+		cmocka_unit_test(test_gtk_phases),
 		cmocka_unit_test(test_nginx_sites),
 		cmocka_unit_test(test_place_exits),
 		cmocka_unit_test(test_no_sites),

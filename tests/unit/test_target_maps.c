@@ -118,6 +118,55 @@ static void test_find_mapping_libc(void **state)
 			 -ENOENT);
 }
 
+struct code_files {
+	char seen[64][PATH_MAX];
+	size_t n;
+	size_t stop_at;		/* stop after this many; 0: never */
+};
+
+static bool keep_file(const char *path, void *ctx)
+{
+	struct code_files *cf = ctx;
+
+	if (cf->n < 64)
+		snprintf(cf->seen[cf->n], PATH_MAX, "%s", path);
+	cf->n++;
+	return cf->stop_at && cf->n == cf->stop_at;
+}
+
+/* Each file this process runs code of, once: the executable and the C library among them. */
+static void test_each_code_file(void **state)
+{
+	struct code_files *cf = calloc(1, sizeof(*cf));
+	char exe[PATH_MAX], libc[PATH_MAX];
+	bool has_exe = false, has_libc = false;
+	size_t i, j;
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(cf);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	assert_int_equal(jw_target_find_mapping(getpid(), "libc.so.6", libc, sizeof(libc)), 0);
+	assert_int_equal(jw_target_each_code_file(getpid(), keep_file, cf), 0);
+	assert_true(cf->n >= 2 && cf->n <= 64);
+	for (i = 0; i < cf->n; i++) {
+		has_exe |= !strcmp(cf->seen[i], exe);
+		has_libc |= !strcmp(cf->seen[i], libc);
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(cf->seen[i], cf->seen[j]);
+	}
+	assert_true(has_exe && has_libc);
+	/* The visit ends when it says so. */
+	memset(cf, 0, sizeof(*cf));
+	cf->stop_at = 1;
+	assert_int_equal(jw_target_each_code_file(getpid(), keep_file, cf), 0);
+	assert_int_equal(cf->n, 1);
+	assert_int_equal(jw_target_each_code_file(999999999, keep_file, cf), -ENOENT);
+	free(cf);
+}
+
 static void test_find_mapping_exe(void **state)
 {
 	char exe[PATH_MAX], path[PATH_MAX];
@@ -281,6 +330,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_find_mapping_libc),
 		T(test_find_mapping_exe),
+		T(test_each_code_file),
 		T(test_code_range),
 		T(test_file_vaddr),
 		T(test_find_mapping_absolute),

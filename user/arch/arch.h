@@ -49,6 +49,18 @@ int jw_arch_first_field_load(const uint8_t *code, size_t len, int32_t *field);
  */
 int jw_arch_tail_call_field(const uint8_t *code, size_t len, int32_t *field);
 
+/*
+ * Whether the function at @code (@len bytes, at address @addr) emits a GObject signal by a fixed
+ * id: it loads its second argument from a fixed address (x86-64 "mov slot(%rip),%esi"; arm64
+ * "adrp xN, page; ldr w1, [xN, #off]") and calls or jumps to the function at @stub (the
+ * g_signal_emit PLT stub's address) with it, as GTK's frame clock emits a phase's signal from
+ * its class's table of signal ids. The slot's address into @slot (in @addr's space: file
+ * offsets give file-offset-like addresses, comparable between functions of one segment); 0, or
+ * -ENOENT.
+ */
+int jw_arch_signal_emitter(const uint8_t *code, size_t len, uint64_t addr, uint64_t stub,
+			   uint64_t *slot);
+
 /* The register (DWARF numbering, JW_UREG_*) of a function's argument @i (0 to 3) at its entry. */
 unsigned int jw_arch_arg_reg(unsigned int i);
 

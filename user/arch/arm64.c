@@ -142,6 +142,56 @@ int jw_arch_tail_call_field(const uint8_t *code, size_t len, int32_t *field)
 	return -ENOENT;
 }
 
+int jw_arch_signal_emitter(const uint8_t *code, size_t len, uint64_t addr, uint64_t stub,
+			   uint64_t *slot)
+{
+	uint64_t page[31] = { 0 }, pending = 0, pc, target;
+	uint32_t has_page = 0, w;
+	size_t n = len / 4, i;
+	bool loaded = false;
+	int64_t imm;
+
+	for (i = 0; i < n; i++) {
+		w = insn_at(code + 4 * i);
+		pc = addr + 4 * i;
+		if ((w & 0x7c000000) == 0x14000000) {				/* b, bl */
+			imm = (int64_t)((uint64_t)(w & 0x3ffffff) << 38) >> 36;
+			target = pc + (uint64_t)imm;
+			if (loaded && target == stub) {
+				*slot = pending;
+				return 0;
+			}
+			loaded = false;
+			has_page &= w >> 31 ? ~0x7ffffu : ~0u;	/* bl: x0-x18 clobbered */
+			continue;
+		}
+		if ((w & 0x9f000000) == 0x90000000 && (w & 31) < 31) {		/* adrp xN, page */
+			imm = (int64_t)((uint64_t)(((w >> 5) & 0x7ffff) << 2 | (w >> 29 & 3)) << 43) >>
+			      31;
+			page[w & 31] = (pc & ~0xfffULL) + (uint64_t)imm;
+			has_page |= 1u << (w & 31);
+			if ((w & 31) == 1)
+				loaded = false;
+			continue;
+		}
+		if ((w & 0xffc0001f) == 0xb9400001 && (has_page >> (w >> 5 & 31) & 1)) {
+			/* ldr w1, [xN, #off] */
+			pending = page[w >> 5 & 31] + ((w >> 10) & 0xfff) * 4;
+			loaded = true;
+			continue;
+		}
+		/* a store writes no register; anything else is taken to write its Rd */
+		if ((w & 0x3b000000) == 0x39000000 && !(w >> 22 & 3))
+			continue;
+		if ((w & 31) < 31)
+			has_page &= ~(1u << (w & 31));
+		if ((w & 31) == 1 || (w & 0xfffffc1f) == 0xd65f0000 ||
+		    (w & 0xfe000000) == 0xd6000000)
+			loaded = false;
+	}
+	return -ENOENT;
+}
+
 int jw_arch_first_field_load(const uint8_t *code, size_t len, int32_t *field)
 {
 	size_t n = len / 4, i;

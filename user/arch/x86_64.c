@@ -562,6 +562,39 @@ int jw_arch_tail_call_field(const uint8_t *code, size_t len, int32_t *field)
 	return -ENOENT;
 }
 
+int jw_arch_signal_emitter(const uint8_t *code, size_t len, uint64_t addr, uint64_t stub,
+			   uint64_t *slot)
+{
+	uint64_t pending = 0, target;
+	struct jw_x86_insn in;
+	size_t at = 0;
+	int32_t rel;
+	bool loaded = false;
+
+	while (at < len) {
+		if (!jw_x86_decode(code + at, len - at, &in))
+			return -ENOENT;
+		if ((in.op == 0xe8 || in.op == 0xe9) && in.imm) {		/* call, jmp rel32 */
+			memcpy(&rel, in.imm, sizeof(rel));
+			target = addr + at + in.len + (uint64_t)(int64_t)rel;
+			if (loaded && target == stub) {
+				*slot = pending;
+				return 0;
+			}
+			loaded = false;	/* a call clobbers %esi; after a jump, another path */
+		} else if (in.op == 0x8b && in.modrm && !(in.rex & 0xc) && *in.modrm == 0x35) {
+			memcpy(&rel, in.modrm + 1, sizeof(rel));	/* mov slot(%rip),%esi */
+			pending = addr + at + in.len + (uint64_t)(int64_t)rel;
+			loaded = true;
+		} else if ((writes(&in) >> 6 & 1) || in.op == 0xc3 || in.op == 0xff ||
+			   in.op == 0xeb || (in.op >= 0x70 && in.op <= 0x7f)) {
+			loaded = false;
+		}
+		at += in.len;
+	}
+	return -ENOENT;
+}
+
 int jw_arch_first_field_load(const uint8_t *code, size_t len, int32_t *field)
 {
 	struct jw_x86_insn in;

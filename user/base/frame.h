@@ -29,6 +29,15 @@ struct jw_frame {
 };
 
 /*
+ * Code a loop preset found in a stripped file and names itself (GTK's frame clock phases): the
+ * ELF addresses [@lo, @hi) of one function of that file.
+ */
+struct jw_code_name {
+	uint64_t lo, hi;
+	const char *name;
+};
+
+/*
  * A frame's name, as folded lines, heaviest_stack, groups and profiles show it. In order of
  * preference: the symbol; for a kernel frame without one "[kernel]+0x<pc>" (the kernel has no
  * module path to name); for a JIT frame without one "0x<pc>"; the module's base name and the

@@ -68,6 +68,28 @@ static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
 	return -ENOENT;
 }
 
+int jw_elf_code_vaddr(const char *path, uint64_t offset, uint64_t *vaddr)
+{
+	struct elf_file ef;
+	size_t n, i;
+	int ret = elf_file_open(path, &ef);
+
+	if (ret)
+		return ret;
+	ret = elf_getphdrnum(ef.elf, &n) ? -ENOEXEC : -ENOENT;
+	for (i = 0; ret == -ENOENT && i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(ef.elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+		    offset < ph.p_offset || offset >= ph.p_offset + ph.p_filesz)
+			continue;
+		*vaddr = offset - ph.p_offset + ph.p_vaddr;
+		ret = 0;
+	}
+	elf_file_close(&ef);
+	return ret;
+}
+
 /* Whether symbol name @sym is @name, allowing a "@VERSION" or "@@VERSION" suffix. */
 static bool name_matches(const char *sym, const char *name)
 {

@@ -79,6 +79,9 @@ int jw_elf_function_bounds(const char *path, uint64_t at, uint64_t *start, uint6
  */
 int jw_elf_function_starts(const char *path, uint64_t *out, size_t max, size_t *n);
 
+/* The ELF virtual address of file offset @offset of @path's code. 0, or -ENOENT, -errno. */
+int jw_elf_code_vaddr(const char *path, uint64_t offset, uint64_t *vaddr);
+
 /* Reads @len bytes of @path at file offset @off into @buf. 0, or -errno (-EIO when short). */
 int jw_file_read_at(const char *path, uint64_t off, uint8_t *buf, size_t len);
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/frame.h"
 #include "jankwatch/abi.h"
 
 /* --loop's names that are no preset: pick one (the default), or none. */
@@ -82,6 +83,18 @@ enum jw_handler_names {
 	JW_NAMES_WAYLAND,	/* Wayland's: the interface (klass) and its implementation (detail) */
 };
 
+#define JW_MAX_CODE_NAMES 8
+
+/*
+ * Functions a preset found in a stripped file by their code and names itself (GTK's frame clock
+ * phases): frames in them, and a handler its probes read there, are named so.
+ */
+struct jw_code_names {
+	char file[PATH_MAX];				/* as the process maps it */
+	struct jw_code_name names[JW_MAX_CODE_NAMES];	/* ELF addresses */
+	size_t n;
+};
+
 struct jw_preset {
 	const char *name;		/* "redis"; JW_LOOP_SYSCALL when none matched */
 	const struct jw_stack_rule *handler_rule;	/* names handlers from the stacks; or NULL */
@@ -96,6 +109,7 @@ struct jw_preset {
 	char detail[160];		/* python: why its frames cannot be read, when they cannot */
 	bool handler_addr_is_data;	/* its probes' handler address is no code (python) */
 	enum jw_handler_names names;
+	struct jw_code_names code_names;
 	/*
 	 * A master process that runs no loop: its workers, which do (at most @max into @out; how
 	 * many, 0 when @pid is no master, or -errno). NULL for most.

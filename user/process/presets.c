@@ -12,6 +12,7 @@
 #include "base/demangle.h"
 #include "process/elfsym.h"
 #include "process/preset_ev.h"
+#include "process/preset_gtk.h"
 #include "process/preset_nginx.h"
 #include "process/preset_pipewire.h"
 #include "process/preset_python.h"
@@ -36,6 +37,8 @@ struct preset_desc {
 	 * the library for something else (redis: sd_notify) is not taken for its loop. NULL: none.
 	 */
 	const char *const *imported;
+	/* ... the executable or another file it maps (weston runs its loop from libexec_weston) */
+	bool imported_by_any;
 	struct jw_stack_rule rule;	/* .dispatch set: handlers named from the stacks */
 	/* Its probes, hooked in out->where; false when they cannot be. NULL: none. */
 	bool (*hook)(pid_t pid, const char *exe, struct jw_preset *out);
@@ -68,9 +71,13 @@ static const struct preset_desc presets[] = {
 	{ .name = "qt", .library = "libQt6Core.so",
 	  .needs = NAMES("_ZN16QCoreApplication15notifyInternal2EP7QObjectP6QEvent"),
 	  .rule = QT_STACK_RULE, .hook = jw_qt_hook, .why = jw_qt_why, .names = JW_NAMES_QT },
-	/* A compositor: every client's request, by its interface and name. */
+	/*
+	 * A compositor: every client's request, by its interface and name. Mesa's EGL maps the
+	 * server library into every GL program (GTK 4's too): the program must run the loop.
+	 */
 	{ .name = "wayland", .library = "libwayland-server.so",
 	  .needs = NAMES("wl_event_loop_dispatch", "wl_display_run"),
+	  .imported = NAMES("wl_display_run", "wl_event_loop_dispatch"), .imported_by_any = true,
 	  .rule = { .dispatch = "wl_event_loop_dispatch" }, .sites = jw_sites_wayland,
 	  .names = JW_NAMES_WAYLAND },
 	/*
@@ -83,6 +90,11 @@ static const struct preset_desc presets[] = {
 		    .skip = NAMES("loop_iterate", "source_io_func", "source_idle_func",
 				  "source_event_func", "source_timer_func", "source_signal_func") },
 	  .hook = jw_pipewire_hook, .why = jw_pipewire_why },
+	/* GTK 4: GLib's loop, and a frame named by the frame clock's phase that took longest. */
+	{ .name = "gtk", .library = "libgtk-4.so", .needs = NAMES("gdk_frame_clock_request_phase"),
+	  .rule = { .dispatch = "g_main_context_dispatch",
+		    .skip = NAMES("g_signal_", "g_closure_", "gtk_", "gdk_", "gsk_") },
+	  .hook = jw_gtk_hook, .why = jw_gtk_why },
 	/* GTK, and Qt's default dispatcher. */
 	{ .name = "glib", .library = "libglib-2.0.so", .needs = NAMES("g_main_context_dispatch"),
 	  .rule = { .dispatch = "g_main_context_dispatch" }, .sites = jw_sites_glib },
@@ -170,13 +182,38 @@ static bool find_where(pid_t pid, const char *exe, const struct preset_desc *d, 
 	return jw_elf_has_functions(where, d->needs);
 }
 
+struct importer {
+	const char *skip;		/* the loop's own library */
+	const char *const *names;
+	bool found;
+};
+
+static bool imports(const char *path, void *ctx)
+{
+	struct importer *im = ctx;
+
+	if (strcmp(path, im->skip) && jw_elf_imports_any(path, im->names))
+		im->found = true;
+	return im->found;
+}
+
+/* Whether process @pid runs loop @d's loop itself (--loop auto): it calls one of its functions. */
+static bool runs_loop(pid_t pid, const char *exe, const struct preset_desc *d, const char *where)
+{
+	struct importer im = { .skip = where, .names = d->imported };
+
+	if (!d->imported || jw_elf_imports_any(exe, d->imported))
+		return true;
+	return d->imported_by_any && !jw_target_each_code_file(pid, imports, &im) && im.found;
+}
+
 /* Whether process @pid runs loop @d; says why in @why, prefixed with @how. */
 static bool detect(pid_t pid, const char *exe, const struct preset_desc *d, const char *how,
 		   bool sites, struct jw_preset *out, char *why, size_t len)
 {
 	fill(d, out);
 	if (!find_where(pid, exe, d, out->where, sizeof(out->where)) ||
-	    (d->imported && !strcmp(how, "auto") && !jw_elf_imports_any(exe, d->imported)) ||
+	    (!strcmp(how, "auto") && !runs_loop(pid, exe, d, out->where)) ||
 	    (d->hook && !d->hook(pid, exe, out)))
 		return false;
 	if (d->hook && !sites) {

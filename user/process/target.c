@@ -337,6 +337,27 @@ int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len)
 	return ret;
 }
 
+int jw_target_each_code_file(pid_t pid, bool (*fn)(const char *path, void *ctx), void *ctx)
+{
+	char mpath[64], line[PATH_MAX + 256], path[PATH_MAX], last[PATH_MAX] = "", perms[8];
+	FILE *f;
+
+	snprintf(mpath, sizeof(mpath), "/proc/%d/maps", pid);
+	f = fopen(mpath, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*x-%*x %7s", perms) != 1 || perms[2] != 'x' ||
+		    jw_maps_line_match(pid, line, "*", path, sizeof(path)) || !strcmp(path, last))
+			continue;
+		snprintf(last, sizeof(last), "%s", path);
+		if (fn(path, ctx))
+			break;
+	}
+	fclose(f);
+	return 0;
+}
+
 /* An executable mapping of a file: its addresses and the file offset mapped at the first. */
 struct code_mapping {
 	uint64_t start;

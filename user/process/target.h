@@ -53,6 +53,12 @@ int jw_maps_line_match(pid_t pid, const char *line, const char *name, char *path
 int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len);
 
 /*
+ * Calls @fn with the path (as jw_maps_line_match() gives it) of each file process @pid maps
+ * executable, once per run of its mappings, until it returns true. 0, or -errno.
+ */
+int jw_target_each_code_file(pid_t pid, bool (*fn)(const char *path, void *ctx), void *ctx);
+
+/*
  * The addresses process @pid runs @file's code at: from the start of its lowest executable
  * mapping of the file to the end of its highest (the file told by its device and inode, so that
  * a /proc/PID/map_files path works too). 0, or -ENOENT when it maps none, or -errno.

@@ -213,18 +213,25 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 	ev->end_time_ms = jw_clocks_epoch_ms(&r->clocks, t->end_ns);
 	ev->app_start_jiffies_time = proc->target.start_jiffies;
 	ev->loop = proc->loop;
+	/*
+	 * The dispatch the preset saw ran less than half the task (a wait inside a dispatch ended
+	 * the task before: the rest of it ran here without one open, GTK's X11 round trips): the
+	 * stacks say what the time went to, when the preset reads them.
+	 */
+	const char *from_stacks = proc->handler_rule ? jw_handler_tally_top(&r->handlers) : NULL;
+	bool outside = from_stacks && t->inner_probe && t->inner_ns < wall / 2;
 	struct jw_handler_facts f = {
 		.probe_id = t->probe_id,
-		.inner_probe = t->inner_probe,
-		.handler_addr = t->handler_addr,
+		.inner_probe = outside ? 0 : t->inner_probe,
+		.handler_addr = outside ? 0 : t->handler_addr,
 		.name = t->handler_name,
 		.name_len = sizeof(t->handler_name),
 		.file = t->handler_file,
 		.file_len = sizeof(t->handler_file),
 		.line = t->handler_line,
-		.from_stacks = proc->handler_rule ? jw_handler_tally_top(&r->handlers) : NULL,
-		.klass = t->handler_class,
-		.detail = t->handler_detail,
+		.from_stacks = from_stacks,
+		.klass = outside ? 0 : t->handler_class,
+		.detail = outside ? 0 : t->handler_detail,
 	};
 
 	ev->handler = jw_handler_name(proc, &f, r->handler_text, sizeof(r->handler_text));

@@ -135,12 +135,22 @@ static const char *thread_of(const struct jw_config *cfg, pid_t pid)
 }
 
 /* The loop @preset hooks, as the writers name its tasks. */
+/* The functions @preset named in a stripped file, for @p's symbolizer (when it has one yet). */
+static void name_code(struct jw_proc *p, const struct jw_preset *preset)
+{
+	const struct jw_code_names *cn = &preset->code_names;
+
+	if (cn->n)
+		jw_symbolizer__name_code(p->sym, cn->file, cn->names, cn->n);
+}
+
 static void set_loop(struct jw_proc *p, const struct jw_preset *preset)
 {
 	p->loop = preset->name;
 	p->handler_rule = preset->handler_rule;
 	p->handler_addr_is_data = preset->handler_addr_is_data;
 	p->names = preset->names;
+	name_code(p, preset);
 }
 
 /* Syscall mode: finds the wait functions of @w. */
@@ -425,6 +435,7 @@ int jw_watched__attach(struct jw_watched *w, const struct jw_watch_how *how)
 		return ret;
 	/* A program not started yet is named once it has exec'd. */
 	p->sym = how->holding ? NULL : jw_symbolizer__new(p->target.pid);
+	name_code(p, &w->preset);
 	if (!p->sym && !how->holding) {
 		ret = -errno;
 		jw_log(JW_LOG_ERROR, "cannot read the mappings of pid %d: %s", p->target.pid,
@@ -532,8 +543,10 @@ void jw_watched__settle(struct jw_watched *w, const struct jw_watch_how *how)
 	if (w->redetect)
 		redetect_preset(w, how);
 	/* Its mappings could not be read when it was watched (it was exec'ing): once more now. */
-	if (!w->proc.sym)
+	if (!w->proc.sym) {
 		w->proc.sym = jw_symbolizer__new(w->proc.target.pid);
+		name_code(&w->proc, &w->preset);
+	}
 }
 
 void jw_watched__free(struct jw_watched *w, const struct jw_watch_how *how)

@@ -45,6 +45,9 @@ struct jw_symbolizer {
 	bool offline;			/* built from a raw capture: no /proc to read */
 	struct jw_pycode *py;		/* names CPython code objects; made at the first need */
 	bool py_tried;			/* py was tried (live), or given (offline) */
+	const char *code_file;		/* a preset's names for its functions (name_code) */
+	const struct jw_code_name *code_names;
+	size_t n_code_names;
 	struct {
 		const char *mangled;	/* interned */
 		const char *name;	/* interned: what it demangles to */
@@ -520,6 +523,26 @@ static const char *source_line(struct jw_symbolizer *s, Dwfl_Module *mod, uint64
 }
 
 /* Names @pc in ELF module @mod: path, build-id, ELF address, function+offset, file:line. */
+/* Frame @fr, in a module without a symbol at ELF address @addr: the preset's name, if any. */
+static void preset_named(struct jw_symbolizer *s, struct jw_frame *fr, uint64_t addr)
+{
+	const char *base;
+	size_t k;
+
+	if (!s->code_file || !fr->module)
+		return;
+	base = strrchr(fr->module, '/');
+	if (strcmp(base ? base + 1 : fr->module, s->code_file))
+		return;
+	for (k = 0; k < s->n_code_names; k++) {
+		if (addr < s->code_names[k].lo || addr >= s->code_names[k].hi)
+			continue;
+		fr->symbol = s->code_names[k].name;
+		fr->sym_off = fr->rel_pc - s->code_names[k].lo;
+		return;
+	}
+}
+
 static void module_frame(struct jw_symbolizer *s, Dwfl_Module *mod, uint64_t pc, uint64_t lookup,
 			 struct jw_frame *fr)
 {
@@ -539,8 +562,22 @@ static void module_frame(struct jw_symbolizer *s, Dwfl_Module *mod, uint64_t pc,
 	if (name) {
 		fr->symbol = intern_symbol(s, name);
 		fr->sym_off = off + (pc - lookup);
+	} else {
+		preset_named(s, fr, lookup - (pc - fr->rel_pc));
 	}
 	fr->src = source_line(s, mod, lookup);
+}
+
+void jw_symbolizer__name_code(struct jw_symbolizer *s, const char *file,
+			      const struct jw_code_name *names, size_t n)
+{
+	const char *base = strrchr(file, '/');
+
+	if (!s)
+		return;
+	s->code_file = jw_strpool__intern(s->strings, base ? base + 1 : file);
+	s->code_names = names;
+	s->n_code_names = n;
 }
 
 /*

@@ -38,6 +38,13 @@ void jw_symbolizer__free(struct jw_symbolizer *s);
  */
 
 /*
+ * Names the functions @names (@n of them, living as long as @s) of the file whose base name is
+ * @file's where its symbols do not: a preset's names for a stripped library's code.
+ */
+void jw_symbolizer__name_code(struct jw_symbolizer *s, const char *file,
+			      const struct jw_code_name *names, size_t n);
+
+/*
  * Names user address @pc. @return_address: @pc is a caller's return address, so the call
  * instruction is looked up (pc - 1). Never fails: an unknown module leaves fr->module NULL, an
  * unknown function fr->symbol NULL. JIT code the perf map names is a JW_FRAME_JIT frame with
