@@ -181,10 +181,11 @@ def xvfb():
 
 def check_gtk():
     """jw_gtk, a GTK 4 window on a headless X server, whose frame clock phase --in spins 300 ms
-    once a second, and whose light timeout redraws every 100 ms: picked as gtk, each slow frame
-    named by the phase that took the time. paint and update (a tick callback) from the phase
-    hooked in the kernel, the frame's GLib dispatch its class, the phase's row counting the slow
-    frames at least; layout: GTK's X11 backend waits for the server inside the frame (the resize's
+    once a second (and, but for paint, whose light timeout redraws every 100 ms): picked as gtk,
+    each slow frame named by the phase that took the time. paint and update (a tick callback)
+    from the phase hooked in the kernel, the frame's GLib dispatch its class; paint's row counts
+    the slow frames (no other frame paints), update's at least those (every frame runs the tick
+    callback); layout: GTK's X11 backend waits for the server inside the frame (the resize's
     round trip), which ends the task there, so the rest of the frame is a task of its own, its
     handler the phase its stacks show (GdkFrameClock::layout, a frame named from the phases in
     the stripped libgtk-4 too)."""
@@ -193,8 +194,10 @@ def check_gtk():
     try:
         for phase in ("paint", "update", "layout"):
             name = f"GdkFrameClock::{phase}"
+            # paint: no light redraws, so that only the slow frames paint
+            light = "0" if phase == "paint" else "100"
             target = Proc([os.path.join(TARGETS, "jw_gtk"), "--ms", "300", "--every", "1000",
-                           "--light", "100", "--in", phase], env=env)
+                           "--light", light, "--in", phase], env=env)
             wait_for(lambda: process_age_s(target.pid) >= 3 or target.p.poll() is not None, 10,
                      "jw_gtk to be 3 s old")
             if target.p.poll() is not None:
@@ -214,11 +217,15 @@ def check_gtk():
                 check_event(f"gtk {phase}", ev, w.tasks, cls, name, "busy_work<-spin")
                 check(f"<-{name}<-" in ev["heaviest_stack"],
                       f"gtk {phase}: the stack names the phase ({ev['heaviest_stack']})")
-            if phase != "layout":
-                rows = {(r["handler_class"], r["message_name"]): int(r["message_count"])
-                        for r in w.rows}
-                n = rows.get((cls, name), -1)
-                check(n >= len(w.events), f"gtk {phase}: the row of {cls} / {name} counts the "
+            rows = {(r["handler_class"], r["message_name"]): int(r["message_count"])
+                    for r in w.rows}
+            n = rows.get((cls, name), -1)
+            if phase == "paint":
+                check(n == len(w.events), f"gtk paint: the row of {cls} / {name} counts the "
+                      f"{len(w.events)} slow frames, the only ones that paint ({rows})")
+            elif phase == "update":
+                # every frame runs the tick callback: a light frame's longest phase may be another
+                check(n >= len(w.events), f"gtk update: the row of {cls} / {name} counts the "
                       f"{len(w.events)} slow frames at least ({rows})")
     finally:
         server.terminate()  # its socket and lock go with it
