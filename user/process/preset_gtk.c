@@ -10,8 +10,7 @@
 #include "process/sites.h"
 #include "process/target.h"
 
-/* libgtk-4 has ~40000 functions; an emitting function is a few instructions. */
-#define MAX_FUNCTIONS (1u << 17)
+/* An emitting function is a few instructions. */
 #define MAX_EMITTER 512
 
 static const char *const phase_names[JW_GTK_PHASES] = {
@@ -21,8 +20,15 @@ static const char *const phase_names[JW_GTK_PHASES] = {
 };
 
 struct emitter {
-	uint64_t slot;		/* where its signal's id is */
-	uint64_t at;		/* its entry, a file offset */
+	uint64_t slot;			/* where its signal's id is */
+	struct jw_elf_range at;		/* the function, file offsets */
+};
+
+struct emitters {
+	uint64_t stub;		/* g_signal_emit's PLT stub */
+	struct emitter *e;
+	size_t n, max;
+	bool short_of_memory;	/* the list is not whole: nothing is trusted */
 };
 
 static int by_slot(const void *a, const void *b)
@@ -32,84 +38,71 @@ static int by_slot(const void *a, const void *b)
 	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
-/* The functions of @path (its .text @text, @size bytes, read into @code) that emit a signal. */
-static size_t emitters(const char *path, const uint8_t *code, uint64_t text, uint64_t size,
-		       uint64_t stub, struct emitter **out)
+/* A function that emits a signal, kept in @ctx (struct emitters). */
+static int emitter(const uint8_t *code, size_t len, uint64_t at, void *ctx)
 {
-	uint64_t *starts = calloc(MAX_FUNCTIONS, sizeof(*starts));
-	struct emitter *e = NULL;
-	size_t n = 0, found = 0, k;
+	struct emitters *es = ctx;
+	struct emitter *grown;
+	uint64_t slot;
 
-	if (!starts || (jw_elf_function_starts(path, starts, MAX_FUNCTIONS, &n) && !n) ||
-	    !(e = calloc(n, sizeof(*e)))) {
-		free(starts);
+	if (len > MAX_EMITTER || jw_arch_signal_emitter(code, len, at, es->stub, &slot))
 		return 0;
+	if (es->n == es->max) {
+		es->max = es->max ? 2 * es->max : 256;
+		grown = realloc(es->e, es->max * sizeof(*grown));
+		if (!grown) {
+			es->short_of_memory = true;
+			return -ENOMEM;
+		}
+		es->e = grown;
 	}
-	for (k = 0; k < n; k++) {
-		uint64_t end = k + 1 < n ? starts[k + 1] : text + size;
-
-		if (starts[k] < text || end > text + size || end <= starts[k] ||
-		    end - starts[k] > MAX_EMITTER)
-			continue;
-		if (!jw_arch_signal_emitter(code + (starts[k] - text), end - starts[k], starts[k],
-					    stub, &e[found].slot))
-			e[found++].at = starts[k];
-	}
-	free(starts);
-	*out = e;
-	return found;
+	es->e[es->n++] = (struct emitter){ .slot = slot, .at = { at, at + len } };
+	return 0;
 }
 
-int jw_gtk_find_phases(const char *gtk, uint64_t at[JW_GTK_PHASES])
+int jw_gtk_find_phases(const char *gtk, struct jw_elf_range at[JW_GTK_PHASES])
 {
-	uint64_t text, size, stub;
-	struct emitter *e = NULL;
-	size_t n, i, j, runs = 0;
-	uint8_t *code;
-	int ret = -ENOENT;
+	struct emitters es = { .e = NULL };
+	size_t i, j, k, runs = 0;
+	struct emitter *e;
 
-	if (jw_elf_plt_stub(gtk, "g_signal_emit", &stub) || jw_elf_section(gtk, ".text", &text, &size) ||
-	    size > (64u << 20) || !(code = malloc(size)))
-		return -ENOENT;
-	if (jw_file_read_at(gtk, text, code, size)) {
-		free(code);
+	if (jw_elf_plt_stub(gtk, "g_signal_emit", &es.stub) ||
+	    jw_sites_each_function(gtk, emitter, &es) || es.short_of_memory) {
+		free(es.e);
 		return -ENOENT;
 	}
-	n = emitters(gtk, code, text, size, stub, &e);
-	free(code);
-	qsort(e, n, sizeof(*e), by_slot);
+	e = es.e;
+	qsort(e, es.n, sizeof(*e), by_slot);
 	/* Runs of consecutive ids' slots, each emitted by one function: exactly one of seven. */
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && e[j].slot == e[j - 1].slot + 4 &&
-				(j + 1 == n || e[j + 1].slot != e[j].slot);
+	for (i = 0; i < es.n; i = j) {
+		for (j = i + 1; j < es.n && e[j].slot == e[j - 1].slot + 4 &&
+				(j + 1 == es.n || e[j + 1].slot != e[j].slot);
 		     j++)
 			;
 		if ((i && e[i - 1].slot == e[i].slot) || j - i != JW_GTK_PHASES)
 			continue;
 		if (runs++)
 			break;
-		for (size_t k = 0; k < JW_GTK_PHASES; k++)
+		for (k = 0; k < JW_GTK_PHASES; k++)
 			at[k] = e[i + k].at;
-		ret = 0;
 	}
 	free(e);
-	return runs == 1 ? ret : -ENOENT;
+	return runs == 1 ? 0 : -ENOENT;
 }
 
 /* The phase functions as nested sites: the one that runs longest names the frame. */
-static void add_phases(struct jw_preset *out, const char *gtk, const uint64_t at[JW_GTK_PHASES])
+static void add_phases(struct jw_preset *out, const char *gtk,
+		       const struct jw_elf_range at[JW_GTK_PHASES])
 {
 	struct jw_code_names *cn = &out->code_names;
-	uint64_t start, end;
 	size_t k;
 
 	if (out->n_probes + JW_GTK_PHASES > JW_MAX_PRESET_PROBES)
 		return;
 	snprintf(cn->file, sizeof(cn->file), "%s", gtk);
 	for (k = 0; k < JW_GTK_PHASES; k++)
-		if (jw_elf_function_bounds(gtk, at[k], &start, &end) || start != at[k] ||
-		    jw_elf_code_vaddr(gtk, at[k], &cn->names[k].lo) ||
-		    jw_elf_code_vaddr(gtk, end - 1, &cn->names[k].hi))
+		if (jw_elf_code_vaddr(gtk, at[k].lo, &cn->names[k].lo) ||
+		    jw_elf_code_vaddr(gtk, at[k].hi - 1, &cn->names[k].hi))
 			return;
 	for (k = 0; k < JW_GTK_PHASES; k++) {
 		struct jw_preset_probe *p = &out->probes[out->n_probes++];
@@ -117,7 +110,7 @@ static void add_phases(struct jw_preset *out, const char *gtk, const uint64_t at
 		memset(p, 0, sizeof(*p));
 		snprintf(p->path, sizeof(p->path), "%s", gtk);
 		p->entry = phase_names[k];
-		p->offset = at[k];
+		p->offset = at[k].lo;
 		p->exact = true;	/* where it stops is the handler: the phase's function */
 		p->per_callback = true;
 		p->name_arg = true;
@@ -134,7 +127,7 @@ static void add_phases(struct jw_preset *out, const char *gtk, const uint64_t at
 bool jw_gtk_hook(pid_t pid, const char *exe, struct jw_preset *out)
 {
 	char gtk[PATH_MAX], note[256];
-	uint64_t at[JW_GTK_PHASES];
+	struct jw_elf_range at[JW_GTK_PHASES];
 
 	(void)exe;
 	snprintf(gtk, sizeof(gtk), "%s", out->where);

@@ -11,6 +11,7 @@
 #ifndef JW_PRESET_GTK_H
 #define JW_PRESET_GTK_H
 
+#include "process/elfparts.h"
 #include "process/preset.h"
 
 /* GdkFrameClock's signals, in the order of its table of ids (GdkFrameClockPhase's). */
@@ -26,9 +27,10 @@ bool jw_gtk_hook(pid_t pid, const char *exe, struct jw_preset *out);
 void jw_gtk_why(const struct jw_preset *p, const char *how, char *why, size_t len);
 
 /*
- * The phases' functions in @gtk's code (@stub: its g_signal_emit PLT stub, a file offset): their
- * file offsets into @at, in the signals' order. 0, or -ENOENT when no one run of seven is there.
+ * The phases' functions in @gtk's code: each one's file offsets (from its entry to where the
+ * next function begins) into @at, in the signals' order. 0, or -ENOENT when no one run of seven
+ * is there.
  */
-int jw_gtk_find_phases(const char *gtk, uint64_t at[JW_GTK_PHASES]);
+int jw_gtk_find_phases(const char *gtk, struct jw_elf_range at[JW_GTK_PHASES]);
 
 #endif

@@ -9,8 +9,7 @@
 #include "process/preset_pipewire.h"
 #include "process/sites.h"
 
-/* libspa-support has ~600 functions; the wrappers' entries are read this far. */
-#define MAX_FUNCTIONS 8192
+/* The wrappers' entries are read this far. */
 #define ENTRY_BYTES 64
 /* More of either than this: not the loop this preset knows. */
 #define MAX_DISPATCH 2
@@ -23,6 +22,29 @@ struct pw_scan {
 	size_t dispatch, wrapped;
 };
 
+struct tail_scan {
+	uint64_t at[MAX_TAIL];
+	int32_t field;
+	size_t found;
+	bool refused;		/* two layouts, or too many: none is trusted */
+};
+
+static int tail_wrapper(const uint8_t *code, size_t len, uint64_t at, void *ctx)
+{
+	struct tail_scan *t = ctx;
+	int32_t f;
+
+	if (jw_arch_tail_call_field(code, len < ENTRY_BYTES ? len : ENTRY_BYTES, &f))
+		return 0;
+	if ((t->found && f != t->field) || t->found == MAX_TAIL) {
+		t->refused = true;
+		return 1;
+	}
+	t->field = f;
+	t->at[t->found++] = at;
+	return 0;
+}
+
 /*
  * The wrappers that jump to the program's callback from their entry (an I/O and an idle
  * source's): their entries, into @at (at most MAX_TAIL), and the field they read it from, the
@@ -30,39 +52,13 @@ struct pw_scan {
  */
 static size_t tail_wrappers(const char *path, uint64_t at[MAX_TAIL], int32_t *field)
 {
-	uint64_t text, text_size, *starts = calloc(MAX_FUNCTIONS, sizeof(*starts));
-	size_t n = 0, found = 0, k;
-	uint8_t code[ENTRY_BYTES];
-	int32_t f;
+	struct tail_scan t = { .found = 0 };
 
-	if (!starts || jw_elf_section(path, ".text", &text, &text_size) ||
-	    (jw_elf_function_starts(path, starts, MAX_FUNCTIONS, &n) && !n)) {
-		free(starts);
+	if (jw_sites_each_function(path, tail_wrapper, &t) || t.refused)
 		return 0;
-	}
-	for (k = 0; k < n; k++) {
-		size_t len = text + text_size - starts[k];
-
-		if (starts[k] < text || starts[k] >= text + text_size)
-			continue;
-		if (len > sizeof(code))
-			len = sizeof(code);
-		if (jw_file_read_at(path, starts[k], code, len) ||
-		    jw_arch_tail_call_field(code, len, &f))
-			continue;
-		if (found && f != *field) {
-			found = 0;	/* two layouts: neither is trusted */
-			break;
-		}
-		*field = f;
-		if (found == MAX_TAIL) {
-			found = 0;
-			break;
-		}
-		at[found++] = starts[k];
-	}
-	free(starts);
-	return found;
+	memcpy(at, t.at, t.found * sizeof(*at));
+	*field = t.field;
+	return t.found;
 }
 
 /*

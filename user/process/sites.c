@@ -454,6 +454,35 @@ int jw_sites_scan(const char *path, const char *name, bool callees, jw_site_fn f
 	return 0;
 }
 
+/* A stripped library has thousands of functions (libgtk-4: ~40000). */
+#define MAX_FUNCTIONS (1u << 17)
+
+int jw_sites_each_function(const char *path,
+			   int (*fn)(const uint8_t *code, size_t len, uint64_t at, void *ctx),
+			   void *ctx)
+{
+	uint64_t *starts = calloc(MAX_FUNCTIONS, sizeof(*starts)), end;
+	size_t n = 0, k;
+	struct code c;
+	int ret;
+
+	if (!starts)
+		return -ENOMEM;
+	ret = read_code(path, NULL, &c);
+	if (!ret && jw_elf_function_starts(path, starts, MAX_FUNCTIONS, &n) && !n)
+		ret = -ENOENT;
+	for (k = 0; !ret && k < n; k++) {
+		end = k + 1 < n ? starts[k + 1] : c.offset + c.size;
+		if (starts[k] < c.offset || end > c.offset + c.size || end <= starts[k])
+			continue;
+		if (fn(c.bytes + (starts[k] - c.offset), end - starts[k], starts[k], ctx))
+			break;
+	}
+	free(c.bytes);
+	free(starts);
+	return ret;
+}
+
 struct jw_preset_probe *jw_sites_add(struct jw_preset *out, const char *fn, uint64_t call,
 				     size_t len, int reg, bool mem, int32_t disp)
 {

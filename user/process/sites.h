@@ -79,6 +79,15 @@ int jw_sites_scan(const char *path, const char *name, bool callees, jw_site_fn f
 		  char *note, size_t len);
 
 /*
+ * Calls @fn with each function of @path's .text that its unwind table knows (a stripped
+ * library's static ones too): its code, @len bytes to where the next one begins, at file
+ * offset @at; until @fn returns nonzero. 0, or -errno (-ENOENT: no .text or no such table).
+ */
+int jw_sites_each_function(const char *path,
+			   int (*fn)(const uint8_t *code, size_t len, uint64_t at, void *ctx),
+			   void *ctx);
+
+/*
  * A preset's probe for a site in @fn of @out's file at file offset @call (@len bytes) whose
  * callback is register @reg, or with @mem read through @reg + @disp (its cookie's callee, and
  * the chain's handler), from the call to its return site. NULL when @out has no room.
