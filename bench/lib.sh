@@ -95,16 +95,30 @@ need()
 	command -v "$cmd" >/dev/null || die "$pkg installed no $cmd"
 }
 
-# Prints the median of the numbers on stdin, one a line, with printf format @1.
 # Prints "RUN_TIME_NS RUN_COUNT" of the loaded BPF program named @1 (kernel.bpf_stats_enabled
 # on), the first one of that name.
 prog_stats()
 {
-	bpftool prog show name "$1" --json |
-		python3 -c 'import json,sys; p=json.load(sys.stdin); p=p[0] if isinstance(p,list) else p
+	prog_stats_id "$(prog_ids "$1" | cut -d' ' -f1)"
+}
+
+# Prints the ids of the loaded BPF programs named @1, on one line.
+prog_ids()
+{
+	bpftool prog show --json |
+		python3 -c 'import json,sys
+print(" ".join(str(p["id"]) for p in json.load(sys.stdin) if p.get("name") == sys.argv[1]))' "$1"
+}
+
+# Prints "RUN_TIME_NS RUN_COUNT" of the loaded BPF program of id @1.
+prog_stats_id()
+{
+	bpftool prog show id "$1" --json |
+		python3 -c 'import json,sys; p=json.load(sys.stdin)
 print(p.get("run_time_ns",0), p.get("run_cnt",0))'
 }
 
+# Prints the median of the numbers on stdin, one a line, with printf format @1.
 median()
 {
 	sort -g | awk -v fmt="$1\n" '{ v[NR] = $1 }

@@ -93,25 +93,29 @@ struct {
 } py_stacks SEC(".maps");
 
 /*
- * Reads the JW_PY_STACK_READ bytes of the thread's data stack (chunk @chunk) that end just past
- * its frame @frame into @buf; returns their address, 0 when the frame is not in the chunk or
- * the read fails: the frames are then read one by one.
+ * Reads the thread's data stack (chunk @chunk) from at most JW_PY_STACK_READ bytes below its frame
+ * @frame to just past it into @buf: never past its top, whose pages may never have been touched
+ * (a read of one of them fails whole). Returns the address read from, its length in @len; 0 when
+ * the frame is not in the chunk or the read fails: the frames are then read one by one.
  */
-static __always_inline __u64 read_py_stack(__u8 *buf, __u64 chunk, __u64 frame)
+static __always_inline __u64 read_py_stack(__u8 *buf, __u64 chunk, __u64 frame, __u64 *len)
 {
-	__u64 size = 0, lo, hi, base;
+	__u64 size = 0, lo, hi, base, n;
 
 	if (!chunk || bpf_probe_read_user(&size, sizeof(size), (void *)(chunk + 8)))
 		return 0;
 	lo = chunk + 24;
 	hi = chunk + size;
-	if (size < 24 + JW_PY_STACK_READ || frame < lo || frame + JW_PY_FRAME_WINDOW > hi)
+	if (size < 24 + JW_PY_FRAME_WINDOW || frame < lo || frame + JW_PY_FRAME_WINDOW > hi)
 		return 0;
 	base = frame + JW_PY_FRAME_WINDOW - JW_PY_STACK_READ;
 	if (base < lo || base > frame)
 		base = lo;
-	if (bpf_probe_read_user(buf, JW_PY_STACK_READ, (void *)base))
+	n = frame + JW_PY_FRAME_WINDOW - base;
+	barrier_var(n);
+	if (n > JW_PY_STACK_READ || bpf_probe_read_user(buf, n, (void *)base))
 		return 0;
+	*len = n;
 	return base;
 }
 
@@ -129,7 +133,7 @@ static __noinline __u32 read_py_frames(const struct jw_task_state *s, __u8 *out,
 	__u32 id = s->py_probe - 1, code_at, instr_at, prev_at, entry_at, n = 0;
 	struct jw_py_frame *f = (struct jw_py_frame *)out;
 	const struct jw_arg_chain *c;
-	__u64 frame, tag, want, base = 0, chunk = 0;
+	__u64 frame, tag, want, base = 0, chunk = 0, len = 0;
 	__u8 *buf;
 
 	if (!s->py_probe || !s->py_tstate)
@@ -150,7 +154,7 @@ static __noinline __u32 read_py_frames(const struct jw_task_state *s, __u8 *out,
 	frame = py_current_frame(c, s->py_tstate);
 	if (c->py_tstate_chunk != JW_PY_NONE &&
 	    !bpf_probe_read_user(&chunk, sizeof(chunk), (void *)(s->py_tstate + c->py_tstate_chunk)))
-		base = read_py_stack(buf, chunk, frame);
+		base = read_py_stack(buf, chunk, frame, &len);
 	for (int i = 0; i < JW_MAX_PY_FRAMES; i++) {
 		__u64 off = frame - base, d;
 		__u32 ca, ia, pa, ea;
@@ -159,7 +163,7 @@ static __noinline __u32 read_py_frames(const struct jw_task_state *s, __u8 *out,
 		if (!frame)
 			break;
 		/* In the data stack's top as read, or alone into the room after it. */
-		if (!base || frame < base || off > JW_PY_STACK_READ - JW_PY_FRAME_WINDOW) {
+		if (!base || frame < base || off > len - JW_PY_FRAME_WINDOW) {
 			off = JW_PY_STACK_READ;
 			if (bpf_probe_read_user(buf + JW_PY_STACK_READ, JW_PY_FRAME_WINDOW,
 						(void *)frame))

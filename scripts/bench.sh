@@ -73,12 +73,15 @@ usage()
 	cat <<EOF
 Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only]
   --quick          3 repetitions, shorter windows, a 20 s watch, 10 janks (noisier)
-  --samples-only   only the per-sample cost of each --unwind mode
+  --samples-only   only the per-sample cost of each --unwind mode, of a thread's Python
+                   frames, and of naming a Python callback on each CPython
   --sites-only     only the handler sites' cost, on glib, libuv, libev, sd-event and Qt
                    loops
 Runs as root. Builds build/, installs bpftrace, libbpf-tools and gnuplot when missing, prints
 ns per task for each tool and build with ratios to the baseline and the floor, jankwatch's own
 costs, whether DESIGN.md's budget holds, and plots the cost per task to bench/results.png.
+PY_BASE=PATH: a jankwatch built from an earlier commit names a python3.11 ticker beside the
+others, and the Python naming costs are compared with it.
 EOF
 }
 
@@ -101,10 +104,12 @@ parse_args()
 
 cleanup()
 {
-	reap "$TOOL_PID"
-	reap "$REF_PID"
-	reap "$READER_PID"
-	reap "$LOOP_PID"
+	local pid
+
+	# REF_PID and LOOP_PID may hold several (python_naming_cost).
+	for pid in $TOOL_PID $REF_PID $READER_PID $LOOP_PID; do
+		reap "$pid"
+	done
 	[[ -z $BPF_STATS_WAS ]] || sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS_WAS"
 	[[ -z $WORK ]] || rm -rf "$WORK"
 }
@@ -571,13 +576,17 @@ sample_cost()
 }
 
 # What reading a thread's Python frames adds to a sample: asyncio_busy.py on Debian's python3.11,
-# its 900 ms janks run 50 Python frames deep; on_sample's BPF run time per sample with the python
-# preset (the frames read with each sample) and with --loop syscall (the same thread's sample as
-# it was before they were read), alternated PY_ROUNDS times, medians.
-PY_ROUNDS=3
+# its 900 ms janks run 50 Python frames deep. Two jankwatch watch it at once, one with the python
+# preset (its frames read with each sample), one with --loop syscall (the same thread's sample as
+# it was before they were read): on_sample's BPF run time per sample of each over the same
+# windows, so that the machine's noise falls on both alike. The one attached second runs its
+# samples a little cheaper (the first one's warmed the caches): the order alternates each round,
+# PY_ROUNDS rounds, the median of the rounds' ratios.
+PY_ROUNDS=4
 python_sample_cost()
 {
-	local prog=$ROOT/tests/targets/asyncio_busy.py loop round pid stats
+	local prog=$ROOT/tests/targets/asyncio_busy.py round pid ratios=
+	local -a order ids
 	local -A per
 
 	sysctl -qw kernel.bpf_stats_enabled=1
@@ -586,45 +595,91 @@ python_sample_cost()
 	pid=$LOOP_PID
 	sleep 3.2
 	for ((round = 0; round < PY_ROUNDS; round++)); do
-		for loop in syscall python; do
-			log "python sample cost: --loop $loop, round $((round + 1))"
-			"$BUILD/jankwatch" -p "$pid" --loop "$loop" --all --set ignore_startup_time=3 \
-				--log-dir "$WORK/py-$loop-$round" >/dev/null 2>"$WORK/py-$loop.err" &
-			TOOL_PID=$!
-			wait_for_line "$WORK/py-$loop.err" ready "$TOOL_PID" jankwatch
-			sleep "$SAMPLE_SECONDS"
-			stats=$(prog_stats on_sample)
-			stop_tool jankwatch "$WORK/py-$loop.err"
-			per[$loop]+="$(awk -v t="${stats% *}" -v n="${stats#* }" \
-				'BEGIN { printf "%.0f", n ? t / n : 0 }') "
+		order=(syscall python)
+		((round % 2)) && order=(python syscall)
+		log "python sample cost, round $((round + 1)): ${order[*]}"
+		start_py_watch "$pid" "${order[0]}" "$round"
+		TOOL_PID=$WATCH_PID
+		ids=("$WATCH_PROG")
+		start_py_watch "$pid" "${order[1]}" "$round"
+		REF_PID=$WATCH_PID
+		ids+=("$WATCH_PROG")
+		[[ -n ${ids[0]} && -n ${ids[1]} ]] || die "no on_sample program of the two jankwatch"
+		local -a t0 t1
+		t0=("$(prog_stats_id "${ids[0]}")" "$(prog_stats_id "${ids[1]}")")
+		sleep "$SAMPLE_SECONDS"
+		t1=("$(prog_stats_id "${ids[0]}")" "$(prog_stats_id "${ids[1]}")")
+		stop_tool jankwatch "$WORK/py-${order[0]}.err"
+		TOOL_PID=$REF_PID
+		REF_PID=
+		stop_tool jankwatch "$WORK/py-${order[1]}.err"
+		local i ns
+		local -A now
+		for i in 0 1; do
+			ns=$(awk -v a="${t0[i]}" -v b="${t1[i]}" 'BEGIN { split(a, x, " "); split(b, y, " ")
+				printf "%.0f", (y[2] > x[2] ? (y[1] - x[1]) / (y[2] - x[2]) : 0) }')
+			((ns > 0)) || die "jankwatch --loop ${order[i]} took no sample in $SAMPLE_SECONDS s"
+			now[${order[i]}]=$ns
+			per[${order[i]}]+="$ns "
 		done
+		ratios+="$(awk -v a="${now[python]}" -v b="${now[syscall]}" 'BEGIN { printf "%.2f", a / b }') "
 	done
 	reap "$pid"
 	LOOP_PID=
 	PY_SYSCALL=$(tr ' ' '\n' <<<"${per[syscall]}" | sed '/^$/d' | median %.0f)
 	PY_PYTHON=$(tr ' ' '\n' <<<"${per[python]}" | sed '/^$/d' | median %.0f)
-	printf '\nper-sample cost of a thread 50 Python frames deep (python3.11), BPF run time, median of %d:\n' \
+	PY_RATIO=$(tr ' ' '\n' <<<"$ratios" | sed '/^$/d' | median %.2f)
+	printf '\nper-sample cost of a thread 50 Python frames deep (python3.11), BPF run time, side by side, %d rounds:\n' \
 		"$PY_ROUNDS"
 	printf '  without its Python frames (--loop syscall)  %s ns   [%s]\n' "$PY_SYSCALL" "${per[syscall]% }"
 	printf '  with them (python preset)                    %s ns   [%s]\n' "$PY_PYTHON" "${per[python]% }"
-	awk -v a="$PY_PYTHON" -v b="$PY_SYSCALL" 'BEGIN { r = a / b
-		printf "  ratio %.2f (budget 1.5): %s\n", r, r <= 1.5 ? "within" : "OVER" }'
+	awk -v r="$PY_RATIO" -v all="${ratios% }" 'BEGIN {
+		printf "  ratio %.2f [%s] (budget 1.5): %s\n", r, all, r <= 1.5 ? "within" : "OVER" }'
+}
+
+# Starts jankwatch on python pid @1 with --loop @2 (python: its preset), logs of round @3, and
+# waits until it is ready: its pid in WATCH_PID, the id of the on_sample program it loaded in
+# WATCH_PROG. A child of this shell, so that stop_tool sees how it exits.
+start_py_watch()
+{
+	local pid=$1 loop=$2 round=$3 before
+	local -a args=(--all --set ignore_startup_time=3)
+
+	[[ $loop == python ]] || args+=(--loop "$loop")
+	before=$(prog_ids on_sample)
+	"$BUILD/jankwatch" -p "$pid" "${args[@]}" --log-dir "$WORK/py-$loop-$round" \
+		>/dev/null 2>"$WORK/py-$loop.err" &
+	WATCH_PID=$!
+	wait_for_line "$WORK/py-$loop.err" ready "$WATCH_PID" jankwatch
+	WATCH_PROG=$(comm -13 <(tr ' ' '\n' <<<"$before" | sort) \
+		<(prog_ids on_sample | tr ' ' '\n' | sort) | head -1)
 }
 
 # What naming a Python callback costs on each CPython: asyncio_busy.py's 1 ms call_later ticker
 # (each tick one evaluation entered under the waits, its code object and its timer's due time
 # read) on 3.11 (Debian), 3.12 and 3.13 (pyenv, where present), 3.13 and 3.14 (roots of
-# scripts/pyroot.sh); dispatch_enter's BPF run time over SAMPLE_SECONDS per task (a task, one
-# loop iteration between two waits, runs one tick), and per run.
+# scripts/pyroot.sh), all at once, each watched by a jankwatch of its own: dispatch_enter's BPF
+# run time per task (a task, one loop iteration between two waits, runs one tick) over the same
+# PY_ROUNDS windows, and its ratio to 3.11's in each window, medians. With PY_BASE=JANKWATCH (a
+# build of an earlier commit), a 3.11 ticker watched by that one comes first, the others' ratio
+# is to it.
 python_naming_cost()
 {
-	local prog=$ROOT/tests/targets/asyncio_busy.py label pid stats tasks
-	local -a cmd
+	local prog=$ROOT/tests/targets/asyncio_busy.py label pid before round i tasks base_rpt=0
+	local -a cmd labels=() ids=() tools=() loops=() t0 t1 runs all=()
+	local -A ns
+	local tool
 
 	sysctl -qw kernel.bpf_stats_enabled=1
-	printf '\nnaming a Python callback (dispatch_enter, BPF run time, a 1 ms ticker):\n'
-	for label in 3.11 pyenv-3.12 pyenv-3.13 3.13 3.14; do
+	[[ -z ${PY_BASE:-} ]] || all+=(base-3.11)
+	for label in "${all[@]}" 3.11 pyenv-3.12 pyenv-3.13 3.13 3.14; do
+		tool=$BUILD/jankwatch
 		case $label in
+		base-3.11)
+			[[ -x $PY_BASE ]] || die "PY_BASE: no jankwatch at $PY_BASE"
+			tool=$PY_BASE
+			cmd=(/usr/bin/python3.11 "$prog")
+			;;
 		3.11) cmd=(/usr/bin/python3.11 "$prog") ;;
 		pyenv-*)
 			cmd=("$(ls -d /root/.pyenv/versions/"${label#pyenv-}".*/bin/python"${label#pyenv-}" 2>/dev/null |
@@ -638,22 +693,63 @@ python_naming_cost()
 			;;
 		esac
 		"${cmd[@]}" --light 1 --every 100000 >/dev/null &
-		LOOP_PID=$!
-		pid=$LOOP_PID
+		pid=$!
+		loops+=("$pid")
+		LOOP_PID="${loops[*]}"
 		sleep 3.2
-		"$BUILD/jankwatch" -p "$pid" --set ignore_startup_time=3 --log-dir "$WORK/py-name-$label" \
-			>/dev/null 2>"$WORK/py-name.err" &
-		TOOL_PID=$!
-		wait_for_line "$WORK/py-name.err" ready "$TOOL_PID" jankwatch
+		before=$(prog_ids dispatch_enter)
+		"$tool" -p "$pid" --set ignore_startup_time=3 --log-dir "$WORK/py-name-$label" \
+			>/dev/null 2>"$WORK/py-name-$label.err" &
+		tools+=($!)
+		REF_PID="${tools[*]}"
+		wait_for_line "$WORK/py-name-$label.err" ready "${tools[-1]}" jankwatch
+		labels+=("$label")
+		ids+=("$(comm -13 <(tr ' ' '\n' <<<"$before" | sort) \
+			<(prog_ids dispatch_enter | tr ' ' '\n' | sort) | head -1)")
+	done
+	((${#labels[@]})) || return 0
+	log "python naming cost: ${labels[*]} side by side, $PY_ROUNDS windows of $SAMPLE_SECONDS s"
+	for ((round = 0; round < PY_ROUNDS; round++)); do
+		t0=(); t1=()
+		for i in "${!ids[@]}"; do t0+=("$(prog_stats_id "${ids[i]}")"); done
 		sleep "$SAMPLE_SECONDS"
-		stats=$(prog_stats dispatch_enter)
-		stop_tool jankwatch "$WORK/py-name.err"
+		for i in "${!ids[@]}"; do t1+=("$(prog_stats_id "${ids[i]}")"); done
+		for i in "${!ids[@]}"; do
+			ns[$i]+="$(awk -v a="${t0[i]}" -v b="${t1[i]}" 'BEGIN { split(a, x, " "); split(b, y, " ")
+				printf "%.0f", (y[2] > x[2] ? (y[1] - x[1]) / (y[2] - x[2]) : 0) }') "
+		done
+	done
+	# Runs a task over the whole run: dispatch_enter's count before it goes, jankwatch's tasks.
+	runs=()
+	for i in "${!ids[@]}"; do runs+=("$(prog_stats_id "${ids[i]}")"); done
+	for i in "${!tools[@]}"; do
+		TOOL_PID=${tools[i]}
+		stop_tool jankwatch "$WORK/py-name-${labels[i]}.err"
+	done
+	REF_PID=
+	for pid in "${loops[@]}"; do
 		reap "$pid"
-		LOOP_PID=
-		tasks=$(sed -n 's/^jankwatch: \([0-9]*\) tasks, .*/\1/p' "$WORK/py-name.err")
-		awk -v t="${stats% *}" -v n="${stats#* }" -v k="${tasks:-0}" -v l="$label" \
-			'BEGIN { printf "  %-12s %5.0f ns a task (%d tasks), %4.0f ns a run (%d runs)\n",
-				l, k ? t / k : 0, k, n ? t / n : 0, n }' 
+	done
+	LOOP_PID=
+	printf '\nnaming a Python callback (dispatch_enter, BPF run time, a 1 ms ticker each), side by side, median of %d windows:\n' \
+		"$PY_ROUNDS"
+	for i in "${!labels[@]}"; do
+		tasks=$(sed -n 's/^jankwatch: \([0-9]*\) tasks, .*/\1/p' "$WORK/py-name-${labels[i]}.err")
+		[[ $i == 0 ]] && base_rpt=$(awk -v k="${tasks:-0}" -v n="${runs[i]#* }" \
+			'BEGIN { printf "%.4f", k ? n / k : 0 }')
+		awk -v per="${ns[$i]% }" -v base="${ns[0]% }" -v k="${tasks:-0}" -v n="${runs[i]#* }" \
+		    -v l="${labels[i]}" -v l0="${labels[0]}" -v first="$i" -v brpt="$base_rpt" 'function med(a, m,  c, t, j, q) {
+				c = split(a, t, " "); for (j = 1; j <= c; j++) for (q = j + 1; q <= c; q++)
+					if (t[q] < t[j]) { m = t[j]; t[j] = t[q]; t[q] = m }
+				return c % 2 ? t[(c + 1) / 2] : (t[c / 2] + t[c / 2 + 1]) / 2 }
+			BEGIN { rpt = k ? n / k : 0; c = split(per, p, " "); split(base, b, " ")
+				for (j = 1; j <= c; j++)
+					r = r sprintf("%s%.2f", j > 1 ? " " : "", b[j] * brpt ? p[j] * rpt / (b[j] * brpt) : 0)
+				printf "  %-12s %5.0f ns a task, %4.0f ns a run (%.2f runs a task)", l, med(per) * rpt,
+					med(per), rpt
+				if (first == 0) { printf "\n"; exit }
+				m = med(r)
+				printf "   x%.2f of %s [%s]: %s\n", m, l0, r, m <= 1.05 ? "within" : "OVER" }'
 	done
 }
 
