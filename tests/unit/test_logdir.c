@@ -406,6 +406,69 @@ static void test_events_rotate(void **state)
 	assert_int_equal(st.st_size, 1049 * 999);
 }
 
+/* Appends a line of almost 1 MiB of @tag: the file before it, if any, is rotated first. */
+static void big_line(struct fixture *fx, char tag)
+{
+	static char line[1024 * 1024 - 100];
+
+	memset(line, tag, sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\n';
+	assert_int_equal(jw_logdir__append_event(fx->d, line, sizeof(line)), 0);
+}
+
+static char first_byte(struct fixture *fx, const char *name)
+{
+	char buf[8] = "";
+
+	assert_true(read_file(at(fx, name), buf, sizeof(buf)) > 0);
+	return buf[0];
+}
+
+/*
+ * events_keep=3: each rotation renames the files one number up (the newest is .1) and drops the
+ * one past .3; a smaller events_keep later drops the one its rotation passes.
+ */
+static void test_events_keep(void **state)
+{
+	struct fixture *fx = *state;
+
+	open_logs(fx, "logs", 100);
+	jw_logdir__set_events_keep(fx->d, 3);
+	big_line(fx, 'a');
+	big_line(fx, 'b');
+	big_line(fx, 'c');
+	big_line(fx, 'd');
+	assert_listing(at(fx, "logs"), "events.jsonl events.jsonl.1 events.jsonl.2 events.jsonl.3");
+	assert_int_equal(first_byte(fx, "logs/events.jsonl.3"), 'a');
+	assert_int_equal(first_byte(fx, "logs/events.jsonl.2"), 'b');
+	assert_int_equal(first_byte(fx, "logs/events.jsonl.1"), 'c');
+	assert_int_equal(first_byte(fx, "logs/events.jsonl"), 'd');
+	big_line(fx, 'e');
+	/* The a-file is gone, every other moved up. */
+	assert_listing(at(fx, "logs"), "events.jsonl events.jsonl.1 events.jsonl.2 events.jsonl.3");
+	assert_int_equal(first_byte(fx, "logs/events.jsonl.3"), 'b');
+	assert_int_equal(first_byte(fx, "logs/events.jsonl.2"), 'c');
+	assert_int_equal(first_byte(fx, "logs/events.jsonl.1"), 'd');
+	assert_int_equal(first_byte(fx, "logs/events.jsonl"), 'e');
+
+	/* Kept down to 2: the next rotation drops .3 (past .2) and moves the rest up. */
+	jw_logdir__set_events_keep(fx->d, 2);
+	big_line(fx, 'f');
+	assert_listing(at(fx, "logs"), "events.jsonl events.jsonl.1 events.jsonl.2");
+	assert_int_equal(first_byte(fx, "logs/events.jsonl.2"), 'd');
+	assert_int_equal(first_byte(fx, "logs/events.jsonl.1"), 'e');
+
+	/* Out of range: 0 counts as 1, a huge value as the most. */
+	jw_logdir__set_events_keep(fx->d, 0);
+	big_line(fx, 'g');
+	assert_listing(at(fx, "logs"), "events.jsonl events.jsonl.1");
+	assert_int_equal(first_byte(fx, "logs/events.jsonl.1"), 'f');
+	jw_logdir__set_events_keep(fx->d, 1000000);
+	big_line(fx, 'h');
+	assert_listing(at(fx, "logs"), "events.jsonl events.jsonl.1 events.jsonl.2");
+	assert_int_equal(first_byte(fx, "logs/events.jsonl.2"), 'f');
+}
+
 /* A link planted as events.jsonl.1 is replaced by the rotation, its target untouched. */
 static void test_events_rotate_over_link(void **state)
 {
@@ -679,6 +742,7 @@ int main(void)
 		T(test_append_event),
 		T(test_append_event_outside_quota),
 		T(test_events_rotate),
+		T(test_events_keep),
 		T(test_events_rotate_over_link),
 		T(test_remove_old_reports),
 		T(test_replace_and_read),

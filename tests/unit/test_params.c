@@ -46,6 +46,12 @@ static const struct range_case ranges[] = {
 	{ JW_P_STATS_MAX_ENTRIES, "stats_max_entries", 1500, 1, 1000000, "allowed 1..1000000" },
 	{ JW_P_WAIT_TRACEPOINTS, "wait_tracepoints", 2, 0, 2, "allowed 0..2" },
 	{ JW_P_HANDLER_SITES, "handler_sites", 500, 0, 1000000, "allowed 0..1000000" },
+	/* SPEC's F16 row: the ones for log shippers, the journal and the metrics. */
+	{ JW_P_EVENTS_KEEP, "events_keep", 1, 1, 100, "allowed 1..100" },
+	{ JW_P_EVENTS_LINE_MAX, "events_line_max", 4096, 2048, 1048576, "allowed 2048..1048576" },
+	{ JW_P_JOURNAL, "journal", 0, 0, 1, "allowed 0..1" },
+	{ JW_P_METRICS_INTERVAL_S, "metrics_interval_s", 15, 1, 3600, "allowed 1..3600" },
+	{ JW_P_METRICS_MAX_HANDLERS, "metrics_max_handlers", 100, 1, 10000, "allowed 1..10000" },
 };
 
 #define N_RANGES (sizeof(ranges) / sizeof(ranges[0]))
@@ -158,7 +164,8 @@ static void test_key_errors(void **state)
 	set_fails(fx, "threshold=100", "did you mean threshold_ms?");
 	set_fails(fx, "brust=off", "did you mean burst?");
 	set_fails(fx, "foo=1", "foo=1: unknown parameter, valid: log_type, sample_interval, ");
-	assert_contains(fx->err, "wait_tracepoints, handler_sites, burst");
+	assert_contains(fx->err, "handler_sites, events_keep, events_line_max, journal, metrics_interval_s, "
+			"metrics_max_handlers, burst");
 	set_fails(fx, "sample_interval", "sample_interval: missing '='");
 	set_fails(fx, "=5", "missing parameter name");
 	set_fails(fx, "", "missing '='");

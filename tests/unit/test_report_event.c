@@ -5,7 +5,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -167,6 +169,130 @@ static void test_appends(void **state)
 	assert_int_equal(b->data[one - 1], '\n');
 }
 
+/* A C++-like frame @i of a deep stack: a long demangled name, a multi-byte character. */
+static void deep_stack(char *buf, size_t len, int frames)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < frames && n < len; i++)
+		n += snprintf(buf + n, len - n,
+			      "%sstd::_Function_handler<void (int), ns::Widget<std::vector<int>>::"
+			      "on_event_\xc3\xa9%d(int)>::_M_invoke(std::_Any_data const&, int&&)",
+			      i ? "<-" : "", i);
+}
+
+/* Whether @line (one JSON line) has a "heaviest_stack" that starts with @prefix. */
+static const char *stack_in(const char *line)
+{
+	const char *p = strstr(line, "\"heaviest_stack\":\"");
+
+	return p ? p + strlen("\"heaviest_stack\":\"") : NULL;
+}
+
+/*
+ * A 200-frame C++ stack: the line stays within the bound; heaviest_stack keeps its innermost
+ * frames whole, in order, and ends with a marker of how many it left out; the other fields are
+ * untouched; the unbounded line holds every frame.
+ */
+static void test_bounded_stack(void **state)
+{
+	struct jw_buf *b = *state;
+	static char stack[200 * 200];
+	char marker[32];
+	const char *st, *end;
+	size_t kept = 0;
+	struct jw_event e = {
+		.event = "MAIN_THREAD_JANK",
+		.bundle_name = "qtapp",
+		.pid = 7,
+		.handler = "Widget::paint",
+		.group = "a<-b",
+		.wall_ms = 300,
+		.jank_id = "00112233aabbccdd",
+	};
+
+	deep_stack(stack, sizeof(stack), 200);
+	e.heaviest_stack = stack;
+	jw_event_format(&e, b);
+	assert_true(b->len > 20000);
+	jw_buf_reset(b);
+	assert_false(jw_event_format_bounded(&e, b, 0));
+	assert_true(b->len > 20000);
+
+	jw_buf_reset(b);
+	assert_true(jw_event_format_bounded(&e, b, 4096));
+	assert_int_equal(b->err, 0);
+	assert_true(b->len <= 4096);
+	assert_true(b->len > 3500);	/* as many frames as fit, not a few */
+	assert_int_equal(b->data[b->len - 1], '\n');
+	assert_null(memchr(b->data, '\n', b->len - 1));
+	st = stack_in(b->data);
+	assert_non_null(st);
+	end = strchr(st, '"');
+	assert_non_null(end);
+	/* Whole frames of the original, from its innermost. */
+	for (const char *p = st; p < end; p++)
+		kept += !strncmp(p, "<-", 2);
+	assert_true(kept >= 10);
+	assert_memory_equal(st, stack, (size_t)(strstr(st, "<-[+") - st));
+	snprintf(marker, sizeof(marker), "<-[+%zu frames]\"", 200 - kept);
+	assert_memory_equal(strstr(st, "<-[+"), marker, strlen(marker));
+	assert_non_null(strstr(b->data, "\"handler\":\"Widget::paint\""));
+	assert_non_null(strstr(b->data, "\"group\":\"a<-b\""));
+	assert_non_null(strstr(b->data, "\"jank_id\":\"00112233aabbccdd\"}\n"));
+
+	/* A short stack is not cut at all. */
+	jw_buf_reset(b);
+	e.heaviest_stack = "f<-g";
+	assert_false(jw_event_format_bounded(&e, b, 4096));
+	assert_non_null(strstr(b->data, "\"heaviest_stack\":\"f<-g\""));
+}
+
+/*
+ * Past the bound with no frame left, the free-text fields are cut (on a character's start) and a
+ * long path becomes its file name: the line fits in the smallest bound events_line_max takes.
+ */
+static void test_bounded_text(void **state)
+{
+	struct jw_buf *b = *state;
+	static char name[6000], path[3000];
+	const char *paths[] = { path };
+	const char *h;
+	struct jw_event e = {
+		.event = "MAIN_THREAD_JANK",
+		.heaviest_stack = "one_frame",
+		.external_log = paths,
+		.n_external_log = 1,
+	};
+	size_t i;
+
+	for (i = 0; i + 2 < sizeof(name); i += 2)
+		memcpy(name + i, "\xc3\xa9", 2);	/* U+00E9, two bytes each */
+	memset(path, 'd', sizeof(path));
+	path[0] = '/';
+	strcpy(path + sizeof(path) - 13, "/stack-1.txt");
+	e.handler = name;
+	e.group = name;
+	e.waker = name;
+	e.handler_class = name;
+	e.bundle_name = name;
+	e.loop = name;
+	assert_true(jw_event_format_bounded(&e, b, 2048));
+	assert_int_equal(b->err, 0);
+	assert_true(b->len <= 2048);
+	h = strstr(b->data, "\"handler\":\"");
+	assert_non_null(h);
+	h += strlen("\"handler\":\"");
+	/* JW_EVENT_TEXT_CUT bytes at most, whole characters, then the marker. */
+	assert_true(strstr(h, "[...]\"") - h + 5 <= JW_EVENT_TEXT_CUT);
+	assert_true(strstr(h, "[...]\"") - h + 5 > JW_EVENT_TEXT_CUT - 2);
+	assert_int_equal((strstr(h, "[...]\"") - h) % 2, 0);
+	assert_non_null(strstr(b->data, "\"external_log\":[\"stack-1.txt\"]"));
+	assert_non_null(strstr(b->data, "\"heaviest_stack\":\"[+1 frame]\""));
+}
+
 static void test_cause(void **state)
 {
 	(void)state;
@@ -209,6 +335,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_null_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escaped_strings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_appends, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bounded_stack, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bounded_text, setup, teardown),
 		cmocka_unit_test(test_cause),
 		cmocka_unit_test(test_cause_ties),
 		cmocka_unit_test(test_cause_bad_values),

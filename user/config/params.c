@@ -79,6 +79,20 @@ static const struct param_def params_table[] = {
 		"glib and libuv: probes where the loop calls its callbacks name every callback's "
 		"statistics row and a timer's lateness, while a process makes at most this many "
 		"such calls a second (removed above: two probe hits each); 0: none" },
+	[JW_P_EVENTS_KEEP] = { JW_P_EVENTS_KEEP, "events_keep", 1, 1, JW_EVENTS_KEEP_MAX, 0, 0,
+		"rotated events.jsonl files kept (events.jsonl.1 .. .N), 1 MiB each" },
+	[JW_P_EVENTS_LINE_MAX] = { JW_P_EVENTS_LINE_MAX, "events_line_max", JW_EVENTS_LINE_DEFAULT,
+		JW_EVENTS_LINE_MIN, 1048576, 0, 0,
+		"bytes an event line may take: past it heaviest_stack keeps its innermost frames "
+		"(the stack log keeps all)" },
+	[JW_P_JOURNAL] = { JW_P_JOURNAL, "journal", 0, 0, 1, 0, 0,
+		"1: each event also into the systemd journal" },
+	[JW_P_METRICS_INTERVAL_S] = { JW_P_METRICS_INTERVAL_S, "metrics_interval_s", 15, 1, 3600,
+		0, 0, "seconds between two writes of metrics_textfile" },
+	[JW_P_METRICS_MAX_HANDLERS] = { JW_P_METRICS_MAX_HANDLERS, "metrics_max_handlers", 100, 1,
+		10000, 0, 0,
+		"handlers with series of their own in the metrics; the others are summed in one "
+		"handler=\"other\" series per process and class" },
 };
 
 _Static_assert(sizeof(params_table) / sizeof(params_table[0]) == JW_P_COUNT,

@@ -11,6 +11,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* events_line_max's range and default: rsyslog's default line limit is 8 KiB. */
+#define JW_EVENTS_LINE_MIN 2048
+#define JW_EVENTS_LINE_DEFAULT 4096
+#define JW_EVENTS_KEEP_MAX 100		/* rotated events.jsonl files */
+
 /* The policy parameters, by the seed's names and jankwatch's own. */
 enum jw_param {
 	JW_P_LOG_TYPE,
@@ -30,6 +35,11 @@ enum jw_param {
 	JW_P_STATS_MAX_ENTRIES,
 	JW_P_WAIT_TRACEPOINTS,
 	JW_P_HANDLER_SITES,
+	JW_P_EVENTS_KEEP,
+	JW_P_EVENTS_LINE_MAX,
+	JW_P_JOURNAL,
+	JW_P_METRICS_INTERVAL_S,
+	JW_P_METRICS_MAX_HANDLERS,
 	JW_P_COUNT,
 };
 

@@ -7,12 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config/params.h"
 #include "output/logdir.h"
 
 #define FILE_MODE 0640
 #define DIR_MODE 0750
 #define EVENTS_NAME "events.jsonl"
-#define EVENTS_OLD_NAME "events.jsonl.1"
 #define EVENTS_MAX (1024 * 1024)	/* events.jsonl rotates past this */
 
 struct jw_logdir {
@@ -20,6 +20,7 @@ struct jw_logdir {
 	int dirfd;
 	int events_fd;
 	uint64_t events_size;	/* of events.jsonl, once open */
+	unsigned int events_keep;	/* rotated files kept: events.jsonl.1 (newest) .. .N */
 	uint64_t quota;
 	uint64_t used;
 	bool over;
@@ -104,6 +105,7 @@ struct jw_logdir *jw_logdir__open(const char *path, uint64_t quota_bytes, char *
 		return NULL;
 	d->dirfd = -1;
 	d->events_fd = -1;
+	d->events_keep = 1;
 	d->quota = quota_bytes;
 	d->path = strdup(path);
 	if (!d->path) {
@@ -291,6 +293,34 @@ static int open_events(struct jw_logdir *d)
 	return 0;
 }
 
+void jw_logdir__set_events_keep(struct jw_logdir *d, unsigned int keep)
+{
+	if (d)
+		d->events_keep = keep < 1 ? 1 : keep > JW_EVENTS_KEEP_MAX ? JW_EVENTS_KEEP_MAX : keep;
+}
+
+/*
+ * events.jsonl becomes events.jsonl.1, each older one moves up a number, the one past
+ * events_keep goes: renames only, so a shipper following the file by its inode reads on to its
+ * end before it takes the new one. rename() replaces the name and never follows a link.
+ */
+static int rotate_events(struct jw_logdir *d)
+{
+	char from[32], to[32];
+	unsigned int i;
+
+	snprintf(to, sizeof(to), "%s.%u", EVENTS_NAME, d->events_keep + 1);
+	unlinkat(d->dirfd, to, 0);	/* left by a larger events_keep before */
+	for (i = d->events_keep; i > 1; i--) {
+		snprintf(from, sizeof(from), "%s.%u", EVENTS_NAME, i - 1);
+		snprintf(to, sizeof(to), "%s.%u", EVENTS_NAME, i);
+		if (renameat(d->dirfd, from, d->dirfd, to) && errno != ENOENT)
+			return -errno;
+	}
+	snprintf(to, sizeof(to), "%s.1", EVENTS_NAME);
+	return renameat(d->dirfd, EVENTS_NAME, d->dirfd, to) ? -errno : 0;
+}
+
 int jw_logdir__append_event(struct jw_logdir *d, const char *line, size_t len)
 {
 	ssize_t n;
@@ -300,12 +330,13 @@ int jw_logdir__append_event(struct jw_logdir *d, const char *line, size_t len)
 		return -EDQUOT;
 	if (d->events_fd < 0 && (ret = open_events(d)))
 		return ret;
-	/* Past 1 MiB: the file becomes events.jsonl.1 (rename replaces, never follows). */
+	/* Past 1 MiB the file is rotated and a new one begun. */
 	if (d->events_size && d->events_size + len > EVENTS_MAX) {
 		close(d->events_fd);
 		d->events_fd = -1;
-		if (renameat(d->dirfd, EVENTS_NAME, d->dirfd, EVENTS_OLD_NAME))
-			return -errno;
+		ret = rotate_events(d);
+		if (ret)
+			return ret;
 		ret = open_events(d);
 		if (ret)
 			return ret;

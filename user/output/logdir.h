@@ -59,9 +59,13 @@ void jw_logdir__abort(struct jw_logdir *d, struct jw_logfile *lf);
 
 /*
  * Appends one event line to events.jsonl, which the quota does not count; past 1 MiB it is
- * renamed events.jsonl.1 (the previous one dropped) and a new one begun. 0 or -errno.
+ * renamed events.jsonl.1 (the older ones each one number up, the one past events_keep dropped)
+ * and a new one begun. 0 or -errno.
  */
 int jw_logdir__append_event(struct jw_logdir *d, const char *line, size_t len);
+
+/* How many rotated events files are kept, 1..JW_EVENTS_KEEP_MAX (params.h; 1 until set). */
+void jw_logdir__set_events_keep(struct jw_logdir *d, unsigned int keep);
 
 /*
  * Removes jankwatch's report files (stack-*, trace-*, profile-*) last written more than

@@ -35,10 +35,44 @@ struct jw_reporter {
 	struct jw_report_counts counts;
 	struct jw_tracer *tracer;	/* keeps the trace windows of TRACE verdicts; or NULL */
 	struct jw_hold held;		/* reports waiting for debug files */
+	char boot_id[40];		/* this boot's, in each event's jank_id */
+	char jank_id[17];		/* the current event's */
 };
 
 /* How long a report may wait for the debug files its stacks need (then written without). */
 #define HOLD_NS (5 * 1000000000ULL)
+
+/* The kernel's id of this boot ("" when unreadable). */
+static void read_boot_id(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	buf[0] = 0;
+	if (f && fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = 0;
+	if (f)
+		fclose(f);
+}
+
+/*
+ * An event's id, 16 hex digits: FNV-1a of the boot, the thread, the task's start and the kind,
+ * so that the same event sent twice (a shipper's retry) has the same one, and a hang and the
+ * jank its task later becomes differ.
+ */
+static void make_jank_id(const char *boot_id, const struct jw_task_rec *t, char *out, size_t len)
+{
+	char key[160];
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int n, i;
+
+	n = snprintf(key, sizeof(key), "%s/%u/%u/%llu/%c", boot_id, t->hdr.pid, t->hdr.tid,
+		     (unsigned long long)t->start_ns, t->hdr.flags & JW_TASK_HANG ? 'h' : 'j');
+	for (i = 0; i < n && i < (int)sizeof(key); i++) {
+		h ^= (unsigned char)key[i];
+		h *= 0x100000001b3ULL;
+	}
+	snprintf(out, len, "%016llx", (unsigned long long)h);
+}
 
 struct jw_reporter *jw_reporter__new(const struct jw_reporter_opts *opts)
 {
@@ -53,6 +87,7 @@ struct jw_reporter *jw_reporter__new(const struct jw_reporter_opts *opts)
 		jw_clocks_init(&r->clocks);
 	jw_buf_init(&r->line);
 	jw_buf_init(&r->waker_stack);
+	read_boot_id(r->boot_id, sizeof(r->boot_id));
 	return r;
 }
 
@@ -181,7 +216,7 @@ static int emit_event(struct jw_reporter *r, const struct jw_event *ev)
 	int ret;
 
 	jw_buf_reset(&r->line);
-	jw_event_format(ev, &r->line);
+	jw_event_format_bounded(ev, &r->line, (size_t)r->opts.params->v[JW_P_EVENTS_LINE_MAX]);
 	if (r->line.err)
 		return r->line.err;
 	if (fwrite(r->line.data, 1, r->line.len, r->opts.out) != r->line.len ||
@@ -193,6 +228,8 @@ static int emit_event(struct jw_reporter *r, const struct jw_event *ev)
 		jw_log(JW_LOG_WARN, "cannot append to %s/events.jsonl: %s",
 		       jw_logdir__path(r->opts.logdir), strerror(-ret));
 	}
+	if (r->opts.on_event)
+		r->opts.on_event(r->opts.on_event_ctx, ev, r->line.data, r->line.len);
 	return 0;
 }
 
@@ -246,6 +283,8 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 	ev->delay_ms = ev->has_delay ? (double)t->delay_ns / NS_PER_MS : 0;
 	ev->cause = jw_event_cause(ev->cpu_ms, ev->runq_ms, ev->blocked_ms, ev->io_ms);
 	ev->dropped = t->sample_drops;
+	make_jank_id(r->boot_id, t, r->jank_id, sizeof(r->jank_id));
+	ev->jank_id = r->jank_id;
 }
 
 /* Writes the stack log of @ev and records the outcome in it; @path receives the file's path. */

@@ -20,6 +20,8 @@
 #include "stacks/ksyms.h"
 #include "stacks/stacks.h"
 
+struct jw_event;
+
 struct jw_tracer;
 
 struct jw_report_counts {
@@ -44,6 +46,9 @@ struct jw_reporter_opts {
 	FILE *out;			/* event lines, flushed one by one */
 	FILE *raw;			/* --raw: the capture, header written; or NULL */
 	const struct jw_clocks *clocks;	/* recorded clock offsets to replay; NULL: now's */
+	/* Called with each event as written (its line bounded), the line's @len bytes. */
+	void (*on_event)(void *ctx, const struct jw_event *e, const char *line, size_t len);
+	void *on_event_ctx;
 };
 
 struct jw_reporter;

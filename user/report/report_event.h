@@ -43,10 +43,23 @@ struct jw_event {
 	uint32_t burst;			/* the task completed a burst of this many; 0: not written */
 	uint32_t samples;
 	uint32_t dropped;
+	const char *jank_id;		/* the same for the same event sent twice; NULL: not written */
 };
 
 /* Appends @e as one JSON line, newline included, to @b. Fields in SPEC's order. */
 void jw_event_format(const struct jw_event *e, struct jw_buf *b);
+
+/*
+ * The same, at most @max bytes, newline included (0: unbounded), so that a log shipper takes the
+ * line whole (rsyslog's default limit is 8 KiB, Fluent Bit's 32 KiB): past it, heaviest_stack
+ * keeps as many of its innermost frames as fit and ends with "<-[+N frames]"; past it still, the
+ * free-text fields (handler, handler_class, group, waker, bundle_name, loop) are cut to
+ * JW_EVENT_TEXT_CUT bytes ending in "[...]" and a long external_log path to its file name (a
+ * line of 2 KiB holds every field so cut). Returns whether anything was cut.
+ */
+bool jw_event_format_bounded(const struct jw_event *e, struct jw_buf *b, size_t max);
+
+#define JW_EVENT_TEXT_CUT 160
 
 /* The largest share of a task's time: "cpu", "runqueue", "blocked" or "io". */
 const char *jw_event_cause(double cpu_ms, double runq_ms, double blocked_ms, double io_ms);

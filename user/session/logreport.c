@@ -10,6 +10,7 @@
 #include "base/clocks.h"
 #include "base/jsonread.h"
 #include "base/when.h"
+#include "config/params.h"
 #include "report/summary.h"
 #include "session/logargs.h"
 #include "session/logreport.h"
@@ -30,7 +31,8 @@ static void usage(FILE *f)
 	fputs("Usage: jankwatch report LOGDIR [--since WHEN] [--until WHEN] [-p PID] [--top N]\n"
 	      "                        [--json]\n"
 	      "\n"
-	      "Summarizes the jank events of a log directory (events.jsonl and events.jsonl.1):\n"
+	      "Summarizes the jank events of a log directory (events.jsonl and its rotated files\n"
+	      "events.jsonl.1, .2, ...):\n"
 	      "the jank groups that took the most time, each with its count, p50/p95/max wall\n"
 	      "time, the cause split, the usual handler and heaviest stack, the files written and\n"
 	      "what the back-off, the budgets and the quota withheld.\n"
@@ -207,8 +209,9 @@ static int read_events(struct logreport *lr, const char *name)
 int jw_report_main(int argc, char **argv)
 {
 	struct logreport lr = { 0 };
+	char name[32];
 	struct jw_buf b;
-	int ret;
+	int ret, i;
 
 	ret = parse_args(&lr, argc, argv);
 	if (ret)
@@ -222,8 +225,11 @@ int jw_report_main(int argc, char **argv)
 		fprintf(stderr, "jankwatch: report: out of memory\n");
 		return 1;
 	}
-	/* The rotated file holds the older events. */
-	ret = read_events(&lr, "events.jsonl.1");
+	/* The rotated files hold the older events, the highest number the oldest. */
+	for (i = JW_EVENTS_KEEP_MAX; !ret && i >= 1; i--) {
+		snprintf(name, sizeof(name), "events.jsonl.%d", i);
+		ret = read_events(&lr, name);
+	}
 	if (!ret)
 		ret = read_events(&lr, "events.jsonl");
 	if (!ret && !lr.files_read) {

@@ -297,6 +297,7 @@ static void reload(struct session *s)
 	jw_attach__set_report_min(s->attach, jw_policy__min_threshold_ns(&np));
 	jw_attach__set_stats_every(s->attach, np.v[JW_P_STATS_SAMPLING_INTERVAL]);
 	jw_logdir__set_quota(s->logdir, np.v[JW_P_LOG_QUOTA_BYTES]);
+	jw_logdir__set_events_keep(s->logdir, (unsigned int)np.v[JW_P_EVENTS_KEEP]);
 	jw_log(JW_LOG_INFO, "SIGHUP: parameters reloaded%s%s", s->cfg->config_file ? " from " : "",
 	       s->cfg->config_file ? s->cfg->config_file : "");
 }

@@ -441,6 +441,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 		jw_log(JW_LOG_ERROR, "%s: events go to stdout only", err);
 	else
 		session_age_logs(s);
+	jw_logdir__set_events_keep(s->logdir, (unsigned int)cfg->params.v[JW_P_EVENTS_KEEP]);
 	load_budgets(s);
 	jw_clocks_init(&s->clocks);
 	if (cfg->raw_file) {
