@@ -115,12 +115,10 @@ void jw_buf_printf(struct jw_buf *b, const char *fmt, ...)
 }
 
 /*
- * Length of the well-formed UTF-8 sequence at @s (Unicode 15, table 3-7), or 0 when the byte at
- * @s does not start one. Overlong forms, surrogates (U+D800..U+DFFF), code points over U+10FFFF
- * and sequences cut short (the NUL ends the string) are all rejected by the ranges of the
- * second byte and the continuation checks.
+ * Overlong forms, surrogates (U+D800..U+DFFF), code points over U+10FFFF and sequences cut short
+ * are all rejected by the ranges of the second byte and the continuation checks.
  */
-static size_t utf8_seq_len(const unsigned char *s)
+size_t jw_utf8_seq_len(const unsigned char *s)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
 	size_t n, i;
@@ -195,7 +193,7 @@ void jw_json_str(struct jw_buf *b, const char *s)
 	/* Plain bytes are copied in runs; only escapes and bad bytes break a run. */
 	run = p;
 	while (*p) {
-		n = utf8_seq_len(p);
+		n = jw_utf8_seq_len(p);
 		esc = n == 1 ? json_escape(*p, tmp) : NULL;
 		if (n > 1 || (n == 1 && !esc)) {
 			p += n;

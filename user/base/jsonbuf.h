@@ -27,6 +27,12 @@ void jw_buf_printf(struct jw_buf *b, const char *fmt, ...) __attribute__((format
  */
 void jw_json_str(struct jw_buf *b, const char *s);
 
+/*
+ * Length of the well-formed UTF-8 sequence at @s (Unicode 15, table 3-7), or 0 when the byte at
+ * @s does not start one (the NUL ends the string: a sequence cut short is none).
+ */
+size_t jw_utf8_seq_len(const unsigned char *s);
+
 /* Appends an object member's key and colon, after a comma unless it is the @first. */
 void jw_json_key(struct jw_buf *b, const char *key, bool first);
 

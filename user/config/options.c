@@ -39,10 +39,36 @@ static int add_exe(struct jw_config *cfg, const char *how, const char *path, cha
 	return 0;
 }
 
-/* A config file's target line: exe=PATH, or log_dir=PATH unless --log-dir was given. */
+/* A setting whose value is text (metrics_textfile, metrics_listen): 1 if @key is one. */
+static int text_setting(struct jw_config *cfg, const char *key, const char *value, char *err,
+			size_t errlen)
+{
+	char **dst = !strcmp(key, "metrics_textfile") ? &cfg->metrics_textfile :
+		     !strcmp(key, "metrics_listen") ? &cfg->metrics_listen : NULL;
+	int ret;
+
+	if (!dst)
+		return 0;
+	free(*dst);
+	*dst = NULL;
+	/* An empty value turns it off (a --set over a config file's). */
+	if (!*value)
+		return 1;
+	ret = set_string(dst, key, value, err, errlen);
+	return ret ? ret : 1;
+}
+
+/*
+ * A config file's line that is no parameter: exe=PATH, log_dir=PATH unless --log-dir was
+ * given, metrics_textfile=PATH, metrics_listen=ADDR:PORT.
+ */
 static int config_line(void *ctx, const char *key, const char *value, char *err, size_t errlen)
 {
 	struct jw_config *cfg = ctx;
+	int ret = text_setting(cfg, key, value, err, errlen);
+
+	if (ret)
+		return ret < 0 ? ret : 0;
 
 	if (!strcmp(key, "exe")) {
 		if (!*value) {
@@ -76,6 +102,8 @@ void jw_config_free(struct jw_config *cfg)
 	free(cfg->debug_dir);
 	free(cfg->btf);
 	free(cfg->user);
+	free(cfg->metrics_textfile);
+	free(cfg->metrics_listen);
 	for (i = 0; i < cfg->n_exes; i++) {
 		free(cfg->exes[i]);
 		cfg->exes[i] = NULL;
@@ -89,6 +117,8 @@ void jw_config_free(struct jw_config *cfg)
 	cfg->debug_dir = NULL;
 	cfg->btf = NULL;
 	cfg->user = NULL;
+	cfg->metrics_textfile = NULL;
+	cfg->metrics_listen = NULL;
 	cfg->cmd = NULL;
 }
 
@@ -541,6 +571,20 @@ static int apply_params(struct jw_config *cfg, const struct pending_sets *sets, 
 		}
 	}
 	for (i = 0; i < sets->n; i++) {
+		const char *eq = strchr(sets->kv[i], '=');
+		char key[32];
+
+		if (eq && (size_t)(eq - sets->kv[i]) < sizeof(key)) {
+			memcpy(key, sets->kv[i], (size_t)(eq - sets->kv[i]));
+			key[eq - sets->kv[i]] = 0;
+			ret = text_setting(cfg, key, eq + 1, msg, sizeof(msg));
+			if (ret < 0) {
+				jw_set_err(err, errlen, "--set %s", msg);
+				return ret;
+			}
+			if (ret)
+				continue;
+		}
 		ret = jw_params_set(&cfg->params, sets->kv[i], msg, sizeof(msg));
 		if (ret) {
 			jw_set_err(err, errlen, "--set %s", msg);

@@ -42,6 +42,8 @@ struct jw_config {
 	char *exes[JW_MAX_EXES];	/* --exe PATH: every process of these, now and later */
 	size_t n_exes;
 	char *user;		/* --user USER for CMD, or NULL */
+	char *metrics_textfile;	/* metrics_textfile=PATH, or NULL */
+	char *metrics_listen;	/* metrics_listen=ADDR:PORT, or NULL */
 	struct jw_params params;
 	enum jw_format format;
 	bool pprof;		/* --format ...,pprof: a pprof profile beside each stack log */

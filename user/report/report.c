@@ -180,7 +180,7 @@ out:
  * by: redis-server, not the redis-check-rdb its symlink points to), or the executable's base
  * name when that only lengthens a name the kernel cut at 15 characters.
  */
-static const char *bundle_name(const struct jw_proc *proc)
+const char *jw_report_bundle_name(const struct jw_proc *proc)
 {
 	const char *slash = strrchr(proc->target.exe, '/');
 	const char *base = slash ? slash + 1 : proc->target.exe;
@@ -241,7 +241,7 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 
 	ev->event = t->hdr.flags & JW_TASK_HANG ? "MAIN_THREAD_HANG" : "MAIN_THREAD_JANK";
 	ev->time_ms = time_ms;
-	ev->bundle_name = bundle_name(proc);
+	ev->bundle_name = jw_report_bundle_name(proc);
 	ev->bundle_version = jw_symbolizer__exe_build_id(proc->sym);
 	ev->pid = t->hdr.pid;
 	ev->uid = proc->target.uid;

@@ -96,4 +96,7 @@ void jw_reporter__set_ksyms(struct jw_reporter *r, const struct jw_ksyms *ks);
 
 const struct jw_report_counts *jw_reporter__counts(const struct jw_reporter *r);
 
+/* The process's name as events give it (bundle_name): its executable's, or its comm. */
+const char *jw_report_bundle_name(const struct jw_proc *proc);
+
 #endif

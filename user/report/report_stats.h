@@ -17,6 +17,7 @@ struct jw_stats_row {
 	uint32_t pid;			/* 0 for OVERFLOW */
 	uint32_t tid;
 	const char *thread_name;
+	const char *process;		/* the process's name (bundle_name); may be NULL */
 	const char *handler_class;	/* the hooked function, or "syscall" */
 	const char *message_name;	/* the handler; "OVERFLOW" for the overflow row */
 	const struct jw_stats_val *val;

@@ -19,6 +19,7 @@
 #include "policy/policy.h"
 #include "session/session.h"
 #include "stacks/debuginfo.h"
+#include "session/session_fleet.h"
 #include "session/session_follow.h"
 #include "session/session_setup.h"
 #include "session/session_stats.h"
@@ -148,19 +149,22 @@ static int on_record(void *ctx, void *data, size_t size)
 static int poll_once(struct session *s, uint64_t now, uint64_t next_look_ns)
 {
 	int n, i, ret, timeout = POLL_MS;
-	struct epoll_event ev[2];
+	struct epoll_event ev[8];
 
 	if (next_look_ns < now + POLL_MS * 1000000ULL)
 		timeout = next_look_ns <= now ? 0 : (int)((next_look_ns - now) / 1000000) + 1;
-	n = epoll_wait(s->epoll_fd, ev, 2, timeout);
+	n = epoll_wait(s->epoll_fd, ev, sizeof(ev) / sizeof(ev[0]), timeout);
 	if (n < 0 && errno != EINTR)
 		return -errno;
 	ret = ring_buffer__consume(s->rb);
 	if (ret < 0 && ret != -EINTR)
 		return ret;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (ev[i].data.fd == s->stats_fd)
 			session_stats_serve(s);
+		else
+			session_fleet_on_fd(s, ev[i].data.fd, ev[i].events);
+	}
 	return 0;
 }
 
@@ -337,6 +341,7 @@ static int run_loop(struct session *s)
 			hang_every = (uint64_t)s->cfg->params.v[JW_P_SAMPLE_INTERVAL] * 1000000;
 		}
 		jw_tracer__tick(s->tracer, now);
+		session_fleet_tick(s, now);
 		/* Reports that waited for debug files: written once they came, or after 5 s. */
 		jw_reporter__flush(s->reporter, NULL, false);
 		if (now - s->status_ns >= STATUS_EVERY_NS)
@@ -410,6 +415,7 @@ static void teardown(struct session *s)
 {
 	size_t i;
 
+	session_fleet_finish(s);
 	session_stats_finish(s);
 	/* A trace window decided for a trace is written now, even unfinished. */
 	jw_tracer__free(s->tracer);

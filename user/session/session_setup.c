@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "output/rawfile.h"
 #include "policy/policy.h"
+#include "session/session_fleet.h"
 #include "session/session_follow.h"
 #include "session/session_procs.h"
 #include "session/session_setup.h"
@@ -337,7 +338,8 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	};
 	struct jw_reporter_opts ropts = { .params = &cfg->params, .format = cfg->format,
 					  .pprof = cfg->pprof,
-					  .out = stdout };
+					  .out = stdout,
+					  .on_event = session_fleet_event, .on_event_ctx = s };
 	char err[512];
 	size_t i;
 	int ret;
@@ -476,5 +478,8 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	session_stats_start(s);
 	if (s->stats_fd >= 0)
 		watch_fd(s, s->stats_fd);
+	ret = session_fleet_start(s);
+	if (ret)
+		return ret;
 	return s->launched ? start_child(s) : 0;
 }

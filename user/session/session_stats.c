@@ -12,6 +12,7 @@
 
 #include "base/log.h"
 #include "report/handler.h"
+#include "report/report.h"
 #include "report/report_stats.h"
 #include "session/session_stats.h"
 #include "session/statsock.h"
@@ -22,6 +23,7 @@
 /* The names found for one row. */
 struct stats_name {
 	struct jw_stats_key key;
+	char *process;		/* the process's name, as events give it (bundle_name) */
 	char *handler_class;
 	char *message_name;
 };
@@ -95,9 +97,11 @@ static struct stats_name *names_of(struct session *s, const struct jw_stats_key 
 	name_row(p, key, v, cls, sizeof(cls), msg, sizeof(msg));
 	n = &s->names[s->n_names];
 	n->key = *key;
+	n->process = strdup(jw_report_bundle_name(p));
 	n->handler_class = strdup(cls);
 	n->message_name = strdup(msg);
-	if (!n->handler_class || !n->message_name) {
+	if (!n->process || !n->handler_class || !n->message_name) {
+		free(n->process);
 		free(n->handler_class);
 		free(n->message_name);
 		return NULL;
@@ -113,6 +117,7 @@ static void forget_names(struct session *s, pid_t pid)
 
 	for (i = 0; i < s->n_names; i++) {
 		if (!pid || s->names[i].key.pid == (uint32_t)pid) {
+			free(s->names[i].process);
 			free(s->names[i].handler_class);
 			free(s->names[i].message_name);
 			continue;
@@ -125,7 +130,8 @@ static void forget_names(struct session *s, pid_t pid)
 /* A row as written: its names, and the counts of every key that has them, summed. */
 struct merged_row {
 	uint32_t pid, tid;
-	const char *handler_class;	/* the names cache's: stable while the session lives */
+	const char *process;		/* the names cache's: stable while the session lives */
+	const char *handler_class;
 	const char *message_name;
 	struct jw_stats_val val;
 };
@@ -170,7 +176,7 @@ static void on_row(const struct jw_stats_key *key, const struct jw_stats_val *v,
 {
 	struct stats_walk *w = ctx;
 	struct stats_name *n;
-	const char *cls, *msg;
+	const char *cls, *msg, *proc;
 	size_t i;
 
 	/* OVERFLOW cannot say whose tasks it holds: it comes with every process's rows. */
@@ -184,6 +190,7 @@ static void on_row(const struct jw_stats_key *key, const struct jw_stats_val *v,
 	n = names_of(w->s, key, v);
 	if (w->name_only)
 		return;
+	proc = n ? n->process : "unknown";
 	cls = n ? n->handler_class : "unknown";
 	msg = n ? n->message_name : "unknown";
 	for (i = 0; i < w->n; i++) {
@@ -206,21 +213,17 @@ static void on_row(const struct jw_stats_key *key, const struct jw_stats_val *v,
 		w->rows = bigger;
 		w->cap = cap;
 	}
-	w->rows[w->n++] = (struct merged_row){ .pid = key->pid, .tid = key->tid,
+	w->rows[w->n++] = (struct merged_row){ .pid = key->pid, .tid = key->tid, .process = proc,
 					       .handler_class = cls, .message_name = msg,
 					       .val = *v };
 }
 
-static void write_row(FILE *f, bool hist, const struct jw_stats_row *row)
-{
-	if (hist)
-		jw_stats_hist(f, row);
-	else
-		jw_stats_csv_row(f, row);
-}
-
-/* Writes the rows of @pid (0: all) to @f, as CSV lines or histograms. Returns the rows. */
-static size_t write_rows(struct session *s, FILE *f, pid_t pid, bool hist)
+/*
+ * Calls @fn with each row of @pid (0: all), named and merged, the OVERFLOW row last. Returns the
+ * rows.
+ */
+static size_t each_row(struct session *s, pid_t pid,
+		       void (*fn)(void *ctx, const struct jw_stats_row *r), void *ctx)
 {
 	struct stats_walk w = { .s = s, .pid = pid };
 	char thread[JW_COMM_LEN + 1];
@@ -231,21 +234,45 @@ static size_t write_rows(struct session *s, FILE *f, pid_t pid, bool hist)
 		const struct merged_row *r = &w.rows[i];
 
 		jw_printable_copy(thread, sizeof(thread), r->val.comm, sizeof(r->val.comm));
-		write_row(f, hist, &(struct jw_stats_row){
+		fn(ctx, &(struct jw_stats_row){
 			.val = &r->val, .pid = r->pid, .tid = r->tid, .thread_name = thread,
-			.handler_class = r->handler_class, .message_name = r->message_name });
+			.process = r->process, .handler_class = r->handler_class,
+			.message_name = r->message_name });
 	}
 	rows = w.n;
 	if (w.has_overflow) {
-		write_row(f, hist, &(struct jw_stats_row){ .val = &w.overflow, .thread_name = "",
-							  .handler_class = "",
-							  .message_name = "OVERFLOW" });
+		fn(ctx, &(struct jw_stats_row){ .val = &w.overflow, .thread_name = "",
+					       .process = "", .handler_class = "",
+					       .message_name = "OVERFLOW" });
 		rows++;
 	}
 	if (w.failed)
 		jw_log(JW_LOG_WARN, "statistics: out of memory, rows left out");
 	free(w.rows);
 	return rows;
+}
+
+void session_stats_each(struct session *s, void (*fn)(void *ctx, const struct jw_stats_row *r),
+			void *ctx)
+{
+	if (s->attach)
+		each_row(s, 0, fn, ctx);
+}
+
+static void csv_row(void *ctx, const struct jw_stats_row *r)
+{
+	jw_stats_csv_row(ctx, r);
+}
+
+static void hist_row(void *ctx, const struct jw_stats_row *r)
+{
+	jw_stats_hist(ctx, r);
+}
+
+/* Writes the rows of @pid (0: all) to @f, as CSV lines or histograms. Returns the rows. */
+static size_t write_rows(struct session *s, FILE *f, pid_t pid, bool hist)
+{
+	return each_row(s, pid, hist ? hist_row : csv_row, f);
 }
 
 void session_stats_keep_names(struct session *s, pid_t pid)

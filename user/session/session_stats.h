@@ -3,6 +3,7 @@
 #ifndef JW_SESSION_STATS_H
 #define JW_SESSION_STATS_H
 
+#include "report/report_stats.h"
 #include "session/state.h"
 
 /* Listens for `jankwatch stats`, and says which targets another jankwatch watches too. */
@@ -13,6 +14,10 @@ void session_stats_serve(struct session *s);
 
 /* Names the statistics rows of @pid while it is still watched: it is about to be forgotten. */
 void session_stats_keep_names(struct session *s, pid_t pid);
+
+/* Calls @fn with every statistics row, named (its process too) and merged, OVERFLOW last. */
+void session_stats_each(struct session *s, void (*fn)(void *ctx, const struct jw_stats_row *r),
+			void *ctx);
 
 /* Stops listening and writes the statistics into the log directory (stats.csv). */
 void session_stats_finish(struct session *s);

@@ -68,6 +68,7 @@ struct session {
 	struct stats_name *names;	/* the names of statistics rows, kept past their process */
 	size_t n_names, cap_names;
 	uint64_t lost_samples;	/* samples user space could not keep (out of memory) */
+	struct jw_fleet *fleet;	/* the journal and the metrics (session_fleet.h) */
 };
 
 /* The slot of process @pid, or -1. */
