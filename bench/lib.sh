@@ -102,6 +102,21 @@ prog_stats()
 	prog_stats_id "$(prog_ids "$1" | cut -d' ' -f1)"
 }
 
+# Prints the id of the BPF program named @2 that process @1 holds open (several jankwatch at once
+# each have their own), or nothing.
+prog_id_of()
+{
+	local held
+
+	held=$(cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -u |
+		tr '\n' ' ')
+	bpftool prog show --json |
+		python3 -c 'import json,sys
+held = set(sys.argv[2].split())
+print(next((str(p["id"]) for p in json.load(sys.stdin)
+            if p.get("name") == sys.argv[1] and str(p["id"]) in held), ""))' "$2" "$held"
+}
+
 # Prints the ids of the loaded BPF programs named @1, on one line.
 prog_ids()
 {

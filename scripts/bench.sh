@@ -618,7 +618,11 @@ python_sample_cost()
 		for i in 0 1; do
 			ns=$(awk -v a="${t0[i]}" -v b="${t1[i]}" 'BEGIN { split(a, x, " "); split(b, y, " ")
 				printf "%.0f", (y[2] > x[2] ? (y[1] - x[1]) / (y[2] - x[2]) : 0) }')
-			((ns > 0)) || die "jankwatch --loop ${order[i]} took no sample in $SAMPLE_SECONDS s"
+			if ((ns <= 0)); then
+				sed 's/^/  | /' "$WORK/py-${order[i]}.err" >&2
+				die "jankwatch --loop ${order[i]} (on_sample id ${ids[i]}) took no sample in" \
+					"$SAMPLE_SECONDS s"
+			fi
 			now[${order[i]}]=$ns
 			per[${order[i]}]+="$ns "
 		done
@@ -642,17 +646,15 @@ python_sample_cost()
 # WATCH_PROG. A child of this shell, so that stop_tool sees how it exits.
 start_py_watch()
 {
-	local pid=$1 loop=$2 round=$3 before
+	local pid=$1 loop=$2 round=$3
 	local -a args=(--all --set ignore_startup_time=3)
 
 	[[ $loop == python ]] || args+=(--loop "$loop")
-	before=$(prog_ids on_sample)
 	"$BUILD/jankwatch" -p "$pid" "${args[@]}" --log-dir "$WORK/py-$loop-$round" \
 		>/dev/null 2>"$WORK/py-$loop.err" &
 	WATCH_PID=$!
 	wait_for_line "$WORK/py-$loop.err" ready "$WATCH_PID" jankwatch
-	WATCH_PROG=$(comm -13 <(tr ' ' '\n' <<<"$before" | sort) \
-		<(prog_ids on_sample | tr ' ' '\n' | sort) | head -1)
+	WATCH_PROG=$(prog_id_of "$WATCH_PID" on_sample)
 }
 
 # What naming a Python callback costs on each CPython: asyncio_busy.py's 1 ms call_later ticker
@@ -665,7 +667,7 @@ start_py_watch()
 # is to it.
 python_naming_cost()
 {
-	local prog=$ROOT/tests/targets/asyncio_busy.py label pid before round i tasks base_rpt=0
+	local prog=$ROOT/tests/targets/asyncio_busy.py label pid round i tasks base_rpt=0
 	local -a cmd labels=() ids=() tools=() loops=() t0 t1 runs all=()
 	local -A ns
 	local tool
@@ -697,15 +699,14 @@ python_naming_cost()
 		loops+=("$pid")
 		LOOP_PID="${loops[*]}"
 		sleep 3.2
-		before=$(prog_ids dispatch_enter)
 		"$tool" -p "$pid" --set ignore_startup_time=3 --log-dir "$WORK/py-name-$label" \
 			>/dev/null 2>"$WORK/py-name-$label.err" &
 		tools+=($!)
 		REF_PID="${tools[*]}"
 		wait_for_line "$WORK/py-name-$label.err" ready "${tools[-1]}" jankwatch
 		labels+=("$label")
-		ids+=("$(comm -13 <(tr ' ' '\n' <<<"$before" | sort) \
-			<(prog_ids dispatch_enter | tr ' ' '\n' | sort) | head -1)")
+		ids+=("$(prog_id_of "${tools[-1]}" dispatch_enter)")
+		[[ -n ${ids[-1]} ]] || die "jankwatch on $label loaded no dispatch_enter"
 	done
 	((${#labels[@]})) || return 0
 	log "python naming cost: ${labels[*]} side by side, $PY_ROUNDS windows of $SAMPLE_SECONDS s"

@@ -24,6 +24,7 @@ packages=(
 	libev-dev libsystemd-dev libpipewire-0.3-dev libwayland-dev
 	qtbase5-dev qt6-base-dev libgtk-4-dev xvfb
 	dpkg-dev systemd man-db
+	prometheus prometheus-node-exporter systemd-journal-remote
 )
 # npm fetches Node 22 for the node tests (scripts/node22.sh): Debian's nodejs comes without it
 # (NodeSource's, which provides npm, conflicts with Debian's npm package).

@@ -91,8 +91,8 @@ static const struct param_def params_table[] = {
 		0, 0, "seconds between two writes of metrics_textfile" },
 	[JW_P_METRICS_MAX_HANDLERS] = { JW_P_METRICS_MAX_HANDLERS, "metrics_max_handlers", 100, 1,
 		10000, 0, 0,
-		"handlers with series of their own in the metrics; the others are summed in one "
-		"handler=\"other\" series per process and class" },
+		"handlers with series of their own in the metrics (the busiest first seen); the "
+		"others are summed in one handler=\"other\" series per process" },
 };
 
 _Static_assert(sizeof(params_table) / sizeof(params_table[0]) == JW_P_COUNT,
@@ -557,6 +557,11 @@ void jw_params_usage(FILE *f)
 	for (i = 0; i < JW_P_COUNT; i++)
 		usage_param(f, &params_table[i]);
 	fprintf(f, "  %-24s off or N/T/W; default off\n        %s\n", "burst", BURST_HELP);
+	fprintf(f, "  %-24s PATH; default none\n        %s\n", "metrics_textfile",
+		"the metrics in Prometheus' text format, written whole every metrics_interval_s "
+		"(node_exporter's textfile collector reads them)");
+	fprintf(f, "  %-24s ADDR:PORT or PORT; default none\n        %s\n", "metrics_listen",
+		"the metrics served on http://ADDR:PORT/metrics (a PORT alone: 127.0.0.1)");
 	fputs("\nWith log_type 1, sample_interval, ignore_startup_time, sample_count and\n"
 	      "report_times_per_app must all be given.\n", f);
 }

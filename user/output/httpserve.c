@@ -153,8 +153,8 @@ static void close_conn(struct jw_http *h, struct conn *c)
 	jw_buf_free(&c->out);
 }
 
-struct jw_http *jw_http__listen(const char *addr, const char *path, int epoll_fd,
-				jw_http_render_fn render, void *ctx, char *err, size_t errlen)
+struct jw_http *jw_http__listen(const char *addr, const char *path, jw_http_render_fn render,
+				void *ctx, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss, got;
 	socklen_t len, glen = sizeof(got);
@@ -170,7 +170,7 @@ struct jw_http *jw_http__listen(const char *addr, const char *path, int epoll_fd
 		jw_set_err(err, errlen, "out of memory");
 		return NULL;
 	}
-	h->epoll_fd = epoll_fd;
+	h->epoll_fd = -1;
 	h->render = render;
 	h->ctx = ctx;
 	for (i = 0; i < JW_HTTP_MAX_CONNS; i++)
@@ -191,8 +191,15 @@ struct jw_http *jw_http__listen(const char *addr, const char *path, int epoll_fd
 		snprintf(h->where, sizeof(h->where), "%s:%u",
 			 inet_ntop(AF_INET, &((struct sockaddr_in *)&got)->sin_addr, ip, sizeof(ip)),
 			 ntohs(((struct sockaddr_in *)&got)->sin_port));
-	watch(h, h->lfd, EPOLL_CTL_ADD, EPOLLIN);
 	return h;
+}
+
+int jw_http__watch(struct jw_http *h, int epoll_fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = h->lfd };
+
+	h->epoll_fd = epoll_fd;
+	return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, h->lfd, &ev) ? -errno : 0;
 }
 
 void jw_http__free(struct jw_http *h)
@@ -205,7 +212,8 @@ void jw_http__free(struct jw_http *h)
 		if (h->conns[i].fd >= 0)
 			close_conn(h, &h->conns[i]);
 	if (h->lfd >= 0) {
-		epoll_ctl(h->epoll_fd, EPOLL_CTL_DEL, h->lfd, NULL);
+		if (h->epoll_fd >= 0)
+			epoll_ctl(h->epoll_fd, EPOLL_CTL_DEL, h->lfd, NULL);
 		close(h->lfd);
 	}
 	free(h->path);

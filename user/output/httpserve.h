@@ -44,11 +44,14 @@ typedef void (*jw_http_render_fn)(void *ctx, struct jw_buf *b);
 struct jw_http;
 
 /*
- * Listens on @addr (jw_http_parse_addr()) for @path, adding its sockets to @epoll_fd. NULL with
- * the reason in @err.
+ * Listens on @addr (jw_http_parse_addr()) for @path. NULL with the reason in @err (a bad address,
+ * a port in use).
  */
-struct jw_http *jw_http__listen(const char *addr, const char *path, int epoll_fd,
-				jw_http_render_fn render, void *ctx, char *err, size_t errlen);
+struct jw_http *jw_http__listen(const char *addr, const char *path, jw_http_render_fn render,
+				void *ctx, char *err, size_t errlen);
+
+/* Serves from now on: its sockets are added to @epoll_fd. 0 or -errno. */
+int jw_http__watch(struct jw_http *h, int epoll_fd);
 void jw_http__free(struct jw_http *h);	/* NULL-safe; closes every socket */
 
 /* Handles epoll's @events on @fd if the fd is one of @h's; returns whether it was. */

@@ -116,9 +116,9 @@ static const struct jw_buf *render(struct session *s, struct jw_fleet *f, uint64
 {
 	struct jw_metrics_info info = {
 		.version = JW_VERSION,
-		.bpf = jw_attach__plan(s->attach)->compat ? "compat" : "core",
+		.bpf = !s->attach ? "" : jw_attach__plan(s->attach)->compat ? "compat" : "core",
 		.lost_samples = s->lost_samples,
-		.write_errors = jw_reporter__counts(s->reporter)->write_errors,
+		.write_errors = s->reporter ? jw_reporter__counts(s->reporter)->write_errors : 0,
 		.start_time_s = f->start_s,
 	};
 	size_t i;
@@ -130,7 +130,8 @@ static const struct jw_buf *render(struct session *s, struct jw_fleet *f, uint64
 	session_stats_each(s, count_row, f->metrics);
 	if (jw_metrics__rows_end(f->metrics))
 		jw_log(JW_LOG_WARN, "metrics: out of memory, rows left uncounted");
-	jw_attach__drops(s->attach, info.drops);
+	if (s->attach)
+		jw_attach__drops(s->attach, info.drops);
 	for (i = 0; i < s->n_slots; i++)
 		info.watched += s->watched[i] != NULL;
 	jw_buf_reset(&f->text);
@@ -211,7 +212,7 @@ bool session_fleet_on_fd(struct session *s, int fd, uint32_t events)
 	return s->fleet && jw_http__on_fd(s->fleet->http, fd, events);
 }
 
-int session_fleet_start(struct session *s)
+int session_fleet_open(struct session *s)
 {
 	const struct jw_config *cfg = s->cfg;
 	uint64_t now = jw_clock_ns(CLOCK_MONOTONIC);
@@ -224,33 +225,51 @@ int session_fleet_start(struct session *s)
 	s->fleet = f;
 	jw_buf_init(&f->text);
 	f->start_s = (double)jw_clock_ns(CLOCK_REALTIME) / 1e9;
-	if (cfg->params.v[JW_P_JOURNAL])
-		journal_connect(s, f, now);
 	if (!cfg->metrics_textfile && !cfg->metrics_listen)
 		return 0;
 	f->metrics = jw_metrics__new((size_t)cfg->params.v[JW_P_METRICS_MAX_HANDLERS]);
 	if (!f->metrics)
 		return -ENOMEM;
 	if (cfg->metrics_listen) {
-		f->http = jw_http__listen(cfg->metrics_listen, "/metrics", s->epoll_fd, serve, s, err,
+		f->http = jw_http__listen(cfg->metrics_listen, "/metrics", serve, s, err,
 					  sizeof(err));
 		if (!f->http) {
 			jw_log(JW_LOG_ERROR, "%s", err);
 			return -EINVAL;
 		}
-		jw_log(JW_LOG_INFO, "metrics on http://%s/metrics", jw_http__where(f->http));
 	}
 	if (cfg->metrics_textfile) {
-		/* Said now, not first at the interval's end. */
+		/* Said now, before anything is attached, not first at the interval's end. */
 		ret = write_textfile(cfg->metrics_textfile, render(s, f, now));
 		if (ret) {
 			jw_log(JW_LOG_ERROR, "metrics_textfile=%s: cannot write it: %s",
 			       cfg->metrics_textfile, strerror(-ret));
 			return ret;
 		}
+		f->text_ns = 0;		/* rendered before the programs were loaded */
 		f->next_write_ns = now + (uint64_t)cfg->params.v[JW_P_METRICS_INTERVAL_S] *
 					 1000000000ULL;
 	}
+	return 0;
+}
+
+int session_fleet_start(struct session *s)
+{
+	struct jw_fleet *f = s->fleet;
+	int ret;
+
+	if (!f)
+		return 0;
+	if (s->cfg->params.v[JW_P_JOURNAL])
+		journal_connect(s, f, jw_clock_ns(CLOCK_MONOTONIC));
+	if (!f->http)
+		return 0;
+	ret = jw_http__watch(f->http, s->epoll_fd);
+	if (ret) {
+		jw_log(JW_LOG_ERROR, "metrics_listen: %s", strerror(-ret));
+		return ret;
+	}
+	jw_log(JW_LOG_INFO, "metrics on http://%s/metrics", jw_http__where(f->http));
 	return 0;
 }
 

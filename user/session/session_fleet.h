@@ -17,9 +17,13 @@
 struct jw_event;
 
 /*
- * Sets up the journal and the metrics the configuration asks for (the metrics file written once
- * now). 0, or -errno with the reason logged: a metrics setting that cannot work stops the start.
+ * Before anything is attached: the metrics the configuration asks for, their port bound and
+ * their file written once. 0, or -errno with the reason logged: a metrics setting that cannot
+ * work stops the start.
  */
+int session_fleet_open(struct session *s);
+
+/* Once the session's loop can serve: /metrics answered, the journal looked for (journal=1). */
 int session_fleet_start(struct session *s);
 
 /* The reporter's on_event hook (@ctx: the session). */

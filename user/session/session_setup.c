@@ -344,6 +344,10 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	size_t i;
 	int ret;
 
+	/* A metrics setting that cannot work stops the start before anything is hooked. */
+	ret = session_fleet_open(s);
+	if (ret)
+		return ret;
 	/* Before anything is resolved: a --probe in a stripped binary needs its debug file. */
 	s->debuginfo = jw_debuginfo__new(cfg->debug_dir, JW_DEBUGINFOD_CACHE_BYTES);
 	if (!s->debuginfo)
