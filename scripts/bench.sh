@@ -8,8 +8,9 @@
 # and a libuv loop with and without the handler sites' probes per callback; then
 # jankwatch's own CPU and memory over a minute at ~1000 tasks/s, the time from a slow task's end
 # to its event line, and the per-sample cost of each --unwind mode, and of a thread's Python
-# frames; and what naming a Python callback costs on each CPython. Plots the cost per task.
-# Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only]
+# frames; what naming a Python callback costs on each CPython; and what the metrics and the
+# journal cost jankwatch (bench/fleet.sh). Plots the cost per task.
+# Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only | --fleet-only]
 #        (root; installs bpftrace, libbpf-tools and gnuplot from Debian when missing)
 set -euo pipefail
 
@@ -36,6 +37,8 @@ SAMPLE_SECONDS=5	# per --unwind mode, for the per-sample cost
 BPF_STATS_WAS=
 ONLY_SAMPLES=
 ONLY_SITES=
+ONLY_FLEET=
+FLEET_S=60		# bench/fleet.sh's window
 BCC_SKIPPED=		# why funclatency-bpfcc is left out, when it is
 JW_WAITS=		# syscall mode: what wait_tracepoints=2 chose, as jankwatch said it
 
@@ -71,12 +74,13 @@ source "$ROOT/bench/report.sh"
 usage()
 {
 	cat <<EOF
-Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only]
+Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only | --fleet-only]
   --quick          3 repetitions, shorter windows, a 20 s watch, 10 janks (noisier)
   --samples-only   only the per-sample cost of each --unwind mode, of a thread's Python
                    frames, and of naming a Python callback on each CPython
   --sites-only     only the handler sites' cost, on glib, libuv, libev, sd-event and Qt
                    loops
+  --fleet-only     only what the metrics and the journal cost jankwatch (bench/fleet.sh)
 Runs as root. Builds build/, installs bpftrace, libbpf-tools and gnuplot when missing, prints
 ns per task for each tool and build with ratios to the baseline and the floor, jankwatch's own
 costs, whether DESIGN.md's budget holds, and plots the cost per task to bench/results.png.
@@ -91,10 +95,11 @@ parse_args()
 		case $1 in
 		--quick)
 			REPS=3 WINDOW_MS=200 MEASURE_WINDOWS=4 WATCH_S=20 JANKS=10
-			SAMPLE_SECONDS=3
+			SAMPLE_SECONDS=3 FLEET_S=30
 			;;
 		--samples-only) ONLY_SAMPLES=1 ;;
 		--sites-only) ONLY_SITES=1 ;;
+		--fleet-only) ONLY_FLEET=1 ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; die "unknown argument: $1" ;;
 		esac
@@ -765,6 +770,10 @@ main()
 	setup
 	WORK=$(mktemp -d /tmp/jw-bench.XXXXXX)
 	LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
+	if [[ -n $ONLY_FLEET ]]; then
+		"$ROOT/bench/fleet.sh" "$FLEET_S"
+		return 0
+	fi
 	if [[ -n $ONLY_SITES ]]; then
 		sites_build
 		for name in "${SITE_BUILDS[@]}"; do
@@ -791,6 +800,7 @@ main()
 	sample_cost
 	python_sample_cost
 	python_naming_cost
+	[[ -n $ONLY_SAMPLES ]] || "$ROOT/bench/fleet.sh" "$FLEET_S"
 }
 
 main "$@"

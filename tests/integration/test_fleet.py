@@ -3,7 +3,9 @@
 
 (a) Prometheus: Debian's redis-server watched with metrics_textfile (in the directory of
     Debian's prometheus-node-exporter's textfile collector) and metrics_listen, rewritten every
-    second; Debian's prometheus scrapes both every second for 30 s: `up` stays 1 for both, the
+    second; two stuck scrapers (one asks and never reads, one never asks) stall nothing:
+    `jankwatch stats` answers at once; Debian's prometheus scrapes both every second for 30 s:
+    `up` stays 1 for both, the
     textfile collector never reports an error, `promtool check metrics` passes on both texts;
     getCommand's task counter equals `jankwatch stats`' message_count for it (the GETs
     redis-benchmark sent); the median of debugCommand's histogram (DEBUG SLEEP 0.3) falls in the
@@ -122,6 +124,16 @@ def part_prometheus():
                  "prometheus to be ready")
         start = time.time()
 
+        # Scrapers that hold connections: one asks and never reads, one never asks. The loop
+        # answers `jankwatch stats` meanwhile, and Prometheus' scrapes go on (up, below).
+        stuck = [socket.create_connection(("127.0.0.1", jport)) for _ in range(2)]
+        stuck[0].sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        t = time.time()
+        r = subprocess.run([JW_BIN, "stats", "-p", str(redis.pid)], capture_output=True,
+                           text=True, timeout=60, env=env)
+        check(r.returncode == 0 and time.time() - t < 2,
+              f"jankwatch stats answers in {time.time() - t:.2f} s while two scrapers stall")
+
         # The work: 10000 GETs, three 300 ms DEBUG SLEEPs (janks).
         r = subprocess.run([BENCH, "-p", str(redis.port), "-n", "10000", "-t", "get", "-q"],
                            capture_output=True, text=True, timeout=300)
@@ -174,6 +186,8 @@ def part_prometheus():
         check(not any(l.startswith("jankwatch: metrics") and "cannot" in l for l in jw.err),
               "no metrics write failed")
         check(stop_jankwatch(jw) == 0, "jankwatch exits 0")
+        for sock in stuck:
+            sock.close()
     finally:
         for p in reversed(procs):
             p.kill()

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hindex.h"
 #include "report/metrics.h"
 
 #define MAX_PROCS 1000		/* process names with counters of their own; then "other" */
@@ -28,6 +29,7 @@ struct counts {
 
 struct series {
 	char *process, *cls, *handler;
+	char *labels;		/* process="...",handler_class="...",handler="..." escaped */
 	struct counts retired;	/* left by rows that went or started again */
 	struct counts live;	/* the rows of the last pass */
 };
@@ -52,100 +54,28 @@ struct proc_counts {
 	uint64_t janks[N_CAUSES], hangs[N_CAUSES], withheld[N_WITHHELD], files[N_FILES];
 };
 
-/* An open-addressed table of 64-bit keys (never 0) to indexes. */
-struct index {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, n;
-};
-
 struct jw_metrics {
 	size_t max_handlers, handlers, folded;
 	struct series *series;
 	size_t n_series, cap_series;
-	struct index by_key;		/* series key -> series */
+	struct jw_hindex by_key;	/* series key -> series */
 	struct row *rows;
 	size_t n_rows, cap_rows;
-	struct index row_at;		/* row key -> rows[] */
+	struct jw_hindex row_at;	/* row key -> rows[] */
 	struct pending *pending;
 	size_t n_pending, cap_pending;
 	struct proc_counts *procs;
 	size_t n_procs, cap_procs;
 };
 
-/* FNV-1a over @s and its NUL, chained from @h. */
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-	do {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	} while (*s++);
-	return h;
-}
-
-static uint64_t hash_u32(uint64_t h, uint32_t v)
-{
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		h ^= (v >> (8 * i)) & 0xff;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 static uint64_t series_key(const char *process, const char *cls, const char *handler)
 {
-	uint64_t h = hash_str(hash_str(hash_str(0xcbf29ce484222325ULL, process), cls), handler);
-
-	return h ? h : 1;
+	return jw_hash_str(jw_hash_str(jw_hash_str(0, process), cls), handler);
 }
 
-static void index_free(struct index *ix)
+static uint64_t row_key(uint64_t series, uint32_t pid, uint32_t tid)
 {
-	free(ix->keys);
-	free(ix->vals);
-	memset(ix, 0, sizeof(*ix));
-}
-
-static uint32_t *index_slot(const struct index *ix, uint64_t key)
-{
-	size_t i;
-
-	if (!ix->cap)
-		return NULL;
-	for (i = key & (ix->cap - 1); ix->keys[i]; i = (i + 1) & (ix->cap - 1))
-		if (ix->keys[i] == key)
-			return &ix->vals[i];
-	return NULL;
-}
-
-static int index_put(struct index *ix, uint64_t key, uint32_t val)
-{
-	size_t i;
-
-	if ((ix->n + 1) * 2 > ix->cap) {
-		struct index big = { .cap = ix->cap ? ix->cap * 2 : 64 };
-
-		big.keys = calloc(big.cap, sizeof(*big.keys));
-		big.vals = calloc(big.cap, sizeof(*big.vals));
-		if (!big.keys || !big.vals) {
-			index_free(&big);
-			return -ENOMEM;
-		}
-		for (i = 0; i < ix->cap; i++)
-			if (ix->keys[i])
-				index_put(&big, ix->keys[i], ix->vals[i]);
-		index_free(ix);
-		*ix = big;
-	}
-	for (i = key & (ix->cap - 1); ix->keys[i] && ix->keys[i] != key; i = (i + 1) & (ix->cap - 1))
-		;
-	if (!ix->keys[i])
-		ix->n++;
-	ix->keys[i] = key;
-	ix->vals[i] = val;
-	return 0;
+	return jw_hash_bytes(jw_hash_bytes(series, &pid, sizeof(pid)), &tid, sizeof(tid));
 }
 
 /* Makes room for one more of @n items of @size in *@arr of @cap. 0 or -ENOMEM. */
@@ -195,6 +125,7 @@ void jw_metrics__free(struct jw_metrics *m)
 		free(m->series[i].process);
 		free(m->series[i].cls);
 		free(m->series[i].handler);
+		free(m->series[i].labels);
 	}
 	for (i = 0; i < m->n_procs; i++)
 		free(m->procs[i].process);
@@ -203,8 +134,8 @@ void jw_metrics__free(struct jw_metrics *m)
 	free(m->series);
 	free(m->rows);
 	free(m->procs);
-	index_free(&m->by_key);
-	index_free(&m->row_at);
+	jw_hindex_free(&m->by_key);
+	jw_hindex_free(&m->row_at);
 	free(m);
 }
 
@@ -343,7 +274,7 @@ void jw_metrics__rows_begin(struct jw_metrics *m)
  */
 static int count_row(struct jw_metrics *m, uint64_t key, uint32_t s, const struct counts *c)
 {
-	uint32_t *at = index_slot(&m->row_at, key);
+	uint32_t *at = jw_hindex_get(&m->row_at, key);
 	struct row *r;
 
 	if (at) {
@@ -352,7 +283,7 @@ static int count_row(struct jw_metrics *m, uint64_t key, uint32_t s, const struc
 			counts_add(&m->series[r->series].retired, &r->last);
 	} else {
 		if (grow((void **)&m->rows, &m->cap_rows, m->n_rows, sizeof(*m->rows)) ||
-		    index_put(&m->row_at, key, (uint32_t)m->n_rows))
+		    jw_hindex_put(&m->row_at, key, (uint32_t)m->n_rows))
 			return -ENOMEM;
 		r = &m->rows[m->n_rows++];
 		r->key = key;
@@ -369,8 +300,8 @@ int jw_metrics__row(struct jw_metrics *m, const struct jw_metrics_row *r)
 	const char *process = r->process ? r->process : "", *cls = r->handler_class ?
 		r->handler_class : "", *handler = r->handler ? r->handler : "";
 	uint64_t skey = series_key(process, cls, handler);
-	uint64_t key = hash_u32(hash_u32(skey, r->pid), r->tid) | 1;
-	uint32_t *s = index_slot(&m->by_key, skey), *row = index_slot(&m->row_at, key);
+	uint64_t key = row_key(skey, r->pid, r->tid);
+	uint32_t *s = jw_hindex_get(&m->by_key, skey), *row = jw_hindex_get(&m->row_at, key);
 	struct counts c;
 	struct pending *p;
 
@@ -392,27 +323,43 @@ int jw_metrics__row(struct jw_metrics *m, const struct jw_metrics_row *r)
 	return p->process && p->cls && p->handler ? 0 : -ENOMEM;
 }
 
+static void label_value(struct jw_buf *b, const char *s);
+
 /* The series of @process, @cls, @handler, made when missing; -1 on ENOMEM. */
 static int64_t series_of(struct jw_metrics *m, const char *process, const char *cls,
 			 const char *handler)
 {
 	uint64_t key = series_key(process, cls, handler);
-	uint32_t *at = index_slot(&m->by_key, key);
+	uint32_t *at = jw_hindex_get(&m->by_key, key);
+	struct jw_buf labels;
 	struct series *s;
 
 	if (at)
 		return *at;
 	if (grow((void **)&m->series, &m->cap_series, m->n_series, sizeof(*m->series)) ||
-	    index_put(&m->by_key, key, (uint32_t)m->n_series))
+	    jw_hindex_put(&m->by_key, key, (uint32_t)m->n_series))
 		return -1;
 	s = &m->series[m->n_series];
 	memset(s, 0, sizeof(*s));
 	s->process = strdup(process);
 	s->cls = strdup(cls);
 	s->handler = strdup(handler);
-	if (!s->process || !s->cls || !s->handler)
+	/* Escaped once: every rendering writes them a few dozen times. */
+	jw_buf_init(&labels);
+	jw_buf_puts(&labels, "process=\"");
+	label_value(&labels, process);
+	jw_buf_puts(&labels, "\",handler_class=\"");
+	label_value(&labels, cls);
+	jw_buf_puts(&labels, "\",handler=\"");
+	label_value(&labels, handler);
+	jw_buf_putc(&labels, '"');
+	s->labels = labels.err ? NULL : labels.data;
+	if (!s->labels)
+		jw_buf_free(&labels);
+	m->n_series++;
+	if (!s->process || !s->cls || !s->handler || !s->labels)
 		return -1;
-	return (int64_t)m->n_series++;
+	return (int64_t)m->n_series - 1;
 }
 
 static int by_tasks_desc(const void *a, const void *b)
@@ -431,11 +378,11 @@ int jw_metrics__rows_end(struct jw_metrics *m)
 	qsort(m->pending, m->n_pending, sizeof(*m->pending), by_tasks_desc);
 	for (i = 0; i < m->n_pending && !ret; i++) {
 		struct pending *p = &m->pending[i];
-		bool own = index_slot(&m->by_key, series_key(p->process, p->cls, p->handler)) ||
+		bool own = jw_hindex_get(&m->by_key, series_key(p->process, p->cls, p->handler)) ||
 			   m->handlers < m->max_handlers;
 		int64_t s;
 
-		if (own && !index_slot(&m->by_key, series_key(p->process, p->cls, p->handler)))
+		if (own && !jw_hindex_get(&m->by_key, series_key(p->process, p->cls, p->handler)))
 			m->handlers++;
 		s = own ? series_of(m, p->process, p->cls, p->handler) :
 			  series_of(m, p->process, JW_METRICS_OTHER, JW_METRICS_OTHER);
@@ -452,9 +399,9 @@ int jw_metrics__rows_end(struct jw_metrics *m)
 	}
 	if (kept != m->n_rows) {
 		m->n_rows = kept;
-		index_free(&m->row_at);
+		jw_hindex_free(&m->row_at);
 		for (i = 0; i < m->n_rows && !ret; i++)
-			ret = index_put(&m->row_at, m->rows[i].key, (uint32_t)i);
+			ret = jw_hindex_put(&m->row_at, m->rows[i].key, (uint32_t)i);
 	}
 	for (i = 0; i < m->n_rows; i++)
 		m->folded += !strcmp(m->series[m->rows[i].series].handler, JW_METRICS_OTHER) &&
@@ -492,22 +439,43 @@ static void family(struct jw_buf *b, const char *name, const char *type, const c
 	jw_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* name{process="...",handler_class="...",handler="..."[,extra] */
+/* name{process="...",handler_class="...",handler="..." (the caller closes it) */
 static void series_labels(struct jw_buf *b, const char *name, const struct series *s)
 {
-	jw_buf_printf(b, "%s{process=\"", name);
-	label_value(b, s->process);
-	jw_buf_puts(b, "\",handler_class=\"");
-	label_value(b, s->cls);
-	jw_buf_puts(b, "\",handler=\"");
-	label_value(b, s->handler);
-	jw_buf_putc(b, '"');
+	jw_buf_puts(b, name);
+	jw_buf_putc(b, '{');
+	jw_buf_puts(b, s->labels ? s->labels : "");
+}
+
+/* @v in decimal, without printf: a rendering writes thousands. */
+static void put_u64(struct jw_buf *b, uint64_t v)
+{
+	char d[24];
+	int i = (int)sizeof(d) - 1;
+
+	d[i] = 0;
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	jw_buf_puts(b, d + i);
 }
 
 /* Nanoseconds as seconds, exactly: 1500000 -> 0.001500000. */
 static void seconds(struct jw_buf *b, uint64_t ns)
 {
-	jw_buf_printf(b, "%" PRIu64 ".%09" PRIu64, ns / (uint64_t)1000000000, ns % (uint64_t)1000000000);
+	char frac[11];
+	uint64_t f = ns % 1000000000ULL;
+	int i;
+
+	put_u64(b, ns / 1000000000ULL);
+	frac[0] = '.';
+	for (i = 9; i >= 1; i--) {
+		frac[i] = (char)('0' + f % 10);
+		f /= 10;
+	}
+	frac[10] = 0;
+	jw_buf_puts(b, frac);
 }
 
 enum field { F_TASKS, F_CPU, F_DELAY, F_DELAYED, F_EXCEPTIONS };
@@ -526,7 +494,7 @@ static void counter_lines(struct jw_buf *b, const struct jw_metrics *m, const ch
 		jw_buf_puts(b, "} ");
 		switch (f) {
 		case F_TASKS:
-			jw_buf_printf(b, "%" PRIu64, c.tasks);
+			put_u64(b, c.tasks);
 			break;
 		case F_CPU:
 			seconds(b, c.cpu_ns);
@@ -535,10 +503,10 @@ static void counter_lines(struct jw_buf *b, const struct jw_metrics *m, const ch
 			seconds(b, c.delay_ns);
 			break;
 		case F_DELAYED:
-			jw_buf_printf(b, "%" PRIu64, c.delay_count);
+			put_u64(b, c.delay_count);
 			break;
 		case F_EXCEPTIONS:
-			jw_buf_printf(b, "%" PRIu64, c.exceptions);
+			put_u64(b, c.exceptions);
 			break;
 		}
 		jw_buf_putc(b, '\n');
@@ -551,12 +519,18 @@ static void counter_lines(struct jw_buf *b, const struct jw_metrics *m, const ch
  */
 static void histogram_lines(struct jw_buf *b, const struct jw_metrics *m, const char *name)
 {
-	char n_bucket[96], n_sum[96], n_count[96];
+	char n_bucket[96], n_sum[96], n_count[96], le[JW_HIST_SLOTS][40];
 	size_t i, k;
 
 	snprintf(n_bucket, sizeof(n_bucket), "%s_bucket", name);
 	snprintf(n_sum, sizeof(n_sum), "%s_sum", name);
 	snprintf(n_count, sizeof(n_count), "%s_count", name);
+	for (k = 0; k < JW_HIST_SLOTS; k++) {
+		uint64_t le_us = 2ULL << k;
+
+		snprintf(le[k], sizeof(le[k]), ",le=\"%" PRIu64 ".%06" PRIu64 "\"} ",
+			 le_us / 1000000, le_us % 1000000);
+	}
 	for (i = 0; i < m->n_series; i++) {
 		const struct series *s = &m->series[i];
 		struct counts c = s->retired;
@@ -564,22 +538,26 @@ static void histogram_lines(struct jw_buf *b, const struct jw_metrics *m, const 
 
 		counts_add(&c, &s->live);
 		for (k = 0; k < JW_HIST_SLOTS; k++) {
-			uint64_t le_us = 2ULL << k;
-
 			cum += c.hist[k];
 			series_labels(b, n_bucket, s);
-			jw_buf_printf(b, ",le=\"%" PRIu64 ".%06" PRIu64 "\"} %" PRIu64 "\n",
-				      le_us / 1000000, le_us % 1000000, cum);
+			jw_buf_puts(b, le[k]);
+			put_u64(b, cum);
+			jw_buf_putc(b, '\n');
 		}
-		series_labels(b, n_bucket, s);
 		/* The recorded tasks: the slots hold them all (the last one clamps). */
-		jw_buf_printf(b, ",le=\"+Inf\"} %" PRIu64 "\n", c.recorded > cum ? c.recorded : cum);
+		cum = c.recorded > cum ? c.recorded : cum;
+		series_labels(b, n_bucket, s);
+		jw_buf_puts(b, ",le=\"+Inf\"} ");
+		put_u64(b, cum);
+		jw_buf_putc(b, '\n');
 		series_labels(b, n_sum, s);
 		jw_buf_puts(b, "} ");
 		seconds(b, c.total_ns);
 		jw_buf_putc(b, '\n');
 		series_labels(b, n_count, s);
-		jw_buf_printf(b, "} %" PRIu64 "\n", c.recorded > cum ? c.recorded : cum);
+		jw_buf_puts(b, "} ");
+		put_u64(b, cum);
+		jw_buf_putc(b, '\n');
 	}
 }
 

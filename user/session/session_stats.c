@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/hindex.h"
 #include "base/log.h"
 #include "report/handler.h"
 #include "report/report.h"
@@ -35,10 +36,22 @@ static bool same_key(const struct jw_stats_key *a, const struct jw_stats_key *b)
 	       a->detail == b->detail;
 }
 
+static uint64_t key_hash(const struct jw_stats_key *key)
+{
+	return jw_hash_bytes(0, key, sizeof(*key));
+}
+
+/* Row @key's names, by their index (a pass names up to every row: no linear search). */
 static struct stats_name *cached(struct session *s, const struct jw_stats_key *key)
 {
+	uint32_t *at = jw_hindex_get(&s->names_at, key_hash(key));
 	size_t i;
 
+	if (at && *at < s->n_names && same_key(&s->names[*at].key, key))
+		return &s->names[*at];
+	if (!at)
+		return NULL;
+	/* Two keys of one hash: the other one's names were indexed. */
 	for (i = 0; i < s->n_names; i++)
 		if (same_key(&s->names[i].key, key))
 			return &s->names[i];
@@ -107,6 +120,9 @@ static struct stats_name *names_of(struct session *s, const struct jw_stats_key 
 		return NULL;
 	}
 	s->n_names++;
+	if (!jw_hindex_get(&s->names_at, key_hash(key)) &&
+	    jw_hindex_put(&s->names_at, key_hash(key), (uint32_t)(s->n_names - 1)))
+		return n;	/* unindexed: found again by name_row next time */
 	return n;
 }
 
@@ -125,6 +141,10 @@ static void forget_names(struct session *s, pid_t pid)
 		s->names[kept++] = s->names[i];
 	}
 	s->n_names = kept;
+	jw_hindex_free(&s->names_at);
+	for (i = 0; i < s->n_names; i++)
+		if (!jw_hindex_get(&s->names_at, key_hash(&s->names[i].key)))
+			jw_hindex_put(&s->names_at, key_hash(&s->names[i].key), (uint32_t)i);
 }
 
 /* A row as written: its names, and the counts of every key that has them, summed. */
@@ -142,6 +162,7 @@ struct stats_walk {
 	bool name_only;		/* only find the names (a process is about to be forgotten) */
 	struct merged_row *rows;
 	size_t n, cap;
+	struct jw_hindex at;		/* (pid, tid, names) -> rows[] */
 	struct jw_stats_val overflow;	/* its copy: the walk's own is gone after it */
 	bool has_overflow;
 	bool failed;		/* out of memory: rows left out */
@@ -172,11 +193,20 @@ static void merge_val(struct jw_stats_val *into, const struct jw_stats_val *v)
  * name one handler: a callback reached through two of the loop's sites (Qt's slot called inside
  * and outside an event), or a handler whose address changed but not its name.
  */
+static bool same_row(const struct merged_row *r, const struct jw_stats_key *key, const char *cls,
+		     const char *msg)
+{
+	return r->pid == key->pid && r->tid == key->tid && !strcmp(r->handler_class, cls) &&
+	       !strcmp(r->message_name, msg);
+}
+
 static void on_row(const struct jw_stats_key *key, const struct jw_stats_val *v, void *ctx)
 {
 	struct stats_walk *w = ctx;
 	struct stats_name *n;
 	const char *cls, *msg, *proc;
+	uint32_t *at;
+	uint64_t h;
 	size_t i;
 
 	/* OVERFLOW cannot say whose tasks it holds: it comes with every process's rows. */
@@ -193,12 +223,17 @@ static void on_row(const struct jw_stats_key *key, const struct jw_stats_val *v,
 	proc = n ? n->process : "unknown";
 	cls = n ? n->handler_class : "unknown";
 	msg = n ? n->message_name : "unknown";
-	for (i = 0; i < w->n; i++) {
-		struct merged_row *r = &w->rows[i];
-
-		if (r->pid == key->pid && r->tid == key->tid && !strcmp(r->handler_class, cls) &&
-		    !strcmp(r->message_name, msg)) {
-			merge_val(&r->val, v);
+	h = jw_hash_str(jw_hash_str(jw_hash_bytes(jw_hash_bytes(0, &key->pid, sizeof(key->pid)),
+						  &key->tid, sizeof(key->tid)), cls), msg);
+	at = jw_hindex_get(&w->at, h);
+	if (at && same_row(&w->rows[*at], key, cls, msg)) {
+		merge_val(&w->rows[*at].val, v);
+		return;
+	}
+	/* Another row of this hash: every row is looked at. */
+	for (i = 0; at && i < w->n; i++) {
+		if (same_row(&w->rows[i], key, cls, msg)) {
+			merge_val(&w->rows[i].val, v);
 			return;
 		}
 	}
@@ -212,6 +247,10 @@ static void on_row(const struct jw_stats_key *key, const struct jw_stats_val *v,
 		}
 		w->rows = bigger;
 		w->cap = cap;
+	}
+	if (!at && jw_hindex_put(&w->at, h, (uint32_t)w->n)) {
+		w->failed = true;
+		return;
 	}
 	w->rows[w->n++] = (struct merged_row){ .pid = key->pid, .tid = key->tid, .process = proc,
 					       .handler_class = cls, .message_name = msg,
@@ -249,6 +288,7 @@ static size_t each_row(struct session *s, pid_t pid,
 	if (w.failed)
 		jw_log(JW_LOG_WARN, "statistics: out of memory, rows left out");
 	free(w.rows);
+	jw_hindex_free(&w.at);
 	return rows;
 }
 
@@ -281,6 +321,7 @@ void session_stats_keep_names(struct session *s, pid_t pid)
 
 	if (s->attach)
 		jw_attach__stats_each(s->attach, on_row, &w);
+	jw_hindex_free(&w.at);
 }
 
 /* Answers the request on connection @fd. */
@@ -377,6 +418,7 @@ void session_stats_finish(struct session *s)
 		free(buf);
 	}
 	forget_names(s, 0);
+	jw_hindex_free(&s->names_at);
 	free(s->names);
 	s->names = NULL;
 	s->cap_names = 0;

@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "attach/attach.h"
+#include "base/hindex.h"
 #include "report/report.h"
 #include "report/trace.h"
 #include "session/watched.h"
@@ -67,6 +68,7 @@ struct session {
 	char stats_path[108];
 	struct stats_name *names;	/* the names of statistics rows, kept past their process */
 	size_t n_names, cap_names;
+	struct jw_hindex names_at;	/* a row key's hash -> names[] */
 	uint64_t lost_samples;	/* samples user space could not keep (out of memory) */
 	struct jw_fleet *fleet;	/* the journal and the metrics (session_fleet.h) */
 };
