@@ -13,47 +13,6 @@ const long jw_arch_wait_syscalls[] = { 7, 23, 232, 270, 271, 281, 441 };
 const size_t jw_arch_n_wait_syscalls =
 	sizeof(jw_arch_wait_syscalls) / sizeof(jw_arch_wait_syscalls[0]);
 
-/* The callee-saved register a function keeps its first argument in, as a ModRM reg number. */
-static int saved_reg_of_rdi(const uint8_t *c)
-{
-	/* mov %rdi,%REG: 48/49 89 (11 111 rrr) */
-	if ((c[0] == 0x48 || c[0] == 0x49) && c[1] == 0x89 && (c[2] & 0xf8) == 0xf8)
-		return (c[2] & 7) | (c[0] == 0x49 ? 8 : 0);
-	return -1;
-}
-
-int jw_arch_derive_call_chain(const uint8_t *code, size_t len, struct jw_arg_chain *chain)
-{
-	size_t i, j;
-	int reg = -1;
-
-	for (i = 0; i + 3 <= len && i < 96 && reg < 0; i++)
-		reg = saved_reg_of_rdi(code + i);
-	if (reg < 0 || (reg & 7) == 4)	/* rsp/r12 need a SIB byte: not this pattern */
-		return -ENOENT;
-	for (j = i; j + 4 <= len; j++) {
-		const uint8_t *c = code + j;
-		size_t k;
-
-		/* mov D1(%REG),%rax: 48/49 8b (01 000 rrr) D1 */
-		if (c[0] != (reg & 8 ? 0x49 : 0x48) || c[1] != 0x8b || c[2] != (0x40 | (reg & 7)))
-			continue;
-		/* then, within a few instructions, call *D2(%rax): ff 50 D2 */
-		for (k = j + 4; k + 3 <= len && k < j + 4 + 32; k++) {
-			if (code[k] == 0xff && code[k + 1] == 0x50) {
-				memset(chain, 0, sizeof(*chain));
-				chain->handler.reg = jw_arch_arg_reg(0);
-				chain->handler.n_offsets = 2;
-				chain->handler.offsets[0] = c[3];
-				chain->handler.offsets[1] = code[k + 2];
-				chain->kind = JW_HANDLER_CODE;
-				return 0;
-			}
-		}
-	}
-	return -ENOENT;
-}
-
 /* ---- Probe placement: the instructions at a function's entry ---- */
 
 static const char *const regs64[16] = {
@@ -293,103 +252,6 @@ unsigned int jw_arch_arg_reg(unsigned int i)
 }
 
 /* ModRM's register numbers (rax rcx rdx rbx rsp rbp rsi rdi r8-r15) in DWARF numbering. */
-static const int dwarf_reg[16] = { 0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15 };
-
-/*
- * Whether @in (at @at) is a call, described in @c, with @global the registers (hardware
- * numbers) last loaded from a fixed address.
- */
-static bool as_call(const struct jw_x86_insn *in, size_t at, unsigned int global,
-		    struct jw_arch_call *c)
-{
-	unsigned int mod, rm, base, index, sib, hw;
-	const uint8_t *d;
-
-	memset(c, 0, sizeof(*c));
-	c->at = at;
-	c->len = in->len;
-	if (in->op == 0xe8) {
-		c->target = (int64_t)(at + in->len) +
-			    (int32_t)((uint32_t)in->imm[0] | (uint32_t)in->imm[1] << 8 |
-				      (uint32_t)in->imm[2] << 16 | (uint32_t)in->imm[3] << 24);
-		return true;
-	}
-	if (in->op != 0xff || ((*in->modrm >> 3) & 7) != 2)
-		return false;
-	c->indirect = true;
-	mod = *in->modrm >> 6;
-	rm = *in->modrm & 7;
-	c->reg = -1;
-	if (mod == 3) {
-		hw = rm | (in->rex & 1 ? 8 : 0);
-		c->reg = dwarf_reg[hw];
-		c->via_global = global >> hw & 1;
-		return true;
-	}
-	c->mem = true;
-	sib = rm == 4;
-	if (sib) {
-		base = in->modrm[1] & 7;
-		index = (in->modrm[1] >> 3) & 7;
-		if (index != 4 || (in->rex & 2) || (base == 5 && mod == 0))
-			return true;	/* indexed, or no base */
-		rm = base;
-	} else if (rm == 5 && mod == 0) {
-		c->via_global = true;	/* RIP-relative: a GOT slot, a global */
-		return true;
-	}
-	hw = rm | (in->rex & 1 ? 8 : 0);
-	c->reg = dwarf_reg[hw];
-	c->via_global = global >> hw & 1;
-	d = in->modrm + 1 + sib;
-	if (mod == 1)
-		c->disp = (int8_t)d[0];
-	else if (mod == 2)
-		c->disp = (int32_t)((uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
-				    (uint32_t)d[3] << 24);
-	return true;
-}
-
-/* The registers a call may change: rax, rcx, rdx, rsi, rdi, r8-r11 (hardware numbers). */
-#define CALL_CLOBBERED 0x0fc7u
-#define REG_AX 0x0001u
-#define REG_DX 0x0004u
-
-/*
- * The registers (hardware numbers) instruction @in may write, over-counted: whatever its ModRM
- * names as a register, the one in its opcode, and the implicit ones of the few that have them.
- */
-static unsigned int may_write(const struct jw_x86_insn *in)
-{
-	unsigned int op = in->op, mask = 0;
-
-	if (in->modrm) {
-		unsigned int m = *in->modrm;
-
-		/* the reg field, unless it is an opcode extension or the source of a store/compare */
-		if (!(op == 0x88 || op == 0x89 || op == 0x38 || op == 0x39 || op == 0x84 ||
-		      op == 0x85 || (op >= 0x80 && op <= 0x83) || op == 0xc0 || op == 0xc1 ||
-		      (op >= 0xd0 && op <= 0xd3) || op == 0xc6 || op == 0xc7 || op == 0xf6 ||
-		      op == 0xf7 || op == 0xfe || op == 0xff))
-			mask |= 1u << (((m >> 3) & 7) | (in->rex & 4 ? 8 : 0));
-		if (m >> 6 == 3)
-			mask |= 1u << ((m & 7) | (in->rex & 1 ? 8 : 0));
-		if (op == 0xf6 || op == 0xf7 || !op)	/* mul, div; cmpxchg and the like */
-			mask |= REG_AX | REG_DX;
-		return mask;
-	}
-	if ((op >= 0x58 && op <= 0x5f) || (op >= 0x90 && op <= 0x97) || (op >= 0xb0 && op <= 0xbf))
-		mask |= 1u << ((op & 7) | (in->rex & 1 ? 8 : 0));	/* pop, xchg, mov $imm */
-	if (op >= 0x90 && op <= 0x97)
-		mask |= REG_AX;
-	if (op == 0x90 && !(in->rex & 1))
-		mask = 0;					/* nop */
-	if (op >= 0xa0 && op <= 0xa3)
-		mask |= REG_AX;					/* mov moffs */
-	if (op == 0x98 || op == 0x99 || (op >= 0xa4 && op <= 0xaf) || op == 0xc9 || !op)
-		mask = 0xffffu;		/* cbw, cqo, string ops, leave, 0f-map ops: anything */
-	return mask;
-}
 
 /*
  * The register a 64-bit "mov rel(%rip),%reg" or "lea rel(%rip),%reg" (@from: -1) or "mov
@@ -443,179 +305,6 @@ int jw_arch_plt_slot(const uint8_t *stub, size_t len, uint64_t addr, uint64_t *s
 	return 0;
 }
 
-/*
- * "mov D(%base),%reg" (64-bit, no index): true with its registers (hardware numbers) and D.
- */
-static bool load_disp(const struct jw_x86_insn *in, int *reg, int *base, int32_t *disp)
-{
-	unsigned int m;
-	const uint8_t *d;
-
-	if (in->op != 0x8b || !(in->rex & 8) || !in->modrm)
-		return false;
-	m = *in->modrm;
-	if (m >> 6 == 0 || m >> 6 == 3 || (m & 7) == 4)
-		return false;
-	*reg = (int)(((m >> 3) & 7) | (in->rex & 4 ? 8 : 0));
-	*base = (int)((m & 7) | (in->rex & 1 ? 8 : 0));
-	d = in->modrm + 1;
-	*disp = m >> 6 == 1 ? (int8_t)d[0] :
-			      (int32_t)((uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
-					(uint32_t)d[3] << 24);
-	return true;
-}
-
-/* may_write(), but for the compares and tests, which write no register. */
-static unsigned int writes(const struct jw_x86_insn *in)
-{
-	unsigned int op = in->op;
-
-	if (op == 0x84 || op == 0x85 || (op >= 0x38 && op <= 0x3b))
-		return 0;
-	return may_write(in);
-}
-
-int jw_arch_derive_member_call(const uint8_t *code, size_t len, int32_t call_disp, int32_t *field)
-{
-	int obj = -1, reg, base, steps = 0;
-	struct jw_x86_insn in;
-	struct jw_arch_call c;
-	int32_t disp, f = 0;
-	size_t at = 0;
-
-	while (at < len && steps++ < 48) {
-		if (!jw_x86_decode(code + at, len - at, &in))
-			return -ENOENT;
-		if (load_disp(&in, &reg, &base, &disp) && obj < 0 && base == 7) {
-			obj = reg;				/* mov F(%rdi),%R */
-			f = disp;
-			at += in.len;
-			continue;
-		}
-		if (obj >= 0 && ((load_disp(&in, &reg, &base, &disp) && base == obj &&
-				  disp == call_disp) ||			/* mov 8(%R),%X */
-				 (as_call(&in, at, 0, &c) && c.mem && c.disp == call_disp &&
-				  c.reg == dwarf_reg[obj]))) {		/* call *8(%R) */
-			*field = f;
-			return 0;
-		}
-		if (obj < 0 && (writes(&in) >> 7 & 1))
-			return -ENOENT;				/* rdi changed before */
-		if (obj >= 0 && (writes(&in) >> obj & 1))
-			obj = -1;
-		at += in.len;
-	}
-	return -ENOENT;
-}
-
-int jw_arch_tail_call_field(const uint8_t *code, size_t len, int32_t *field)
-{
-	/*
-	 * Per register: holding the first argument (@arg's bit), or loaded from its field
-	 * @from[reg] (@loaded's bit).
-	 */
-	unsigned int arg = 1u << 7, loaded = 0, w, m;
-	int32_t from[16] = { 0 }, disp;
-	int reg, base, src, steps = 0;
-	struct jw_x86_insn in;
-	size_t at = 0;
-
-	while (at < len && steps++ < 12) {
-		if (!jw_x86_decode(code + at, len - at, &in))
-			return -ENOENT;
-		m = in.modrm ? *in.modrm : 0;
-		if (in.op == 0xff && in.modrm && m >> 6 == 3 && (m >> 3 & 7) == 4) {
-			reg = (int)((m & 7) | (in.rex & 1 ? 8 : 0));	/* jmp *%reg */
-			if (!(loaded >> reg & 1))
-				return -ENOENT;
-			*field = from[reg];
-			return 0;
-		}
-		/* Any other way out of the straight line ends it: calls, jumps, returns. */
-		if (in.op == 0xe8 || in.op == 0xe9 || in.op == 0xeb || in.op == 0xc3 ||
-		    in.op == 0xc2 || in.op == 0xff || (in.op >= 0x70 && in.op <= 0x7f))
-			return -ENOENT;
-		w = writes(&in);
-		if (load_disp(&in, &reg, &base, &disp) && (arg >> base & 1)) {
-			arg &= ~w;				/* mov F(%arg),%reg */
-			loaded = (loaded & ~w) | 1u << reg;
-			from[reg] = disp;
-		} else if (in.modrm && m >> 6 == 3 && (in.rex & 8) &&
-			   (in.op == 0x89 || in.op == 0x8b)) {		/* mov %src,%reg */
-			src = (int)(((m >> 3) & 7) | (in.rex & 4 ? 8 : 0));
-			reg = (int)((m & 7) | (in.rex & 1 ? 8 : 0));
-			if (in.op == 0x8b) {
-				int t = src;
-
-				src = reg;
-				reg = t;
-			}
-			arg = (arg & ~w) | (arg >> src & 1) << reg;
-			loaded = (loaded & ~w) | (loaded >> src & 1) << reg;
-			from[reg] = from[src];
-		} else {
-			arg &= ~w;
-			loaded &= ~w;
-		}
-		at += in.len;
-	}
-	return -ENOENT;
-}
-
-int jw_arch_signal_emitter(const uint8_t *code, size_t len, uint64_t addr, uint64_t stub,
-			   uint64_t *slot)
-{
-	uint64_t pending = 0, target;
-	struct jw_x86_insn in;
-	size_t at = 0;
-	int32_t rel;
-	bool loaded = false;
-
-	while (at < len) {
-		if (!jw_x86_decode(code + at, len - at, &in))
-			return -ENOENT;
-		if ((in.op == 0xe8 || in.op == 0xe9) && in.imm) {		/* call, jmp rel32 */
-			memcpy(&rel, in.imm, sizeof(rel));
-			target = addr + at + in.len + (uint64_t)(int64_t)rel;
-			if (loaded && target == stub) {
-				*slot = pending;
-				return 0;
-			}
-			loaded = false;	/* a call clobbers %esi; after a jump, another path */
-		} else if (in.op == 0x8b && in.modrm && !(in.rex & 0xc) && *in.modrm == 0x35) {
-			memcpy(&rel, in.modrm + 1, sizeof(rel));	/* mov slot(%rip),%esi */
-			pending = addr + at + in.len + (uint64_t)(int64_t)rel;
-			loaded = true;
-		} else if ((writes(&in) >> 6 & 1) || in.op == 0xc3 || in.op == 0xff ||
-			   in.op == 0xeb || (in.op >= 0x70 && in.op <= 0x7f)) {
-			loaded = false;
-		}
-		at += in.len;
-	}
-	return -ENOENT;
-}
-
-int jw_arch_first_field_load(const uint8_t *code, size_t len, int32_t *field)
-{
-	struct jw_x86_insn in;
-	int reg, base, steps = 0;
-	int32_t disp;
-	size_t at = 0;
-
-	while (at < len && steps++ < 32) {
-		if (!jw_x86_decode(code + at, len - at, &in))
-			return -ENOENT;
-		if (load_disp(&in, &reg, &base, &disp) && base == 7) {
-			*field = disp;
-			return 0;
-		}
-		if ((writes(&in) >> 7 & 1) || in.op == 0xc3)
-			return -ENOENT;
-		at += in.len;
-	}
-	return -ENOENT;
-}
-
 /* The argument registers (rdi rsi rdx rcx), hardware numbers. */
 static const unsigned int arg_hw[JW_ARCH_CALL_ARGS] = { 7, 6, 2, 1 };
 
@@ -643,7 +332,7 @@ static void args_forget(struct arg_facts *a)
  */
 static void args_track(const struct jw_x86_insn *in, struct arg_facts *a)
 {
-	unsigned int written = may_write(in), i, m = in->modrm ? *in->modrm : 0;
+	unsigned int written = jw_x86_may_write(in), i, m = in->modrm ? *in->modrm : 0;
 	int dst = -1, src = -1;
 	int64_t imm = 0;
 	bool is_imm = false;
@@ -685,7 +374,7 @@ static void args_of_call(const struct arg_facts *a, struct jw_arch_call *c)
 	unsigned int i;
 
 	for (i = 0; i < JW_ARCH_CALL_ARGS; i++) {
-		c->arg_copy[i] = a->copy_hw[i] >= 0 ? dwarf_reg[a->copy_hw[i]] : -1;
+		c->arg_copy[i] = a->copy_hw[i] >= 0 ? jw_x86_dwarf_reg[a->copy_hw[i]] : -1;
 		c->arg_known[i] = a->known[i];
 		c->arg_imm[i] = a->imm[i];
 	}
@@ -710,15 +399,15 @@ int jw_arch_scan_calls(const uint8_t *code, size_t len,
 			at++;
 			continue;
 		}
-		if (as_call(&in, at, fixed | through, &c)) {
+		if (jw_x86_as_call(&in, at, fixed | through, &c)) {
 			args_of_call(&args, &c);
 			c.via_reg = c.mem ? c.reg : -1;
 			c.via_disp = c.disp;
 			ret = fn(&c, ctx);
 			if (ret)
 				return ret;
-			fixed &= ~CALL_CLOBBERED;
-			through &= ~CALL_CLOBBERED;
+			fixed &= ~JW_X86_CALL_CLOBBERED;
+			through &= ~JW_X86_CALL_CLOBBERED;
 			args_forget(&args);
 		} else {
 			args_track(&in, &args);
@@ -728,8 +417,8 @@ int jw_arch_scan_calls(const uint8_t *code, size_t len,
 			dest = load_of(&in, &from);
 			if (dest >= 0 && from >= 0 && !(fixed >> from & 1))
 				dest = -1;
-			fixed &= ~may_write(&in);
-			through &= ~may_write(&in);
+			fixed &= ~jw_x86_may_write(&in);
+			through &= ~jw_x86_may_write(&in);
 			if (dest >= 0 && from < 0)
 				fixed |= 1u << dest;
 			else if (dest >= 0)

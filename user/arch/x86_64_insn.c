@@ -226,3 +226,102 @@ size_t jw_arch_insn_len(const uint8_t *p, size_t len)
 
 	return jw_x86_decode(p, len, &in) ? in.len : 0;
 }
+
+/* ---- What a decoded instruction does ---- */
+
+const int jw_x86_dwarf_reg[16] = { 0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+/*
+ * Whether @in (at @at) is a call, described in @c, with @global the registers (hardware
+ * numbers) last loaded from a fixed address.
+ */
+bool jw_x86_as_call(const struct jw_x86_insn *in, size_t at, unsigned int global,
+		    struct jw_arch_call *c)
+{
+	unsigned int mod, rm, base, index, sib, hw;
+	const uint8_t *d;
+
+	memset(c, 0, sizeof(*c));
+	c->at = at;
+	c->len = in->len;
+	if (in->op == 0xe8) {
+		c->target = (int64_t)(at + in->len) +
+			    (int32_t)((uint32_t)in->imm[0] | (uint32_t)in->imm[1] << 8 |
+				      (uint32_t)in->imm[2] << 16 | (uint32_t)in->imm[3] << 24);
+		return true;
+	}
+	if (in->op != 0xff || ((*in->modrm >> 3) & 7) != 2)
+		return false;
+	c->indirect = true;
+	mod = *in->modrm >> 6;
+	rm = *in->modrm & 7;
+	c->reg = -1;
+	if (mod == 3) {
+		hw = rm | (in->rex & 1 ? 8 : 0);
+		c->reg = jw_x86_dwarf_reg[hw];
+		c->via_global = global >> hw & 1;
+		return true;
+	}
+	c->mem = true;
+	sib = rm == 4;
+	if (sib) {
+		base = in->modrm[1] & 7;
+		index = (in->modrm[1] >> 3) & 7;
+		if (index != 4 || (in->rex & 2) || (base == 5 && mod == 0))
+			return true;	/* indexed, or no base */
+		rm = base;
+	} else if (rm == 5 && mod == 0) {
+		c->via_global = true;	/* RIP-relative: a GOT slot, a global */
+		return true;
+	}
+	hw = rm | (in->rex & 1 ? 8 : 0);
+	c->reg = jw_x86_dwarf_reg[hw];
+	c->via_global = global >> hw & 1;
+	d = in->modrm + 1 + sib;
+	if (mod == 1)
+		c->disp = (int8_t)d[0];
+	else if (mod == 2)
+		c->disp = (int32_t)((uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
+				    (uint32_t)d[3] << 24);
+	return true;
+}
+
+/* rax and rdx, as register masks by hardware number. */
+#define REG_AX 0x0001u
+#define REG_DX 0x0004u
+
+/*
+ * The registers (hardware numbers) instruction @in may write, over-counted: whatever its ModRM
+ * names as a register, the one in its opcode, and the implicit ones of the few that have them.
+ */
+unsigned int jw_x86_may_write(const struct jw_x86_insn *in)
+{
+	unsigned int op = in->op, mask = 0;
+
+	if (in->modrm) {
+		unsigned int m = *in->modrm;
+
+		/* the reg field, unless it is an opcode extension or the source of a store/compare */
+		if (!(op == 0x88 || op == 0x89 || op == 0x38 || op == 0x39 || op == 0x84 ||
+		      op == 0x85 || (op >= 0x80 && op <= 0x83) || op == 0xc0 || op == 0xc1 ||
+		      (op >= 0xd0 && op <= 0xd3) || op == 0xc6 || op == 0xc7 || op == 0xf6 ||
+		      op == 0xf7 || op == 0xfe || op == 0xff))
+			mask |= 1u << (((m >> 3) & 7) | (in->rex & 4 ? 8 : 0));
+		if (m >> 6 == 3)
+			mask |= 1u << ((m & 7) | (in->rex & 1 ? 8 : 0));
+		if (op == 0xf6 || op == 0xf7 || !op)	/* mul, div; cmpxchg and the like */
+			mask |= REG_AX | REG_DX;
+		return mask;
+	}
+	if ((op >= 0x58 && op <= 0x5f) || (op >= 0x90 && op <= 0x97) || (op >= 0xb0 && op <= 0xbf))
+		mask |= 1u << ((op & 7) | (in->rex & 1 ? 8 : 0));	/* pop, xchg, mov $imm */
+	if (op >= 0x90 && op <= 0x97)
+		mask |= REG_AX;
+	if (op == 0x90 && !(in->rex & 1))
+		mask = 0;					/* nop */
+	if (op >= 0xa0 && op <= 0xa3)
+		mask |= REG_AX;					/* mov moffs */
+	if (op == 0x98 || op == 0x99 || (op >= 0xa4 && op <= 0xaf) || op == 0xc9 || !op)
+		mask = 0xffffu;		/* cbw, cqo, string ops, leave, 0f-map ops: anything */
+	return mask;
+}
