@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -82,8 +83,11 @@ void jw_journal__free(struct jw_journal *j)
  */
 static int send_memfd(struct jw_journal *j)
 {
-	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct msghdr mh = { .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	char ctl[CMSG_SPACE(sizeof(int))] = { 0 }, none = 0;
+	/* No payload, but one empty iovec: qemu's user-mode emulation sends nothing without one. */
+	struct iovec iov = { .iov_base = &none, .iov_len = 0 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+			     .msg_controllen = sizeof(ctl) };
 	struct cmsghdr *cm;
 	size_t off = 0;
 	ssize_t n;
