@@ -378,11 +378,11 @@ int jw_metrics__rows_end(struct jw_metrics *m)
 	qsort(m->pending, m->n_pending, sizeof(*m->pending), by_tasks_desc);
 	for (i = 0; i < m->n_pending && !ret; i++) {
 		struct pending *p = &m->pending[i];
-		bool own = jw_hindex_get(&m->by_key, series_key(p->process, p->cls, p->handler)) ||
-			   m->handlers < m->max_handlers;
+		bool known = jw_hindex_get(&m->by_key, series_key(p->process, p->cls, p->handler));
+		bool own = known || m->handlers < m->max_handlers;
 		int64_t s;
 
-		if (own && !jw_hindex_get(&m->by_key, series_key(p->process, p->cls, p->handler)))
+		if (own && !known)
 			m->handlers++;
 		s = own ? series_of(m, p->process, p->cls, p->handler) :
 			  series_of(m, p->process, JW_METRICS_OTHER, JW_METRICS_OTHER);

@@ -120,9 +120,10 @@ static struct stats_name *names_of(struct session *s, const struct jw_stats_key 
 		return NULL;
 	}
 	s->n_names++;
-	if (!jw_hindex_get(&s->names_at, key_hash(key)) &&
-	    jw_hindex_put(&s->names_at, key_hash(key), (uint32_t)(s->n_names - 1)))
-		return n;	/* unindexed: found again by name_row next time */
+	/* Another key of this hash keeps the index (cached() searches then); out of memory leaves
+	 * the names unindexed, made again at the next pass. */
+	if (!jw_hindex_get(&s->names_at, key_hash(key)))
+		jw_hindex_put(&s->names_at, key_hash(key), (uint32_t)(s->n_names - 1));
 	return n;
 }
 
