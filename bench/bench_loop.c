@@ -56,25 +56,27 @@ struct task {
 /* One definition, two symbols: dispatch() and dispatch_ref() compile to the same code. */
 #if defined(JW_BENCH_NARROW) && defined(__x86_64__)
 /*
- * JW_BENCH_NARROW: a dispatcher that narrows an int argument before it calls the task's code,
- * without frame pointers: `movslq %esi,%r8; mov %r8d,%esi; call`. The two moves write argument
+ * JW_BENCH_NARROW: a dispatcher that narrows its int argument before it calls the task's code,
+ * without frame pointers: `movslq %edi,%r8; mov %r8d,%edi; call`. The two moves write argument
  * registers and are single-stepped at a uprobe; the call three instructions in is emulated. In
- * assembly, so that no compiler turns the call into a tail jump or adds a prologue.
+ * assembly, so that no compiler turns the call into a tail jump or adds a prologue. The task's
+ * state is narrow_task()'s own: what reaches it is the low half of the task's address.
  */
-void narrow_task(struct task *t, int kind);
+void narrow_task(int kind);
 
-__attribute__((noinline)) void narrow_task(struct task *t, int kind)
+__attribute__((noinline)) void narrow_task(int kind)
 {
-	uint64_t x = t->state + (uint64_t)kind;
+	static uint64_t state;
+	uint64_t x = state + (uint64_t)(uint32_t)kind;
 
-	t->state = mix(x) + x;
+	state = mix(x) + x;
 	asm volatile("" ::: "memory");
 }
 
 #define DEFINE_DISPATCH(name)                                                                    \
 	void name(struct task *t);                                                               \
 	asm(".text\n.globl " #name "\n.type " #name ", @function\n" #name ":\n"                  \
-	    "\tmovslq %esi, %r8\n\tmov %r8d, %esi\n\tcall narrow_task\n\tret\n"                 \
+	    "\tmovslq %edi, %r8\n\tmov %r8d, %edi\n\tcall narrow_task\n\tret\n"                 \
 	    ".size " #name ", .-" #name "\n");
 #else
 #ifdef JW_BENCH_QUEUE

@@ -117,6 +117,20 @@ print(next((str(p["id"]) for p in json.load(sys.stdin)
             if p.get("name") == sys.argv[1] and str(p["id"]) in held), ""))' "$2" "$held"
 }
 
+# Prints the run time in ns of every BPF program process @1 holds open, summed
+# (kernel.bpf_stats_enabled on): what its programs have cost the processes they ran in.
+prog_time_of()
+{
+	local held
+
+	held=$(cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -u |
+		tr '\n' ' ')
+	bpftool prog show --json |
+		python3 -c 'import json,sys
+held = set(sys.argv[1].split())
+print(sum(p.get("run_time_ns", 0) for p in json.load(sys.stdin) if str(p["id"]) in held))' "$held"
+}
+
 # Prints the ids of the loaded BPF programs named @1, on one line.
 prog_ids()
 {

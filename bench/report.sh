@@ -40,7 +40,7 @@ print_verdicts()
 	case $name in
 	fp)
 		r=$(ratio "${XREF[fp,jankwatch]}" 1)
-		printf '  budget: jankwatch/floor %s <= 1.15: %s\n' "$r" "$(verdict "$r" "<=" 1.15)"
+		printf '  budget: jankwatch/floor %s <= 1.1: %s\n' "$r" "$(verdict "$r" "<=" 1.1)"
 		for peer in bpftrace funclatency funclatency-bpfcc; do
 			[[ -n ${NS[fp,$peer]:-} ]] || continue
 			r=$(ratio "${XREF[fp,jankwatch]}" "${XREF[fp,$peer]}")

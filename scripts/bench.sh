@@ -8,9 +8,12 @@
 # and a libuv loop with and without the handler sites' probes per callback; then
 # jankwatch's own CPU and memory over a minute at ~1000 tasks/s, the time from a slow task's end
 # to its event line, and the per-sample cost of each --unwind mode, and of a thread's Python
-# frames; what naming a Python callback costs on each CPython; and what the metrics and the
-# journal cost jankwatch (bench/fleet.sh). Plots the cost per task.
-# Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only | --fleet-only]
+# frames; what naming a Python callback costs on each CPython; a busy loop at 100,000 tasks a
+# second in each mode (bench/rate.sh); what watching does to a slow task's own time
+# (bench/observer.sh); and what the metrics and the journal cost jankwatch (bench/fleet.sh).
+# Plots the cost per task.
+# Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only | --fleet-only |
+#                          --rate-only | --observer-only]
 #        (root; installs bpftrace, libbpf-tools and gnuplot from Debian when missing)
 set -euo pipefail
 
@@ -38,7 +41,11 @@ BPF_STATS_WAS=
 ONLY_SAMPLES=
 ONLY_SITES=
 ONLY_FLEET=
+ONLY_RATE=
+ONLY_OBSERVER=
 FLEET_S=60		# bench/fleet.sh's window
+RATE_REPS=3		# bench/rate.sh's repetitions
+OBSERVER_PAIRS=12	# bench/observer.sh's pairs
 BCC_SKIPPED=		# why funclatency-bpfcc is left out, when it is
 JW_WAITS=		# syscall mode: what wait_tracepoints=2 chose, as jankwatch said it
 
@@ -74,13 +81,16 @@ source "$ROOT/bench/report.sh"
 usage()
 {
 	cat <<EOF
-Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only | --fleet-only]
-  --quick          3 repetitions, shorter windows, a 20 s watch, 10 janks (noisier)
+Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only | --fleet-only |
+                         --rate-only | --observer-only]
+  --quick          3 repetitions, shorter windows, a 20 s watch, 10 janks, 8 pairs (noisier)
   --samples-only   only the per-sample cost of each --unwind mode, of a thread's Python
                    frames, and of naming a Python callback on each CPython
   --sites-only     only the handler sites' cost, on glib, libuv, libev, sd-event and Qt
                    loops
   --fleet-only     only what the metrics and the journal cost jankwatch (bench/fleet.sh)
+  --rate-only      only a busy loop at 100,000 tasks a second in each mode (bench/rate.sh)
+  --observer-only  only what watching does to a slow task's own time (bench/observer.sh)
 Runs as root. Builds build/, installs bpftrace, libbpf-tools and gnuplot when missing, prints
 ns per task for each tool and build with ratios to the baseline and the floor, jankwatch's own
 costs, whether DESIGN.md's budget holds, and plots the cost per task to bench/results.png.
@@ -95,11 +105,13 @@ parse_args()
 		case $1 in
 		--quick)
 			REPS=3 WINDOW_MS=200 MEASURE_WINDOWS=4 WATCH_S=20 JANKS=10
-			SAMPLE_SECONDS=3 FLEET_S=30
+			SAMPLE_SECONDS=3 FLEET_S=30 RATE_REPS=2 OBSERVER_PAIRS=8
 			;;
 		--samples-only) ONLY_SAMPLES=1 ;;
 		--sites-only) ONLY_SITES=1 ;;
 		--fleet-only) ONLY_FLEET=1 ;;
+		--rate-only) ONLY_RATE=1 ;;
+		--observer-only) ONLY_OBSERVER=1 ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; die "unknown argument: $1" ;;
 		esac
@@ -230,7 +242,7 @@ attach()
 		# them kept whatever their rate (the default samples them on so fast a loop).
 		mkdir -p "$WORK/logs"
 		"$BUILD/jankwatch" -v -p "$LOOP_PID" \
-			--set handler_sites=$([[ $cfg == jankwatch-sites ]] && echo 1000000 || echo 0) \
+			--set "handler_sites=$([[ $cfg == jankwatch-sites ]] && echo 1000000 || echo 0)" \
 			--set ignore_startup_time=3 --duration 600 --log-dir "$WORK/logs" \
 			>"$out" 2>&1 &
 		TOOL_PID=$!
@@ -774,6 +786,14 @@ main()
 		"$ROOT/bench/fleet.sh" "$FLEET_S"
 		return 0
 	fi
+	if [[ -n $ONLY_RATE ]]; then
+		"$ROOT/bench/rate.sh" "$RATE_REPS"
+		return 0
+	fi
+	if [[ -n $ONLY_OBSERVER ]]; then
+		"$ROOT/bench/observer.sh" "$OBSERVER_PAIRS"
+		return 0
+	fi
 	if [[ -n $ONLY_SITES ]]; then
 		sites_build
 		for name in "${SITE_BUILDS[@]}"; do
@@ -800,7 +820,10 @@ main()
 	sample_cost
 	python_sample_cost
 	python_naming_cost
-	[[ -n $ONLY_SAMPLES ]] || "$ROOT/bench/fleet.sh" "$FLEET_S"
+	[[ -z $ONLY_SAMPLES ]] || return 0
+	"$ROOT/bench/rate.sh" "$RATE_REPS"
+	"$ROOT/bench/observer.sh" "$OBSERVER_PAIRS"
+	"$ROOT/bench/fleet.sh" "$FLEET_S"
 }
 
 main "$@"

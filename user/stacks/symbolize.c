@@ -31,6 +31,7 @@
 #define REFRESH_MIN_NS (200 * 1000000ULL)
 #define DEMANGLED_SLOTS 256	/* C++ names kept demangled, so that a frame costs one lookup */
 #define MAX_SYMBOL 1024		/* longer demangled names (templates) are cut */
+#define NAMED_SLOTS 1024	/* module frames kept named, by address: a jank's samples repeat */
 
 struct jw_symbolizer {
 	pid_t pid;
@@ -53,6 +54,16 @@ struct jw_symbolizer {
 		const char *mangled;	/* interned */
 		const char *name;	/* interned: what it demangles to */
 	} demangled[DEMANGLED_SLOTS];	/* the last C++ names seen, by the mangled one's address */
+	/*
+	 * The last module frames named, by the address looked up (a return address's minus one):
+	 * libdwfl's symbol search reads the module's whole table each time, and a loop's samples
+	 * name the same few hundred addresses over and over. Made at the first frame; emptied with
+	 * each new Dwfl and each new set of preset names.
+	 */
+	struct named_slot {
+		uint64_t lookup;	/* 0: empty */
+		struct jw_frame frame;	/* as named for a pc of this lookup address */
+	} *named;
 };
 
 static uint64_t now_ns(void)
@@ -194,6 +205,7 @@ void jw_symbolizer__free(struct jw_symbolizer *s)
 	jw_perfmap__free(s->perfmap);
 	jw_pycode__free(s->py);
 	jw_strpool__free(s->strings);
+	free(s->named);
 	free(s);
 }
 
@@ -203,6 +215,12 @@ const char *jw_symbolizer__exe_build_id(struct jw_symbolizer *s)
 }
 
 /* A new Dwfl for the process, with the debug files found since; keeps the old on failure. */
+static void forget_named(struct jw_symbolizer *s)
+{
+	if (s->named)
+		memset(s->named, 0, NAMED_SLOTS * sizeof(*s->named));
+}
+
 static void remake(struct jw_symbolizer *s)
 {
 	uint64_t gen = jw_debuginfo__generation(jw_debuginfo_global());
@@ -213,6 +231,7 @@ static void remake(struct jw_symbolizer *s)
 	dwfl_end(s->dwfl);
 	s->dwfl = dwfl;
 	s->debug_generation = gen;
+	forget_named(s);
 	jw_unwind_attach(&s->unwinder, s->dwfl, s->pid);
 }
 
@@ -398,6 +417,38 @@ static void module_frame(struct jw_symbolizer *s, Dwfl_Module *mod, uint64_t pc,
 	fr->src = source_line(s, mod, lookup);
 }
 
+static size_t named_slot(uint64_t lookup)
+{
+	return (size_t)((lookup * 0x9e3779b97f4a7c15ULL) >> 54) % NAMED_SLOTS;
+}
+
+/*
+ * module_frame(), from the named frames when the address was named since the last new Dwfl.
+ * A frame's names depend on the address looked up alone; the pc is the caller's.
+ */
+static void module_frame_named(struct jw_symbolizer *s, Dwfl_Module *mod, uint64_t pc,
+			       uint64_t lookup, struct jw_frame *fr)
+{
+	struct named_slot *slot;
+
+	if (!s->named)
+		s->named = calloc(NAMED_SLOTS, sizeof(*s->named));
+	slot = s->named ? &s->named[named_slot(lookup)] : NULL;
+	if (slot && slot->lookup == lookup && lookup) {
+		*fr = slot->frame;
+		if (fr->symbol)
+			fr->sym_off += pc - slot->frame.pc;
+		fr->rel_pc += pc - slot->frame.pc;
+		fr->pc = pc;
+		return;
+	}
+	module_frame(s, mod, pc, lookup, fr);
+	if (slot && lookup) {
+		slot->lookup = lookup;
+		slot->frame = *fr;
+	}
+}
+
 void jw_symbolizer__name_code(struct jw_symbolizer *s, const char *file,
 			      const struct jw_code_name *names, size_t n)
 {
@@ -408,6 +459,7 @@ void jw_symbolizer__name_code(struct jw_symbolizer *s, const char *file,
 	s->code_file = jw_strpool__intern(s->strings, base ? base + 1 : file);
 	s->code_names = names;
 	s->n_code_names = n;
+	forget_named(s);
 }
 
 /*
@@ -455,7 +507,7 @@ void jw_symbolizer__frame(struct jw_symbolizer *s, uint64_t pc, bool return_addr
 	if ((!mod || !in_module_segments(mod, lookup)) && jit_frame(s, pc, lookup, true, fr))
 		return;
 	if (mod)
-		module_frame(s, mod, pc, lookup, fr);
+		module_frame_named(s, mod, pc, lookup, fr);
 }
 
 struct jw_pycode *jw_symbolizer__python(struct jw_symbolizer *s, uint64_t pc)
