@@ -139,7 +139,7 @@ main()
 			"$cfg" "$RATE" "$REPS" "$p" "$BUDGET_PCT" "$(verdict "$p" "<=" "$BUDGET_PCT")"
 	done
 	for cfg in sys-tracepoints sys-uprobes; do
-		printf '  (%s: %s)\n' "$cfg" "$(grep -m1 -oE 'syscall mode on [^(]*' "$WORK/jw-$cfg.out" ||
+		printf '  (%s: %s)\n' "$cfg" "$(grep -m1 -oE 'syscall mode on [^(]*[^( ]' "$WORK/jw-$cfg.out" ||
 			echo '?')"
 	done
 }

@@ -39,7 +39,8 @@ print_verdicts()
 	jw=$(added "$name" jankwatch)
 	case $name in
 	fp)
-		r=$(ratio "${XREF[fp,jankwatch]}" 1)
+		# To the third decimal, as x-ref is printed: 1.105 is over 1.1, not 1.10.
+		r=${XREF[fp,jankwatch]}
 		printf '  budget: jankwatch/floor %s <= 1.1: %s\n' "$r" "$(verdict "$r" "<=" 1.1)"
 		for peer in bpftrace funclatency funclatency-bpfcc; do
 			[[ -n ${NS[fp,$peer]:-} ]] || continue

@@ -19,6 +19,7 @@ where the event calls a slot through a slot object, the slot:
 Each jank is within 5% of what the program measured itself, its `group` the slot's frames; the
 statistics rows have the same names, the slot's row counts every task reported and the ticker's
 row every tick the program made while watched."""
+import concurrent.futures
 import subprocess
 
 from jwtest import *
@@ -78,7 +79,9 @@ def check_case(binary, mode, cls, handler, group=None, env=None, nested=False):
               f"{ticks[0]} surely, {ticks[1]} at most)")
 
 
-for qt in ("qt5", "qt6"):
+def cases(qt):
+    """Every case on Qt @qt (qt5, qt6): the two versions' cases run side by side, each a target
+    and a jankwatch of its own (a failed check exits its thread's future, and the test)."""
     binary = f"jw_{qt}"
     slot_group = "busy_work(unsigned int)<-Catalog::reindex()"
     check_case(binary, "timer", "Catalog", "Catalog::reindex()", slot_group)
@@ -94,6 +97,11 @@ for qt in ("qt5", "qt6"):
     stripped = f"{binary}_stripped"
     at = symbol_offset(os.path.join(TARGETS, binary), "_ZN7Catalog7reindexEv")
     check_case(stripped, "timer", "Catalog", f"{stripped}+0x{at:x}")
+
+
+with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+    for done in [pool.submit(cases, qt) for qt in ("qt5", "qt6")]:
+        done.result()
 # A program gone before its rows were named (started by jankwatch, quitting after 2 tasks, in
 # under 5 s): its rows still name the class and the slots, from its symbols.
 logs = LogDir()

@@ -273,12 +273,6 @@ int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t 
 	return index_thread(a, tid, slot);
 }
 
-/* A probe's cookie: probe id and role @bits, and the slot of the thread it times. */
-static uint64_t probe_cookie(uint64_t bits, uint32_t slot)
-{
-	return bits | (uint64_t)(slot + 1) << JW_COOKIE_SLOT_SHIFT;
-}
-
 /*
  * @args_read: a probe on this function reads its arguments (the same for all of them: placed
  * apart they would trap twice). @exact: at @offset itself, a handler site's instruction.
@@ -318,7 +312,7 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
 
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, uint32_t slot)
 {
-	uint64_t cookie = probe_cookie(p->probe_id, slot);
+	uint64_t cookie = jw_probe_cookie(p->probe_id, slot);
 	bool args_read = p->name_chain != NULL;
 	int err;
 
@@ -389,7 +383,7 @@ static int attach_tracepoint(struct jw_attach *a, struct bpf_program *prog, cons
 int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char *name,
 		    uint64_t offset, uint32_t probe_id, uint32_t slot)
 {
-	uint64_t cookie = probe_cookie(probe_id, slot);
+	uint64_t cookie = jw_probe_cookie(probe_id, slot);
 	int err;
 
 	/* The entry, which ends a task, first; then the return, which begins one. */
@@ -434,106 +428,6 @@ int jw_attach__wait_tracepoints(struct jw_attach *a)
 	int err = attach_tracepoint(a, a->skel->progs.on_sys_enter, "sys_enter");
 
 	return err ? err : attach_tracepoint(a, a->skel->progs.on_sys_exit, "sys_exit");
-}
-
-/* Ends the measurement running, if one is. */
-static void trial_stop(struct jw_attach *a)
-{
-	bpf_link__destroy(a->trial[1]);
-	bpf_link__destroy(a->trial[0]);
-	a->trial[0] = a->trial[1] = NULL;
-}
-
-static int trial_failed(struct jw_attach *a, const char *what)
-{
-	int err = -errno;
-
-	trial_stop(a);
-	jw_log(JW_LOG_WARN, "cannot attach %s to measure it: %s", what, strerror(-err));
-	return err;
-}
-
-int jw_attach__trial_tracepoints(struct jw_attach *a, bool on)
-{
-	trial_stop(a);
-	if (!on)
-		return 0;
-	a->trial[0] = bpf_program__attach(a->skel->progs.on_sys_enter);
-	if (!a->trial[0])
-		return trial_failed(a, "the sys_enter tracepoint");
-	a->trial[1] = bpf_program__attach(a->skel->progs.on_sys_exit);
-	return a->trial[1] ? 0 : trial_failed(a, "the sys_exit tracepoint");
-}
-
-int jw_attach__trial_uprobes(struct jw_attach *a, const char *path, uint64_t offset, bool on)
-{
-	/*
-	 * Slot 0's state belongs to no thread yet: the programs find none and return, as for an
-	 * unwatched thread.
-	 */
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = probe_cookie(0, 0));
-
-	if (!a->plan.cookies)
-		opts.bpf_cookie = 0;
-	trial_stop(a);
-	if (!on)
-		return 0;
-	a->trial[0] = bpf_program__attach_uprobe_opts(a->skel->progs.wait_enter, getpid(), path,
-						      offset, &opts);
-	if (!a->trial[0])
-		return trial_failed(a, "a uprobe");
-	opts.retprobe = true;
-	a->trial[1] = bpf_program__attach_uprobe_opts(a->skel->progs.wait_return, getpid(), path,
-						      offset, &opts);
-	return a->trial[1] ? 0 : trial_failed(a, "a return probe");
-}
-
-int jw_attach__count_rates(struct jw_attach *a, const pid_t *tids, size_t n, bool on)
-{
-	int fd = bpf_map__fd(a->skel->maps.rate_tids);
-	__u8 one = 1;
-	size_t i;
-
-	trial_stop(a);
-	for (i = 0; i < n && i < JW_MAX_RATE_TIDS; i++) {
-		__u32 tid = tids[i];
-
-		if (on)
-			bpf_map_update_elem(fd, &tid, &one, BPF_ANY);
-		else
-			bpf_map_delete_elem(fd, &tid);
-	}
-	if (!on)
-		return 0;
-	a->trial[0] = bpf_program__attach(a->skel->progs.count_syscalls);
-	return a->trial[0] ? 0 : trial_failed(a, "the sys_enter tracepoint");
-}
-
-int jw_attach__read_rates(struct jw_attach *a, uint64_t out[JW_RATE_COUNT])
-{
-	int fd = bpf_map__fd(a->skel->maps.syscall_rates);
-	int ncpu = libbpf_num_possible_cpus();
-	__u64 *per_cpu;
-	__u32 k;
-	int i;
-
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	per_cpu = calloc(ncpu, sizeof(*per_cpu));
-	if (!per_cpu)
-		return -ENOMEM;
-	for (k = 0; k < JW_RATE_COUNT; k++) {
-		out[k] = 0;
-		if (bpf_map_lookup_elem(fd, &k, per_cpu)) {
-			i = -errno;
-			free(per_cpu);
-			return i;
-		}
-		for (i = 0; i < ncpu; i++)
-			out[k] += per_cpu[i];
-	}
-	free(per_cpu);
-	return 0;
 }
 
 int jw_attach__sched(struct jw_attach *a)
@@ -695,7 +589,7 @@ void jw_attach__free(struct jw_attach *a)
 
 	if (!a)
 		return;
-	trial_stop(a);
+	jw_attach_trial_stop(a);
 	jw_reaper__free(a->reaper);
 	for (i = a->n_links; i > 0; i--)
 		bpf_link__destroy(a->links[i - 1].link);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The BPF object's handle, shared by attach.c (its lifecycle, the hooks) and stats_rows.c, and
- * opened by object.c in the build the kernel takes.
+ * The BPF object's handle, shared by attach.c (its lifecycle, the hooks), trial.c (the wait
+ * modes' measurements) and stats_rows.c, and opened by object.c in the build the kernel takes.
  */
 #ifndef JW_ATTACH_OBJECT_H
 #define JW_ATTACH_OBJECT_H
@@ -42,6 +42,15 @@ struct jw_attach {
 	struct bpf_link *trial[2];	/* wait_tracepoints=2's measurements, while one runs */
 	struct jw_reaper *reaper;	/* destroys a forgotten process's links, off the loop */
 };
+
+/* A probe's cookie: probe id and role @bits, and the slot of the thread it times. */
+static inline uint64_t jw_probe_cookie(uint64_t bits, uint32_t slot)
+{
+	return bits | (uint64_t)(slot + 1) << JW_COOKIE_SLOT_SHIFT;
+}
+
+/* Ends wait_tracepoints=2's measurement running, if one is (trial.c). */
+void jw_attach_trial_stop(struct jw_attach *a);
 
 /*
  * Opens the build of the BPF object @plan names, through the full build's skeleton; CO-RE

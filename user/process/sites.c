@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Handler sites (sites.h): the code they are found in, read and scanned (sites_scan.h); GLib's,
+ * libuv's and libevent's; any loop's calls; return sites placed. nginx's and node's:
+ * sites_servers.c.
+ */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,16 +14,10 @@
 #include "process/elfsym.h"
 #include "process/placement.h"
 #include "process/sites.h"
-
-/* The code of function @name in @path, or of its section @section when @name is NULL. */
-struct code {
-	uint8_t *bytes;
-	uint64_t offset;	/* its file offset */
-	uint64_t size;
-};
+#include "process/sites_scan.h"
 
 /* @size bytes of @path's code at file offset @offset, into @c. */
-static int read_range(const char *path, uint64_t offset, uint64_t size, struct code *c)
+static int read_range(const char *path, uint64_t offset, uint64_t size, struct jw_site_code *c)
 {
 	int ret;
 
@@ -38,7 +37,7 @@ static int read_range(const char *path, uint64_t offset, uint64_t size, struct c
 	return ret;
 }
 
-static int read_code(const char *path, const char *name, struct code *c)
+int jw_site_read_code(const char *path, const char *name, struct jw_site_code *c)
 {
 	uint64_t offset, size;
 	char err[512];
@@ -54,12 +53,12 @@ static int read_code(const char *path, const char *name, struct code *c)
  * Calls @cb on every call in function @fn of @path, with @base (in @cb's context) the file offset
  * of its code; says in @note when the code cannot be read. 0, or -errno.
  */
-static int scan_named(const char *path, const char *fn, uint64_t *base,
-		      int (*cb)(const struct jw_arch_call *call, void *ctx), void *ctx, char *note,
-		      size_t len)
+int jw_site_scan_named(const char *path, const char *fn, uint64_t *base,
+		       int (*cb)(const struct jw_arch_call *call, void *ctx), void *ctx, char *note,
+		       size_t len)
 {
-	struct code c;
-	int ret = read_code(path, fn, &c);
+	struct jw_site_code c;
+	int ret = jw_site_read_code(path, fn, &c);
 
 	if (ret) {
 		snprintf(note, len, "%s's code not read (%s)", fn ? fn : ".text", strerror(-ret));
@@ -93,8 +92,8 @@ static struct jw_preset_probe *new_site(struct jw_preset *out, const char *fn)
  * @arg of the call at @entry leads to the handler at @handler_off and, with @due, to the due
  * time (ms of CLOCK_MONOTONIC) at @due_off. False when @out has no room.
  */
-static bool timer_site(struct jw_preset *out, const char *fn, uint64_t entry, uint64_t exit,
-		       unsigned int arg, int32_t handler_off, bool due, int32_t due_off)
+bool jw_site_timer(struct jw_preset *out, const char *fn, uint64_t entry, uint64_t exit,
+		   unsigned int arg, int32_t handler_off, bool due, int32_t due_off)
 {
 	struct jw_preset_probe *p = new_site(out, fn);
 
@@ -156,8 +155,8 @@ int jw_sites_glib(struct jw_preset *out, char *note, size_t len)
 {
 	struct glib_scan g = { .out = out };
 	size_t before = out->n_probes;
-	int ret = scan_named(out->where, "g_main_context_dispatch", &g.base, glib_call, &g, note,
-			     len);
+	int ret = jw_site_scan_named(out->where, "g_main_context_dispatch", &g.base, glib_call,
+				     &g, note, len);
 
 	if (ret)
 		return ret;
@@ -183,7 +182,7 @@ struct uv_scan {
 	size_t found;
 };
 
-static bool calls(const uint64_t fn[2], uint64_t to)
+bool jw_site_calls(const uint64_t fn[2], uint64_t to)
 {
 	return to && (to == fn[0] || to == fn[1]);
 }
@@ -198,10 +197,10 @@ static int uv_call(const struct jw_arch_call *call, void *ctx)
 	struct uv_scan *u = ctx;
 	uint64_t to = call->indirect ? 0 : u->base + (uint64_t)call->target;
 
-	if (!call->indirect && calls(u->stop, to)) {
+	if (!call->indirect && jw_site_calls(u->stop, to)) {
 		u->stop_at = u->base + call->at;
 		u->again_seen = false;
-	} else if (!call->indirect && calls(u->again, to) && u->stop_at) {
+	} else if (!call->indirect && jw_site_calls(u->again, to) && u->stop_at) {
 		u->again_seen = true;
 	} else if (call->indirect && u->again_seen) {
 		u->found++;
@@ -218,7 +217,7 @@ static int uv_call(const struct jw_arch_call *call, void *ctx)
 }
 
 /* The file offsets at which @path's code calls @name: the function, and its PLT stub. */
-static void call_targets(const char *path, const char *name, uint64_t out[2])
+void jw_site_call_targets(const char *path, const char *name, uint64_t out[2])
 {
 	char err[512];
 	uint64_t size;
@@ -240,21 +239,14 @@ static uint64_t callee_bits(const struct jw_arch_call *c)
 	       (c->mem ? JW_CALLEE_MEM | (uint64_t)(uint16_t)c->disp << JW_CALLEE_DISP_SHIFT : 0);
 }
 
-struct callback_scan {
-	struct jw_preset *out;
-	uint64_t base;
-	uint64_t skip;		/* the call the timer site covers */
-	size_t found;
-};
-
 /*
  * Every call through a register or a field in libuv calls a handle's callback, or an I/O
  * watcher's function (which calls the handle's); in libevent's queue runner, an event's. A call
  * through a global table of functions (libevent's locks) is the library's own.
  */
-static int callback_call(const struct jw_arch_call *call, void *ctx)
+int jw_site_callback_call(const struct jw_arch_call *call, void *ctx)
 {
-	struct callback_scan *cs = ctx;
+	struct jw_callback_scan *cs = ctx;
 	struct jw_preset *out = cs->out;
 	uint64_t bits = callee_bits(call), at = cs->base + call->at;
 
@@ -271,22 +263,22 @@ static int callback_call(const struct jw_arch_call *call, void *ctx)
 int jw_sites_libuv(struct jw_preset *out, char *note, size_t len)
 {
 	struct uv_scan u = { 0 };
-	struct callback_scan cs = { .out = out };
+	struct jw_callback_scan cs = { .out = out };
 	bool whole;
-	struct code c;
+	struct jw_site_code c;
 	int ret;
 
-	call_targets(out->where, "uv_timer_stop", u.stop);
-	call_targets(out->where, "uv_timer_again", u.again);
+	jw_site_call_targets(out->where, "uv_timer_stop", u.stop);
+	jw_site_call_targets(out->where, "uv_timer_again", u.again);
 	if ((!u.stop[0] && !u.stop[1]) || (!u.again[0] && !u.again[1])) {
 		snprintf(note, len, "no uv_timer_stop and uv_timer_again to find timers by");
 		return -ENOENT;
 	}
 	/* uv__run_timers is named where libuv is built with symbols; not in Debian's library. */
-	ret = read_code(out->where, "uv__run_timers", &c);
+	ret = jw_site_read_code(out->where, "uv__run_timers", &c);
 	whole = ret != 0;
 	if (whole)
-		ret = read_code(out->where, NULL, &c);
+		ret = jw_site_read_code(out->where, NULL, &c);
 	if (ret) {
 		snprintf(note, len, "the code of %s not read (%s)", out->where, strerror(-ret));
 		return ret;
@@ -298,7 +290,7 @@ int jw_sites_libuv(struct jw_preset *out, char *note, size_t len)
 	cs.skip = u.found == 1 ? u.cb_at : 0;
 	out->n_callbacks = 0;
 	if (whole)
-		jw_arch_scan_calls(c.bytes, c.size, callback_call, &cs);
+		jw_arch_scan_calls(c.bytes, c.size, jw_site_callback_call, &cs);
 	free(c.bytes);
 	if (u.found != 1) {
 		out->n_callbacks = 0;
@@ -307,7 +299,7 @@ int jw_sites_libuv(struct jw_preset *out, char *note, size_t len)
 		return -ENOENT;
 	}
 	/* handle->timer_cb, and handle->timeout */
-	if (!timer_site(out, "uv__run_timers", u.entry, u.exit, 0, JW_UV_TIMER_CB, true,
+	if (!jw_site_timer(out, "uv__run_timers", u.entry, u.exit, 0, JW_UV_TIMER_CB, true,
 			JW_UV_TIMER_TIMEOUT)) {
 		snprintf(note, len, "no room for the timers' site");
 		return -ENOSPC;
@@ -325,16 +317,16 @@ int jw_sites_libuv(struct jw_preset *out, char *note, size_t len)
 }
 
 /* The callback sites of the function of @path that @at is in (its extent from the unwind table). */
-static void scan_function(struct callback_scan *cs, const char *path, uint64_t at)
+void jw_site_scan_function(struct jw_callback_scan *cs, const char *path, uint64_t at)
 {
 	uint64_t start, end;
-	struct code c;
+	struct jw_site_code c;
 
 	if (jw_elf_function_bounds(path, at, &start, &end) || end - start > (1u << 16) ||
 	    read_range(path, start, end - start, &c))
 		return;
 	cs->base = c.offset;
-	jw_arch_scan_calls(c.bytes, c.size, callback_call, cs);
+	jw_arch_scan_calls(c.bytes, c.size, jw_site_callback_call, cs);
 	free(c.bytes);
 }
 
@@ -376,7 +368,7 @@ static int loop_callee(const struct jw_arch_call *call, void *ctx)
 int jw_sites_libevent(struct jw_preset *out, char *note, size_t len)
 {
 	struct loop_callees lc = { 0 };
-	struct callback_scan cs = { .out = out };
+	struct jw_callback_scan cs = { .out = out };
 	uint64_t text_size;
 	size_t k;
 	int ret = jw_elf_section(out->where, ".text", &lc.text_lo, &text_size);
@@ -386,12 +378,13 @@ int jw_sites_libevent(struct jw_preset *out, char *note, size_t len)
 		return ret;
 	}
 	lc.text_hi = lc.text_lo + text_size;
-	ret = scan_named(out->where, "event_base_loop", &lc.base, loop_callee, &lc, note, len);
+	ret = jw_site_scan_named(out->where, "event_base_loop", &lc.base, loop_callee, &lc, note,
+				 len);
 	if (ret)
 		return ret;
 	out->n_callbacks = 0;
 	for (k = 0; k < lc.n; k++)
-		scan_function(&cs, out->where, lc.fn[k]);
+		jw_site_scan_function(&cs, out->where, lc.fn[k]);
 	if (!cs.found || cs.found > JW_MAX_CALLBACK_SITES) {
 		out->n_callbacks = 0;
 		snprintf(note, len, "%zu calls of a callback found in the %zu functions "
@@ -430,7 +423,7 @@ int jw_sites_scan(const char *path, const char *name, bool callees, jw_site_fn f
 	struct loop_callees lc = { 0 };
 	struct site_scan ss = { .fn = fn, .ctx = ctx, .callees = callees ? &lc : NULL };
 	uint64_t text_size, start, end;
-	struct code c;
+	struct jw_site_code c;
 	size_t k;
 	int ret = jw_elf_section(path, ".text", &lc.text_lo, &text_size);
 
@@ -439,7 +432,7 @@ int jw_sites_scan(const char *path, const char *name, bool callees, jw_site_fn f
 		return ret;
 	}
 	lc.text_hi = lc.text_lo + text_size;
-	ret = scan_named(path, name, &ss.base, site_call, &ss, note, len);
+	ret = jw_site_scan_named(path, name, &ss.base, site_call, &ss, note, len);
 	if (ret || !callees)
 		return ret;
 	ss.callees = NULL;
@@ -463,12 +456,12 @@ int jw_sites_each_function(const char *path,
 {
 	uint64_t *starts = calloc(MAX_FUNCTIONS, sizeof(*starts)), end;
 	size_t n = 0, k;
-	struct code c;
+	struct jw_site_code c;
 	int ret;
 
 	if (!starts)
 		return -ENOMEM;
-	ret = read_code(path, NULL, &c);
+	ret = jw_site_read_code(path, NULL, &c);
 	if (!ret && jw_elf_function_starts(path, starts, MAX_FUNCTIONS, &n) && !n)
 		ret = -ENOENT;
 	for (k = 0; !ret && k < n; k++) {
@@ -499,179 +492,6 @@ struct jw_preset_probe *jw_sites_add(struct jw_preset *out, const char *fn, uint
 						 .offsets = { mem ? disp : 0 } };
 	out->n_probes++;
 	return p;
-}
-
-/* ---- nginx ---- */
-
-/* The offsets in @path's code of its direct calls of @stub. */
-struct calls_of {
-	uint64_t base, stub;
-	uint64_t at[8];
-	size_t n;
-};
-
-static int call_of(const struct jw_arch_call *call, void *ctx)
-{
-	struct calls_of *co = ctx;
-
-	if (!call->indirect && co->base + (uint64_t)call->target == co->stub && co->n < 8)
-		co->at[co->n++] = co->base + call->at;
-	return 0;
-}
-
-/*
- * Where nginx calls a timer's handler: ngx_rbtree_delete(tree, &ev->timer), which zeroes the
- * timer's key, then ev->handler(ev) through a field.
- */
-struct timer_call {
-	uint64_t base;
-	uint64_t del[2];	/* ngx_rbtree_delete: the function, its PLT stub */
-	uint64_t del_at;	/* the last call of it (0: none pending) */
-	uint64_t entry, exit, cb_at;
-	size_t found;
-};
-
-static int timer_call(const struct jw_arch_call *call, void *ctx)
-{
-	struct timer_call *t = ctx;
-	uint64_t to = call->indirect ? 0 : t->base + (uint64_t)call->target;
-
-	if (!call->indirect && calls(t->del, to)) {
-		t->del_at = t->base + call->at;
-	} else if (call->indirect && call->mem && !call->via_global && t->del_at) {
-		t->found++;
-		t->entry = t->del_at;
-		t->cb_at = t->base + call->at;
-		t->exit = t->cb_at + call->len;
-		t->del_at = 0;
-	} else {
-		t->del_at = 0;
-	}
-	return 0;
-}
-
-/*
- * nginx calls an event's handler, ev->handler(ev): for each timer due in
- * ngx_event_expire_timers (from the ngx_rbtree_delete before it, while the timer's key is still
- * its due time), for each posted event in
- * ngx_event_process_posted, and for each ready one in the event module's process_events, static:
- * the function that calls epoll_wait. Its handlers are nginx's own code.
- */
-int jw_sites_nginx(struct jw_preset *out, char *note, size_t len)
-{
-	struct callback_scan cs = { .out = out };
-	struct timer_call t = { 0 };
-	struct calls_of co = { 0 };
-	struct code c;
-	size_t k;
-	int ret;
-
-	call_targets(out->where, "ngx_rbtree_delete", t.del);
-	ret = scan_named(out->where, "ngx_event_expire_timers", &t.base, timer_call, &t, note, len);
-	if (ret)
-		return ret;
-	if (t.found != 1) {
-		snprintf(note, len, "ngx_event_expire_timers makes %zu calls through a field after "
-			 "ngx_rbtree_delete, not the one of the timer's handler", t.found);
-		return -ENOENT;
-	}
-	out->n_callbacks = 0;
-	scan_named(out->where, "ngx_event_process_posted", &cs.base, callback_call, &cs, note, len);
-	if (!jw_elf_plt_stub(out->where, "epoll_wait", &co.stub) &&
-	    !read_code(out->where, NULL, &c)) {
-		co.base = c.offset;
-		jw_arch_scan_calls(c.bytes, c.size, call_of, &co);
-		free(c.bytes);
-		for (k = 0; k < co.n; k++)
-			scan_function(&cs, out->where, co.at[k]);
-	}
-	if (cs.found > JW_MAX_CALLBACK_SITES)
-		out->n_callbacks = 0;
-	/* At the ngx_rbtree_delete call, its second argument is &ev->timer, its key not yet 0. */
-	if (!timer_site(out, "ngx_event_expire_timers", t.entry, t.exit, 1,
-			JW_NGX_EVENT_HANDLER - JW_NGX_EVENT_TIMER, true, 0)) {
-		snprintf(note, len, "no room for the timers' site");
-		return -ENOSPC;
-	}
-	out->callbacks_named = "ngx event handler";
-	out->own_handlers = true;
-	snprintf(note, len, "event handlers named where nginx calls them (timers in "
-		 "ngx_event_expire_timers, the others at %zu sites)", out->n_callbacks);
-	return 0;
-}
-
-/* ---- libuv linked into node ---- */
-
-/* The calls of the timers' callbacks in uv__run_timers, at most 2. */
-struct node_timers {
-	uint64_t base;
-	uint64_t start[2];		/* uv_timer_start: a repeating timer restarted */
-	bool restarted;			/* since the last callback's call */
-	struct jw_preset *out;
-	size_t found;
-};
-
-static int node_timer_call(const struct jw_arch_call *call, void *ctx)
-{
-	struct node_timers *nt = ctx;
-	uint64_t at = nt->base + call->at;
-
-	if (!call->indirect) {
-		nt->restarted = calls(nt->start, nt->base + (uint64_t)call->target);
-		return 0;
-	}
-	if (call->via_global)
-		return 0;
-	nt->found++;
-	/* A repeating timer's timeout already is its next due time: no lateness then. */
-	timer_site(nt->out, "uv__run_timers", at, at + call->len, 0, JW_UV_TIMER_CB,
-		   !nt->restarted, JW_UV_TIMER_TIMEOUT);
-	nt->restarted = false;
-	return 0;
-}
-
-/* libuv's functions that call the handles' and watchers' callbacks, in node's symbols. */
-static const char *const uv_runners[] = {
-	"uv__io_poll", "uv__async_io", "uv__stream_io", "uv__server_io", "uv__udp_io",
-	"uv__run_check", "uv__run_idle", "uv__run_prepare", "uv__work_done", "uv__signal_event",
-	"uv__poll_io",
-};
-
-int jw_sites_node(struct jw_preset *out, char *note, size_t len)
-{
-	struct node_timers nt = { .out = out };
-	struct callback_scan cs = { .out = out };
-	size_t before = out->n_probes, k, n;
-	char none[8];
-	int ret;
-
-	call_targets(out->where, "uv_timer_start", nt.start);
-	ret = scan_named(out->where, "uv__run_timers", &nt.base, node_timer_call, &nt, note, len);
-	if (ret)
-		return ret;
-	if (!nt.found || nt.found > 2 || out->n_probes - before != nt.found) {
-		out->n_probes = before;
-		snprintf(note, len, "uv__run_timers makes %zu calls through a register or a field, "
-			 "not the timers' callbacks known", nt.found);
-		return -ENOENT;
-	}
-	out->n_callbacks = 0;
-	for (k = 0, n = 0; k < sizeof(uv_runners) / sizeof(uv_runners[0]); k++) {
-		char part[64];
-
-		n += !scan_named(out->where, uv_runners[k], &cs.base, callback_call, &cs, none,
-				 sizeof(none));
-		/* The body GCC split off, which the function tail-calls (uv__async_io's). */
-		snprintf(part, sizeof(part), "%s.part.0", uv_runners[k]);
-		scan_named(out->where, part, &cs.base, callback_call, &cs, none, sizeof(none));
-	}
-	if (cs.found > JW_MAX_CALLBACK_SITES)
-		out->n_callbacks = 0;
-	out->callbacks_named = "uv callback";
-	out->own_handlers = true;
-	snprintf(note, len, "callbacks named where libuv calls them (timers in uv__run_timers, "
-		 "the others at %zu sites in %zu functions)", out->n_callbacks, n);
-	return 0;
 }
 
 /* ---- Return sites, placed ---- */
