@@ -2,7 +2,7 @@
 # What `cmake --install` puts where, and the Debian package of it (cpack -G DEB, in the build
 # directory): the binary in sbin/ (an administrator's tool: it needs root), the systemd unit
 # with that path filled in, the man page, bash completion, the documentation with an example
-# configuration.
+# configuration and the unit's drop-in for metrics_listen.
 include(GNUInstallDirs)
 
 add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/jankwatch.8.gz
@@ -29,6 +29,8 @@ install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/docs/usage.md
 	DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${CMAKE_SOURCE_DIR}/scripts/jankwatch.conf.example
 	DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples RENAME jankwatch.conf)
+install(FILES ${CMAKE_SOURCE_DIR}/scripts/jankwatch-metrics-listen.conf
+	DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples RENAME metrics-listen.conf)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME jankwatch)

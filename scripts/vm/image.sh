@@ -14,7 +14,7 @@ IMAGE_PYTHON_SKIP=(test tests idle_test idlelib tkinter turtledemo ensurepip lib
 # pthread_exit() and pthread_cancel().
 IMAGE_DLOPENED=(libgcc_s.so.1)
 # The test targets the VM suite runs.
-IMAGE_TARGETS=(jw_target jw_target_nofp jw_chain)
+IMAGE_TARGETS=(jw_target jw_target_nofp jw_chain jw_service_box)
 
 # image_layout ROOT: the merged-/usr tree, as Debian 12 has it.
 image_layout()
@@ -55,11 +55,14 @@ image_build()
 	done
 }
 
-# image_sources ROOT: the integration tests, the targets' sources and scripts, tests/vm/.
+# image_sources ROOT: the integration tests, the targets' sources and scripts, tests/vm/, and the
+# systemd unit (test_service.py runs jankwatch with its capabilities).
 image_sources()
 {
 	local root=$1
 	cp -r "$SRC/tests/integration" "$SRC/tests/targets" "$root/jw/src/tests/"
+	mkdir -p "$root/jw/src/scripts"
+	cp "$SRC/scripts/jankwatch.service.in" "$root/jw/src/scripts/"
 	cp -r "$SRC/tests/vm" "$root/jw/vm"
 	find "$root/jw/src" -name __pycache__ -prune -exec rm -rf {} +
 	cp "$SRC/tests/vm/init" "$root/init"

@@ -3,7 +3,9 @@
 reads it); `cmake --install` puts the binary in sbin/, the systemd unit naming it there, the man
 page, bash completion and the documentation with an example configuration; `cpack -G DEB` makes
 a package depending on the libraries' packages, which dpkg installs (the installed binary runs,
-systemd-analyze verifies the unit, man finds the page) and removes without a trace."""
+systemd-analyze verifies the unit, man finds the page) and removes without a trace. The unit is
+the hardened one: `systemd-analyze security --offline=yes` rates its exposure at most 4.0, and
+the drop-in for metrics_listen is installed with the examples."""
 import glob
 import shutil
 import subprocess
@@ -26,6 +28,16 @@ def build_id(path):
     return m.group(1)
 
 
+def security(path, what):
+    """systemd-analyze security --offline=yes on unit file @path: an exposure of at most 4.0."""
+    out = run(["systemd-analyze", "security", "--offline=yes", "--no-pager", path],
+              f"systemd-analyze security --offline=yes {what}")
+    m = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", out)
+    check(m is not None and float(m.group(1)) <= 4.0,
+          f"{what}: exposure {m.group(1) if m else '?'} <= 4.0 "
+          f"({[l for l in out.splitlines() if l.startswith('✗')][:3]}...)")
+
+
 version = run([JW_BIN, "--version"], "jankwatch --version exits 0").strip()
 m = re.fullmatch(r"jankwatch (\d+\.\d+\.\d+) \(build-id ([0-9a-f]+), (x86_64|arm64)\)", version)
 check(m is not None, f"--version says version, build-id and architecture ({version})")
@@ -37,7 +49,8 @@ try:
     run(["cmake", "--install", BUILD, "--prefix", prefix], "cmake --install exits 0")
     expected = ["sbin/jankwatch", "lib/systemd/system/jankwatch.service",
                 "share/man/man8/jankwatch.8.gz", "share/bash-completion/completions/jankwatch",
-                "share/doc/jankwatch/README.md", "share/doc/jankwatch/examples/jankwatch.conf"]
+                "share/doc/jankwatch/README.md", "share/doc/jankwatch/examples/jankwatch.conf",
+                "share/doc/jankwatch/examples/metrics-listen.conf"]
     missing = [f for f in expected if not os.path.exists(os.path.join(prefix, f))]
     check(not missing, f"installed: {', '.join(expected)} (missing {missing})")
     unit = open(os.path.join(prefix, "lib/systemd/system/jankwatch.service")).read()
@@ -47,6 +60,7 @@ try:
               "the installed binary runs").strip() == version, "and is the same build")
     run(["bash", "-n", os.path.join(prefix, "share/bash-completion/completions/jankwatch")],
         "the bash completion parses")
+    security(os.path.join(prefix, "lib/systemd/system/jankwatch.service"), "the installed unit")
 
     out = os.path.join(tmp, "cpack")
     run(["cpack", "-G", "DEB", "-B", out, "--config", os.path.join(BUILD, "CPackConfig.cmake")],
@@ -67,6 +81,7 @@ try:
                   .split(" (")[0] == version.split(" (")[0], "the packaged version")
             run(["systemd-analyze", "verify", "/usr/lib/systemd/system/jankwatch.service"],
                 "systemd-analyze verify passes on the installed unit")
+            security("/usr/lib/systemd/system/jankwatch.service", "the package's unit")
             check(run(["man", "-w", "jankwatch"], "man finds the page").strip()
                   .endswith("jankwatch.8.gz"), "the page is jankwatch(8)")
         finally:

@@ -708,6 +708,32 @@ static void test_open_under_regular_file(void **state)
 }
 
 /*
+ * A log directory reached through a symlink: root's is followed (systemd's LogsDirectory= of a
+ * DynamicUser= service is one), another user's is not (it could lead anywhere).
+ */
+static void test_open_through_symlink(void **state)
+{
+	struct fixture *fx = *state;
+	char path[PATH_MAX];
+
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(mkdir(at(fx, "private"), 0700), 0);
+	assert_int_equal(symlink("private", at(fx, "logs")), 0);
+	open_logs(fx, "logs", BIG_QUOTA);
+	assert_int_equal(write_report(fx, "stack-1.log", 10, path, sizeof(path)), 0);
+	assert_int_equal(access(at(fx, "private/stack-1.log"), F_OK), 0);
+	jw_logdir__free(fx->d);
+
+	assert_int_equal(lchown(at(fx, "logs"), 65534, 65534), 0);
+	errno = 0;
+	fx->d = jw_logdir__open(at(fx, "logs"), BIG_QUOTA, fx->err, sizeof(fx->err));
+	assert_null(fx->d);
+	assert_int_equal(errno, ELOOP);
+	assert_non_null(strstr(fx->err, "cannot open log directory"));
+}
+
+/*
  * A directory filled to exactly its quota: whether the quota is "reached" must not depend on
  * whether the bytes were written by this handle or found at open (open says used >= quota).
  */
@@ -753,6 +779,7 @@ int main(void)
 		T(test_existing_links_do_not_count),
 		T(test_open_sweeps_leftovers),
 		T(test_open_under_regular_file),
+		T(test_open_through_symlink),
 		T(test_quota_reached_exactly_is_over),
 	};
 

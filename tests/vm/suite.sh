@@ -58,7 +58,22 @@ if [ "$JW_HIDE_BTF" = 1 ]; then
 	export JW_TEST_BTF
 	extra=btf_file
 fi
-for name in $(grep -v '^#' /jw/vm/tests.list) $extra; do
+# on_kernel VERSION...: whether this kernel's release begins with one of them (none: any kernel).
+on_kernel()
+{
+	[ $# = 0 ] && return 0
+	for v in "$@"; do
+		case $(uname -r) in "$v".*) return 0 ;; esac
+	done
+	return 1
+}
+
+grep -v '^#' /jw/vm/tests.list | while read -r name kernels; do
+	[ -n "$name" ] || continue
+	# shellcheck disable=SC2086 # the versions, one word each
+	on_kernel $kernels && echo "$name"
+done >/tmp/jw-tests
+for name in $(cat /tmp/jw-tests) $extra; do
 	run_test "$name"
 done
 capture

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "attach/attach.h"
@@ -43,6 +45,22 @@ _Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
 		       (int)JW_UNWIND_MODE_FP == (int)JW_UNWIND_FP &&
 		       (int)JW_UNWIND_MODE_DWARF == (int)JW_UNWIND_DWARF,
 	       "--unwind choices are the ABI's modes");
+
+/*
+ * Whether a refused map may be the memory-lock limit's doing: a kernel before 5.11 (no memory
+ * cgroup accounting for BPF) and a limit short of unlimited, which libbpf could not raise.
+ */
+static bool memlock_counts(void)
+{
+	struct rlimit rl;
+	struct utsname u;
+	unsigned int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2 ||
+	    getrlimit(RLIMIT_MEMLOCK, &rl))
+		return false;
+	return (major < 5 || (major == 5 && minor < 11)) && rl.rlim_cur != RLIM_INFINITY;
+}
 
 /* libbpf's messages (the verifier's log among them) are shown with -v, as libbpf writes them. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -240,7 +258,11 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	if (err) {
 		jw_log(JW_LOG_ERROR, "cannot load the %sBPF programs: %s%s",
 		       plan.compat ? "compatible " : "", strerror(-err),
-		       err == -EPERM ? " (needs root: CAP_BPF and CAP_PERFMON)" : " (-v for details)");
+		       err != -EPERM ? " (-v for details)" :
+		       memlock_counts() ? " (kernels before 5.11 count BPF maps against the "
+					  "memory-lock limit: ulimit -l unlimited, or "
+					  "LimitMEMLOCK=infinity in a unit)" :
+					  " (needs root: CAP_BPF and CAP_PERFMON)");
 		goto err_destroy;
 	}
 	return a;

@@ -176,6 +176,15 @@ struct jw_http *jw_http__listen(const char *addr, const char *path, jw_http_rend
 	for (i = 0; i < JW_HTTP_MAX_CONNS; i++)
 		h->conns[i].fd = -1;
 	h->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (h->lfd < 0 && (errno == EAFNOSUPPORT || errno == EPERM || errno == EACCES)) {
+		/* A service's RestrictAddressFamilies= (EAFNOSUPPORT) or a seccomp filter. */
+		jw_set_err(err, errlen, "metrics_listen=%s: no %s socket allowed here (%s): a "
+			   "service restricted to local sockets needs the unit's drop-in for "
+			   "metrics_listen (examples/metrics-listen.conf)", addr,
+			   ss.ss_family == AF_INET6 ? "IPv6" : "IPv4", strerror(errno));
+		jw_http__free(h);
+		return NULL;
+	}
 	if (h->lfd < 0 || setsockopt(h->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(h->lfd, (struct sockaddr *)&ss, len) || listen(h->lfd, JW_HTTP_MAX_CONNS) ||
 	    getsockname(h->lfd, (struct sockaddr *)&got, &glen)) {

@@ -95,6 +95,29 @@ static uint64_t sweep_and_measure(int dirfd)
 	return total;
 }
 
+/*
+ * Opens directory @path, not through a symlink another user could have planted there: one of
+ * root's is followed (systemd's LogsDirectory= of a DynamicUser= service, /var/log/jankwatch ->
+ * private/jankwatch). A descriptor, or -1 with errno set.
+ */
+static int open_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), err = errno;
+	struct stat st;
+
+	if (fd >= 0 || (err != ELOOP && err != ENOTDIR))
+		return fd;
+	if (lstat(path, &st) || !S_ISLNK(st.st_mode)) {
+		errno = err;
+		return -1;
+	}
+	if (st.st_uid != 0) {
+		errno = ELOOP;
+		return -1;
+	}
+	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 struct jw_logdir *jw_logdir__open(const char *path, uint64_t quota_bytes, char *err,
 				  size_t errlen)
 {
@@ -114,13 +137,18 @@ struct jw_logdir *jw_logdir__open(const char *path, uint64_t quota_bytes, char *
 	}
 	ret = make_dirs(path);
 	if (ret) {
-		snprintf(err, errlen, "cannot create log directory %s: %s", path, strerror(-ret));
+		/* Under jankwatch.service every path but its own directories is read-only. */
+		snprintf(err, errlen, "cannot create log directory %s: %s%s", path, strerror(-ret),
+			 ret == -EROFS ? " (a service writes only where its unit lets it: "
+					 "ReadWritePaths=)" : "");
 		goto err_free;
 	}
-	d->dirfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	d->dirfd = open_dir(path);
 	if (d->dirfd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot open log directory %s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "cannot open log directory %s: %s", path,
+			 ret == -ELOOP ? "a symlink not root's (only root's are followed)" :
+					 strerror(-ret));
 		goto err_free;
 	}
 	d->used = sweep_and_measure(d->dirfd);

@@ -242,8 +242,10 @@ int session_fleet_open(struct session *s)
 		/* Said now, before anything is attached, not first at the interval's end. */
 		ret = write_textfile(cfg->metrics_textfile, render(s, f, now));
 		if (ret) {
-			jw_log(JW_LOG_ERROR, "metrics_textfile=%s: cannot write it: %s",
-			       cfg->metrics_textfile, strerror(-ret));
+			jw_log(JW_LOG_ERROR, "metrics_textfile=%s: cannot write it: %s%s",
+			       cfg->metrics_textfile, strerror(-ret), ret == -EROFS ?
+			       " (a service writes only where its unit lets it: ReadWritePaths=)" :
+			       "");
 			return ret;
 		}
 		f->text_ns = 0;		/* rendered before the programs were loaded */

@@ -64,9 +64,14 @@ int jw_statsock_listen(char *path, size_t len, char *err, size_t errlen)
 		jw_set_err(err, errlen, "cannot create %s: %s", dir, strerror(errno));
 		return ret;
 	}
-	/* Whoever can write there could answer for us: it must be root's and root's alone. */
-	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 0022)) {
-		jw_set_err(err, errlen, "%s is not a directory that only root can write", dir);
+	/*
+	 * Whoever can write there could answer for us: it must be root's, or this user's (the
+	 * service's own, RuntimeDirectory=), and no one else may write it.
+	 */
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 0022)) {
+		jw_set_err(err, errlen, "%s is not a directory that only root%s can write", dir,
+			   geteuid() ? " or this user" : "");
 		return -EPERM;
 	}
 	ret = sock_addr(dir, getpid(), &sa);
