@@ -46,8 +46,9 @@ cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
 cmake --build build-arm64 -j"$(nproc)" >/dev/null
 echo "== arm64 unit tests (qemu-aarch64)"
 (cd build-arm64 && ctest --output-on-failure -L unit) 2>&1 | tee -a "$log" || status=1
-# Both builds in VMs of Debian's own kernels, one VM at a time.
-run "VM matrix (x86_64, arm64 x 5.10, 6.1, 6.12, unstable; x86_64 5.10 without BTF)" -L vm
+# Both builds in VMs of Debian's own kernels: two x86-64 VMs side by side (one host thread each),
+# an arm64 one alone (tests/CMakeLists.txt).
+run "VM matrix (x86_64, arm64 x 5.10, 6.1, 6.12, unstable; x86_64 5.10 without BTF)" -L vm -j2
 # The fuzz harnesses, built with clang, replay their committed corpora once (scripts/fuzz.sh
 # runs them for real).
 CC=clang cmake -S . -B build-fuzz -DJW_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
