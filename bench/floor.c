@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * jw_bench_floor PID BINARY SYMBOL: attaches floor.bpf.c's empty uprobe and uretprobe to
- * BINARY:SYMBOL in process PID, says "ready" on stderr, and holds them until SIGINT or SIGTERM.
+ * jw_bench_floor [--clock] PID BINARY SYMBOL: attaches floor.bpf.c's empty uprobe and uretprobe
+ * (with --clock, each reading the clock once) to BINARY:SYMBOL in process PID, says "ready" on
+ * stderr, and holds them until SIGINT or SIGTERM.
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -46,11 +47,16 @@ static int attach_one(struct bpf_program *prog, pid_t pid, const char *bin, cons
 int main(int argc, char **argv)
 {
 	struct floor_bpf *skel;
+	bool clock = argc == 5 && !strcmp(argv[1], "--clock");
 	pid_t pid;
 	int err;
 
+	if (clock) {
+		argv++;
+		argc--;
+	}
 	if (argc != 4 || parse_pid(argv[1], &pid)) {
-		fprintf(stderr, "usage: %s PID BINARY SYMBOL\n", argv[0]);
+		fprintf(stderr, "usage: %s [--clock] PID BINARY SYMBOL\n", argv[0]);
 		return 2;
 	}
 	err = hold_init("jw_bench_floor");
@@ -59,7 +65,14 @@ int main(int argc, char **argv)
 			strerror(-err));
 		return 1;
 	}
-	skel = floor_bpf__open_and_load();
+	skel = floor_bpf__open();
+	if (skel) {
+		skel->rodata->read_clock = clock;
+		if (floor_bpf__load(skel)) {
+			floor_bpf__destroy(skel);
+			skel = NULL;
+		}
+	}
 	if (!skel) {
 		fprintf(stderr, "jw_bench_floor: cannot load floor.bpf.o: %s\n", strerror(errno));
 		return 1;

@@ -6,7 +6,7 @@
 configs_of()
 {
 	local cfg
-	local -a all=("${PROBE_CONFIGS[@]}")
+	local -a all=(none floor floor-clock "${PROBE_CONFIGS[@]:2}")
 
 	[[ $1 != syscall ]] || all=("${SYSCALL_CONFIGS[@]}")
 	[[ " ${SITE_BUILDS[*]} " != *" $1 "* ]] || all=("${SITE_CONFIGS[@]}")
@@ -42,6 +42,12 @@ print_verdicts()
 		# To the third decimal, as x-ref is printed: 1.105 is over 1.1, not 1.10.
 		r=${XREF[fp,jankwatch]}
 		printf '  budget: jankwatch/floor %s <= 1.1: %s\n' "$r" "$(verdict "$r" "<=" 1.1)"
+		if [[ -n ${XREF[fp,floor-clock]:-} ]]; then
+			printf '  (a clock read in each of the floor'"'"'s probes, the least that times a task: x-ref %s;\n' \
+				"${XREF[fp,floor-clock]}"
+			printf '   jankwatch is %s of that)\n' \
+				"$(ratio "${XREF[fp,jankwatch]}" "${XREF[fp,floor-clock]}")"
+		fi
 		for peer in bpftrace funclatency funclatency-bpfcc; do
 			[[ -n ${NS[fp,$peer]:-} ]] || continue
 			r=$(ratio "${XREF[fp,jankwatch]}" "${XREF[fp,$peer]}")

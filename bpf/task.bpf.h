@@ -209,6 +209,19 @@ static __u32 close_frames(struct jw_task_state *s, __u64 limit)
 }
 
 /*
+ * close_frames(), its common case without the call (~10 ns here): a task's one open dispatch
+ * returning.
+ */
+static __always_inline __u32 close_frames_fast(struct jw_task_state *s, __u64 limit)
+{
+	if (s->depth == 1 && s->sp[0] <= limit) {
+		s->depth = 0;
+		return 1;
+	}
+	return close_frames(s, limit);
+}
+
+/*
  * How long the work of a task beginning at @now waited: since the wakeup that began its run (the
  * thread's last wakeup outside a task, taken here if it is new), or unknown.
  */
@@ -221,8 +234,8 @@ static __always_inline __u64 queue_delay(struct jw_task_state *s, __u64 now)
 	return s->ready_ns && now >= s->ready_ns ? now - s->ready_ns : JW_DELAY_UNKNOWN;
 }
 
-/* The outermost dispatch begins at @now: a new task. */
-static void begin_task(struct jw_task_state *s, __u64 now, __u64 cookie)
+/* The outermost dispatch begins at @now: a new task. Inlined: it has no locals of its own. */
+static __always_inline void begin_task(struct jw_task_state *s, __u64 now, __u64 cookie)
 {
 	s->seq++;
 	s->delay_ns = queue_delay(s, now);
@@ -557,7 +570,8 @@ static __always_inline int exit_dispatch(__u64 sp, struct task_struct *task, __u
 	if (s->depth == 0)
 		return 0;
 	limit = (cookie & JW_COOKIE_RETPROBE) ? arch_entry_sp_after_return(sp) : sp;
-	if (!close_frames(s, limit) && !(cookie & (JW_COOKIE_RETPROBE | JW_COOKIE_SITE_EXIT))) {
+	if (!close_frames_fast(s, limit) &&
+	    !(cookie & (JW_COOKIE_RETPROBE | JW_COOKIE_SITE_EXIT))) {
 		/* An exit symbol called deeper than its entry still ends the innermost dispatch. */
 		s->depth--;
 	}

@@ -12,7 +12,7 @@
 # second in each mode (bench/rate.sh); what watching does to a slow task's own time
 # (bench/observer.sh); and what the metrics and the journal cost jankwatch (bench/fleet.sh).
 # Plots the cost per task.
-# Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only | --fleet-only |
+# Usage: scripts/bench.sh [--quick] [--fp-only | --samples-only | --sites-only | --fleet-only |
 #                          --rate-only | --observer-only]
 #        (root; installs bpftrace, libbpf-tools and gnuplot from Debian when missing)
 set -euo pipefail
@@ -41,6 +41,7 @@ BPF_STATS_WAS=
 ONLY_SAMPLES=
 ONLY_SITES=
 ONLY_FLEET=
+ONLY_FP=
 ONLY_RATE=
 ONLY_OBSERVER=
 FLEET_S=60		# bench/fleet.sh's window
@@ -81,9 +82,11 @@ source "$ROOT/bench/report.sh"
 usage()
 {
 	cat <<EOF
-Usage: scripts/bench.sh [--quick] [--samples-only | --sites-only | --fleet-only |
+Usage: scripts/bench.sh [--quick] [--fp-only | --samples-only | --sites-only | --fleet-only |
                          --rate-only | --observer-only]
   --quick          3 repetitions, shorter windows, a 20 s watch, 10 janks, 8 pairs (noisier)
+  --fp-only        only the frame-pointer build's table and budget lines (a few minutes: to
+                   set two commits side by side)
   --samples-only   only the per-sample cost of each --unwind mode, of a thread's Python
                    frames, and of naming a Python callback on each CPython
   --sites-only     only the handler sites' cost, on glib, libuv, libev, sd-event and Qt
@@ -110,6 +113,7 @@ parse_args()
 		--samples-only) ONLY_SAMPLES=1 ;;
 		--sites-only) ONLY_SITES=1 ;;
 		--fleet-only) ONLY_FLEET=1 ;;
+		--fp-only) ONLY_FP=1 ;;
 		--rate-only) ONLY_RATE=1 ;;
 		--observer-only) ONLY_OBSERVER=1 ;;
 		-h | --help) usage; exit 0 ;;
@@ -205,8 +209,10 @@ attach()
 
 	case $cfg in
 	none) return 0 ;;
-	floor)
-		"$BUILD/bench/jw_bench_floor" "$LOOP_PID" "$bin" dispatch >"$out" 2>&1 &
+	floor | floor-clock)
+		local -a clock=()
+		[[ $cfg == floor ]] || clock=(--clock)
+		"$BUILD/bench/jw_bench_floor" "${clock[@]}" "$LOOP_PID" "$bin" dispatch >"$out" 2>&1 &
 		TOOL_PID=$!
 		wait_for_line "$out" 'ready' "$TOOL_PID" jw_bench_floor
 		;;
@@ -407,6 +413,9 @@ probe_build()
 	log "$name: dispatch starts with ${FIRST_INSN[$name]}"
 	for cfg in "${PROBE_CONFIGS[@]}"; do
 		[[ $cfg == funclatency-bpfcc && -n $BCC_SKIPPED ]] || cfgs+=("$cfg")
+		# On the fp build, the floor whose probes read the clock once each: what timing alone
+		# costs, below which no timing tool goes.
+		[[ $name != fp || $cfg != floor ]] || cfgs+=(floor-clock)
 	done
 	run_build "$name" "$bin" "$bin" "${cfgs[@]}"
 }
@@ -784,6 +793,15 @@ main()
 	LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
 	if [[ -n $ONLY_FLEET ]]; then
 		"$ROOT/bench/fleet.sh" "$FLEET_S"
+		return 0
+	fi
+	if [[ -n $ONLY_FP ]]; then
+		start_loop "$BUILD/bench/jw_bench_loop_fp" "$WORK/bcc-loop.out"
+		check_bcc "$LOOP_PID" "$BUILD/bench/jw_bench_loop_fp"
+		reap "$LOOP_PID"
+		LOOP_PID=
+		probe_build fp '^push +%rbp'
+		print_build fp
 		return 0
 	fi
 	if [[ -n $ONLY_RATE ]]; then
