@@ -102,33 +102,32 @@ prog_stats()
 	prog_stats_id "$(prog_ids "$1" | cut -d' ' -f1)"
 }
 
+# Prints the ids of the BPF programs process @1 holds open, on one line.
+held_prog_ids()
+{
+	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -u | tr '\n' ' '
+}
+
 # Prints the id of the BPF program named @2 that process @1 holds open (several jankwatch at once
 # each have their own), or nothing.
 prog_id_of()
 {
-	local held
-
-	held=$(cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -u |
-		tr '\n' ' ')
 	bpftool prog show --json |
 		python3 -c 'import json,sys
 held = set(sys.argv[2].split())
 print(next((str(p["id"]) for p in json.load(sys.stdin)
-            if p.get("name") == sys.argv[1] and str(p["id"]) in held), ""))' "$2" "$held"
+            if p.get("name") == sys.argv[1] and str(p["id"]) in held), ""))' "$2" "$(held_prog_ids "$1")"
 }
 
 # Prints the run time in ns of every BPF program process @1 holds open, summed
 # (kernel.bpf_stats_enabled on): what its programs have cost the processes they ran in.
 prog_time_of()
 {
-	local held
-
-	held=$(cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -u |
-		tr '\n' ' ')
 	bpftool prog show --json |
 		python3 -c 'import json,sys
 held = set(sys.argv[1].split())
-print(sum(p.get("run_time_ns", 0) for p in json.load(sys.stdin) if str(p["id"]) in held))' "$held"
+print(sum(p.get("run_time_ns", 0) for p in json.load(sys.stdin) if str(p["id"]) in held))' \
+			"$(held_prog_ids "$1")"
 }
 
 # Prints the ids of the loaded BPF programs named @1, on one line.

@@ -59,6 +59,15 @@ attach()
 	wait_for_line "$2" ready "$TOOL_PID" "jankwatch ($1)"
 }
 
+# Waits until the loop's output @1 has @2 lines, while the loop runs.
+wait_windows()
+{
+	while (($(wc -l <"$1") < $2)); do
+		alive "$LOOP_PID" || die "the loop exited: $(tail -n 3 "$1")"
+		sleep 0.02
+	done
+}
+
 # Waits for SKIP_WINDOWS + MEASURE_WINDOWS new windows of the loop; sets OUTSIDE (median ns an
 # iteration spent outside its work), KEPT (median iterations a second) and JW_PCT (jankwatch's
 # CPU over the measured windows in % of a core; empty without one).
@@ -68,17 +77,11 @@ measure()
 
 	base=$(wc -l <"$out")
 	need=$((base + SKIP_WINDOWS))
-	while (($(wc -l <"$out") < need)); do
-		alive "$LOOP_PID" || die "the loop exited: $(tail -n 3 "$out")"
-		sleep 0.02
-	done
+	wait_windows "$out" "$need"
 	t0=$(now_ms)
 	[[ -z $TOOL_PID ]] || c0=$(cpu_ns "$TOOL_PID")
 	need=$((need + MEASURE_WINDOWS))
-	while (($(wc -l <"$out") < need)); do
-		alive "$LOOP_PID" || die "the loop exited: $(tail -n 3 "$out")"
-		sleep 0.02
-	done
+	wait_windows "$out" "$need"
 	t1=$(now_ms)
 	JW_PCT=''
 	if [[ -n $TOOL_PID ]]; then

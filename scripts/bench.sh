@@ -173,6 +173,15 @@ check_bcc()
 	[[ -z $BCC_SKIPPED ]] || log "funclatency-bpfcc skipped: $BCC_SKIPPED"
 }
 
+# check_bcc on a loop of the fp build started for it alone.
+bcc_trial()
+{
+	start_loop "$BUILD/bench/jw_bench_loop_fp" "$WORK/bcc-loop.out"
+	check_bcc "$LOOP_PID" "$BUILD/bench/jw_bench_loop_fp"
+	reap "$LOOP_PID"
+	LOOP_PID=
+}
+
 # Prints the first instruction of function @2 in ELF file @1, e.g. "push   %rbp". By address:
 # objdump's --disassemble=SYM misses libc's versioned names (epoll_wait@@GLIBC_2.3.2).
 first_insn()
@@ -796,10 +805,7 @@ main()
 		return 0
 	fi
 	if [[ -n $ONLY_FP ]]; then
-		start_loop "$BUILD/bench/jw_bench_loop_fp" "$WORK/bcc-loop.out"
-		check_bcc "$LOOP_PID" "$BUILD/bench/jw_bench_loop_fp"
-		reap "$LOOP_PID"
-		LOOP_PID=
+		bcc_trial
 		probe_build fp '^push +%rbp'
 		print_build fp
 		return 0
@@ -820,10 +826,7 @@ main()
 		return 0
 	fi
 	if [[ -z $ONLY_SAMPLES ]]; then
-		start_loop "$BUILD/bench/jw_bench_loop_fp" "$WORK/bcc-loop.out"
-		check_bcc "$LOOP_PID" "$BUILD/bench/jw_bench_loop_fp"
-		reap "$LOOP_PID"
-		LOOP_PID=
+		bcc_trial
 		probe_build fp '^push +%rbp'
 		probe_build nofp '^mov '
 		probe_build cet '^endbr64'
