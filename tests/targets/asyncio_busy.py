@@ -7,9 +7,12 @@ it ran by its own handle's due time, "tick <n> late <ns>"; with --posted 1 it po
 task, on_posted (call_soon), every --every ms, right after its tick. With --late MS a callback,
 hog, due MS ms before each on_timer, busy-loops 2 * MS ms (under the jank threshold when MS < 75),
 so that on_timer runs about MS ms late; on_timer prints how late it ran by its own handle's due
-time, "timer <n> late <ns>"."""
+time, "timer <n> late <ns>". With --from-wait a task's begin is when the loop's wait (epoll_wait)
+returned before it, not when the callback began: the interval jankwatch's syscall mode times,
+the loop's own bookkeeping before the callback included (milliseconds of it under an emulator)."""
 import argparse
 import asyncio
+import selectors
 import sys
 import time
 
@@ -25,6 +28,7 @@ ap.add_argument("--posted", type=int, default=0)
 ap.add_argument("--alternate", action="store_true", help="every other jank in busy_other")
 ap.add_argument("--depth", type=int, default=0, help="Python frames between the task and its work")
 ap.add_argument("--late", type=int, default=0, help="on_timer this many ms late, behind hog")
+ap.add_argument("--from-wait", action="store_true", help="a task begins when the wait returned")
 args = ap.parse_args()
 n = 0
 
@@ -49,10 +53,22 @@ def nest(depth, work, ms):
     return work(ms)
 
 
+class TimedSelector(selectors.DefaultSelector):
+    """The loop's selector, noting when each wait returned."""
+    returned_ns = None
+
+    def select(self, timeout=None):
+        ready = super().select(timeout)
+        TimedSelector.returned_ns = time.monotonic_ns()
+        return ready
+
+
 def one_task():
     """Makes one jank; returns whether that was the last."""
     global n
     begin = time.monotonic_ns()
+    if args.from_wait and TimedSelector.returned_ns is not None:
+        begin = TimedSelector.returned_ns
     if args.depth:
         nest(args.depth, busy_work, args.ms)
     elif args.sleep:
@@ -128,7 +144,7 @@ async def chatter():
         await asyncio.sleep(0.01)
 
 
-loop = asyncio.new_event_loop()
+loop = asyncio.SelectorEventLoop(TimedSelector()) if args.from_wait else asyncio.new_event_loop()
 if args.light:
     loop.call_later(args.light / 1000, on_light, loop, None)
     if not args.posted:
