@@ -19,12 +19,16 @@
  * poll() on the pipe and dispatches the items one after the other, a slow task each. The line
  * of each then ends with an 8th field, <queued_ns>: how long the item waited, from its post to
  * its task's begin (behind the items before it, for all but the first).
+ * With --twin a second thread, "jw-twin", calls dispatch() with trivial tasks without pause, both
+ * threads on one CPU, so that they take turns on it all the time; after each slow task the loop
+ * prints "dispatched <n>", how many dispatch() calls it made itself so far.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -197,6 +201,28 @@ __attribute__((noinline)) void dispatch(enum kind kind, unsigned int ms, int dep
 	sink++;
 }
 
+/* --twin: dispatches trivial tasks as fast as it can. */
+static void *twin_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		dispatch(FAST, 0, 0);
+	return NULL;
+}
+
+/* Starts the twin, both threads held to the CPU the loop runs on. */
+static void start_twin(void)
+{
+	cpu_set_t one;
+	pthread_t t;
+
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	if (sched_setaffinity(0, sizeof(one), &one) || pthread_create(&t, NULL, twin_thread, NULL))
+		exit(1);
+	pthread_setname_np(t, "jw-twin");
+}
+
 /* The loop's side of --longjmp: a slow task may come back here instead of returning. */
 static __attribute__((noinline)) void run_slow_task(enum kind kind, unsigned int ms, int nest)
 {
@@ -280,7 +306,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: jw_target [--busy|--sleep|--pipe] [--ms MS] [--every MS] [--fast MS] "
 			"[--nest DEPTH] [--count N] [--longjmp] [--queue] [--spin] [--hold] "
-			"[--fed N]\n");
+			"[--fed N] [--twin]\n");
 	exit(2);
 }
 
@@ -289,7 +315,8 @@ int main(int argc, char **argv)
 	unsigned int ms = 300, every = 1000, fast = 0, count = 0, nest = 0, n = 0;
 	unsigned long long next_slow, next_fast;
 	enum kind kind = BUSY;
-	int i, queue = 0, spin = 0, held = 0;
+	unsigned long long dispatched = 0;
+	int i, queue = 0, spin = 0, held = 0, twin = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--busy"))
@@ -318,6 +345,8 @@ int main(int argc, char **argv)
 			held = 1;
 		else if (i + 1 < argc && !strcmp(argv[i], "--fed"))
 			fed_items = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--twin"))
+			twin = 1;
 		else
 			usage();
 	}
@@ -328,6 +357,8 @@ int main(int argc, char **argv)
 		usage();
 	if (held)
 		hold();
+	if (twin)
+		start_twin();
 	if (fed_items) {
 		fed_every_ms = every;
 		start_feeder();
@@ -344,11 +375,15 @@ int main(int argc, char **argv)
 		if (now >= next_fast) {
 			dispatch(FAST, 0, 0);
 			after_dispatch();
+			dispatched++;
 			next_fast += fast * 1000000ULL;
 		}
 		if (now < next_slow)
 			continue;
 		timed_task(++n, kind, ms, nest, queue, 0);
+		dispatched += nest + 1;
+		if (twin)
+			printf("dispatched %llu\n", dispatched);
 		next_slow = now_ns() + every * 1000000ULL;
 		if (count && n >= count) {
 			/* The last task ends at a wait too, not at the exit: printf's write and the

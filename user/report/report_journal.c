@@ -26,7 +26,6 @@ size_t jw_event_journal_fields(const struct jw_event *e, const char *line, size_
 		 hang ? "running for" : "took", e->wall_ms, e->cause ? e->cause : "?");
 	snprintf(t->priority, sizeof(t->priority), "%d", hang ? 3 : 4);	/* err : warning */
 	snprintf(t->pid, sizeof(t->pid), "%" PRIu32, e->pid);
-	snprintf(t->object_pid, sizeof(t->object_pid), "%" PRIu32, e->pid);
 	snprintf(t->tid, sizeof(t->tid), "%" PRIu32, e->tid);
 	/* As the line writes them: 3 decimals, ms since the epoch. */
 	snprintf(t->wall_ms, sizeof(t->wall_ms), "%.3f", e->wall_ms);
@@ -36,7 +35,8 @@ size_t jw_event_journal_fields(const struct jw_event *e, const char *line, size_
 	add(f, &n, "MESSAGE_ID", hang ? JW_JOURNAL_ID_HANG : JW_JOURNAL_ID_JANK);
 	add(f, &n, "PRIORITY", t->priority);
 	add(f, &n, "SYSLOG_IDENTIFIER", "jankwatch");
-	add(f, &n, "OBJECT_PID", t->object_pid);
+	/* The watched process, which journald describes with OBJECT_COMM, OBJECT_EXE, ... */
+	add(f, &n, "OBJECT_PID", t->pid);
 	add(f, &n, "JANKWATCH_EVENT", e->event);
 	add(f, &n, "JANKWATCH_JANK_ID", e->jank_id);
 	add(f, &n, "JANKWATCH_PID", t->pid);

@@ -21,7 +21,7 @@
 /* The text of the fields that are not the event's own strings. */
 struct jw_journal_text {
 	char message[512];
-	char pid[16], tid[16], object_pid[16], priority[4];
+	char pid[16], tid[16], priority[4];
 	char wall_ms[32], begin_time[24], samples[16];
 };
 
