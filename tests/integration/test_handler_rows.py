@@ -51,18 +51,29 @@ def own_ticks(target):
 
 
 def watch(target, loop, logs, sites=True):
-    """Watches @target, 3 s old, for WATCH_S s: jankwatch's events and its stats.csv rows of the
-    target, and the numbers of the ticks the target had printed before and after. @sites: the
-    loop's preset names its handlers at handler sites (python's, at its own probe)."""
+    """Watches @target, 3 s old, for WATCH_S s: jankwatch's events, stderr and stats.csv rows of
+    the target, and the numbers of the ticks the target had printed 0.2 s after jankwatch said it
+    was ready and 0.2 s before it was told to stop: the ticks between ran surely watched (the
+    probes go in before "ready" and come out after Ctrl-C, and the target may stall a few ms
+    while they do: a tick then is late by that too, and not counted). @sites: the loop's preset
+    names its handlers at handler sites (python's, at its own probe)."""
     try:
         wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+        jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all",
+                              "--log-dir", logs.path])
+        time.sleep(0.2)
         ticks_before = len(own_ticks(target))
-        rc, events, err = run_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3",
-                                         "--all", "--duration", str(WATCH_S), "--log-dir",
-                                         logs.path], 60)
+        time.sleep(WATCH_S - 0.4)
         ticks_after = len(own_ticks(target))
+        time.sleep(0.2)
+        jw.p.send_signal(signal.SIGINT)
+        rc = jw.wait(60)
     finally:
         target.kill()
+    err = jw.err
+    if rc != 0 or os.environ.get("JW_TEST_VERBOSE"):
+        print("\n".join(err), file=sys.stderr)
+    events = [json.loads(l) for l in jw.out if l.startswith("{")]
     check(rc == 0, f"{loop}: jankwatch exits 0 ({rc}): {err}")
     check(any(f"loop {loop} (auto: " in l and ("callbacks named where" in l or not sites)
               for l in err),
