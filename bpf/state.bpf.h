@@ -221,11 +221,9 @@ static __always_inline __u64 probe_cookie(struct pt_regs *ctx, struct task_struc
  * A probe's cookie, read from the run context the kernel set up for it (what
  * bpf_get_attach_cookie() reads) when the kernel lets a program cast that pointer
  * (bpf_rdonly_cast, 6.2): a few loads instead of a helper call, ~20 ns on every edge of every
- * task here. Weak, so that older kernels load the programs; user space sets cookie_in_run_ctx
- * only when the kernel has both the kfunc and the run context's layout.
+ * task here. User space sets cookie_in_run_ctx only when the kernel has both the kfunc
+ * (bpf_rdonly_cast, weak: older kernels load the programs) and the run context's layout.
  */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
-
 static __always_inline __u64 probe_cookie(struct pt_regs *ctx, struct task_struct *task)
 {
 	struct bpf_trace_run_ctx *run_ctx;
@@ -245,30 +243,41 @@ static __always_inline struct jw_task_state *slot_state(__u32 slot, __u32 tid)
 	return s && s->tid == tid ? s : NULL;
 }
 
+/* The state of watched thread @tid by the tid index; NULL when the index does not hold it. */
+static __always_inline struct jw_task_state *indexed_state(__u32 tid)
+{
+	__u32 bucket = jw_tid_bucket(tid);
+	__u32 *slot = bpf_map_lookup_elem(&tid_index, &bucket);
+
+	return slot && *slot ? slot_state(*slot - 1, tid) : NULL;
+}
+
+/* The state of thread @task (@tid) by its task storage: a watched thread outside the index. */
+static __always_inline struct jw_task_state *linked_state(struct task_struct *task, __u32 tid)
+{
+	struct jw_thread_link *l;
+
+#if JW_COMPAT
+	(void)task;
+	l = bpf_map_lookup_elem(&thread_link, &tid);
+#else
+	l = bpf_task_storage_get(&thread_link, task, 0, 0);
+#endif
+	return l ? slot_state(l->slot, tid) : NULL;
+}
+
 /*
  * The state of thread @task: through the tid index, or its task storage when some watched thread
  * is not in the index. NULL, for a thread not watched, after an array index and a comparison.
  */
 static __always_inline struct jw_task_state *task_state_of(struct task_struct *task)
 {
-	__u32 tid = KREAD(task, pid), bucket = jw_tid_bucket(tid);
-	__u32 *slot = bpf_map_lookup_elem(&tid_index, &bucket);
-	struct jw_thread_link *l;
+	__u32 tid = KREAD(task, pid);
+	struct jw_task_state *s = indexed_state(tid);
 
-	if (slot && *slot) {
-		struct jw_task_state *s = slot_state(*slot - 1, tid);
-
-		if (s)
-			return s;
-	}
-	if (!tid_unindexed)
-		return NULL;
-#if JW_COMPAT
-	l = bpf_map_lookup_elem(&thread_link, &tid);
-#else
-	l = bpf_task_storage_get(&thread_link, task, 0, 0);
-#endif
-	return l ? slot_state(l->slot, tid) : NULL;
+	if (s || !tid_unindexed)
+		return s;
+	return linked_state(task, tid);
 }
 
 /*
@@ -317,24 +326,30 @@ static struct jw_task_state *watched_new_state(struct task_struct *task)
 }
 
 /*
- * The state of the current thread @task when it is watched, found without a cookie: through the
- * tid index, or (@create) through the watched map, linking it. User space puts every thread it
- * watches in the index, or counts it in tid_unindexed: while that is 0, a thread the index does
- * not hold is not watched, and the watched map is not looked at (syscall mode's tracepoints come
- * here for every wait of the machine). Inlined: a call and its return cost ~10 ns on this kernel.
+ * The state of the current thread @task (probe_task()'s) when it is watched, found without a
+ * cookie: through the tid index, or (@create) through the watched map, linking it. User space
+ * puts every thread it watches in the index, or counts it in tid_unindexed: while that is 0, a
+ * thread the index does not hold is not watched, and the watched map is not looked at (syscall
+ * mode's tracepoints come here for every wait of the machine). Inlined: a call and its return
+ * cost ~10 ns on this kernel.
  */
 static __always_inline struct jw_task_state *watched_state(struct task_struct *task, bool create)
 {
-	struct jw_task_state *s = task_state_of(task);
+	struct jw_task_state *s = indexed_state(current_tid(task));
 
-	if (s || !create || !tid_unindexed)
+	if (s || !tid_unindexed)
+		return s;
+	/* Helpers take the task: probe_task()'s may be task_cache's read-only pointer. */
+	task = helper_task(task);
+	s = linked_state(task, current_tid(task));
+	if (s || !create)
 		return s;
 	return watched_new_state(task);
 }
 
 /*
- * The state of the current thread @task at a probe with cookie @cookie: by the slot the cookie
- * carries (an array index and a comparison), linked on first use (@create).
+ * The state of the current thread @task (probe_task()'s) at a probe with cookie @cookie: by the
+ * slot the cookie carries (an array index and a comparison), linked on first use (@create).
  */
 static __always_inline struct jw_task_state *probe_state(struct task_struct *task, __u64 cookie,
 							  bool create)
@@ -347,7 +362,7 @@ static __always_inline struct jw_task_state *probe_state(struct task_struct *tas
 	slot--;
 	s = slot_state(slot, current_tid(task));
 	if (s && create && !s->linked)
-		link_state(task, s, slot);
+		link_state(helper_task(task), s, slot);
 	return s;
 }
 

@@ -8,6 +8,32 @@
 #define JW_BPF_TASK_H
 
 /*
+ * The row of @key, new: made from stats_zero, named (its uid, comm and, for an inner probe
+ * @probe's handler @handler, its Python code). A call of its own, once a row: its locals do not
+ * weigh on the stack of the probes that end tasks, which 5.10 holds to 512 bytes in all.
+ */
+static __noinline struct jw_stats_val *new_stats_row(struct jw_stats_key *key, __u32 probe,
+						     __u32 inner, __u64 handler)
+{
+	struct jw_stats_val *v;
+	__u32 zero = 0;
+
+	v = bpf_map_lookup_elem(&stats_zero, &zero);
+	if (!v)
+		return NULL;
+	/* Fails with E2BIG when full; EEXIST cannot happen, only this thread makes its rows. */
+	bpf_map_update_elem(&stats, key, v, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(&stats, key);
+	if (!v)
+		return &stats_overflow;
+	v->uid = (__u32)bpf_get_current_uid_gid();
+	bpf_get_current_comm(v->comm, sizeof(v->comm));
+	if (inner)
+		name_py_code(probe + 1, handler, v->handler_name, v->handler_file, &v->handler_line);
+	return v;
+}
+
+/*
  * The statistics row of what the current thread @tid just ran: probe @probe, outermost or
  * directly under the waits (@inner), with @handler. Made on first use (named then: the thread,
  * the uid, a CPython handler); the OVERFLOW row when the map is full.
@@ -20,23 +46,8 @@ static struct jw_stats_val *stats_row(struct jw_task_state *s, __u32 tid, __u32 
 		.klass = s->cur_class, .detail = s->cur_detail,
 	};
 	struct jw_stats_val *v = bpf_map_lookup_elem(&stats, &key);
-	__u32 zero = 0;
 
-	if (v)
-		return v;
-	v = bpf_map_lookup_elem(&stats_zero, &zero);
-	if (!v)
-		return NULL;
-	/* Fails with E2BIG when full; EEXIST cannot happen, only this thread makes its rows. */
-	bpf_map_update_elem(&stats, &key, v, BPF_NOEXIST);
-	v = bpf_map_lookup_elem(&stats, &key);
-	if (!v)
-		return &stats_overflow;
-	v->uid = (__u32)bpf_get_current_uid_gid();
-	bpf_get_current_comm(v->comm, sizeof(v->comm));
-	if (inner)
-		name_py_code(probe + 1, handler, v->handler_name, v->handler_file, &v->handler_line);
-	return v;
+	return v ? v : new_stats_row(&key, probe, inner, handler);
 }
 
 /*
@@ -499,7 +510,7 @@ SEC("uprobe")
 int dispatch_enter(struct pt_regs *ctx)
 {
 	__u64 sp = ctx_sp(ctx), now, cookie;
-	struct task_struct *task = current_task();
+	struct task_struct *task = probe_task(ctx);
 	struct jw_task_state *s;
 	__u32 tid, depth;
 
@@ -588,7 +599,7 @@ SEC("uprobe")
 int dispatch_exit(struct pt_regs *ctx)
 {
 	__u64 sp = ctx_sp(ctx), cookie;
-	struct task_struct *task = current_task();
+	struct task_struct *task = probe_task(ctx);
 
 	cookie = probe_cookie(ctx, task);
 #if JW_COMPAT
@@ -608,7 +619,7 @@ int dispatch_return(struct pt_regs *ctx)
 {
 	__u64 sp = ctx_sp(ctx);
 
-	return exit_dispatch(sp, current_task(), JW_COOKIE_RETPROBE);
+	return exit_dispatch(sp, probe_task(ctx), JW_COOKIE_RETPROBE);
 }
 
 #endif

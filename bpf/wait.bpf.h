@@ -143,7 +143,7 @@ static __always_inline __u64 wait_cookie(struct pt_regs *ctx, struct task_struct
 SEC("uprobe")
 int wait_return(struct pt_regs *ctx)
 {
-	struct task_struct *task = current_task();
+	struct task_struct *task = probe_task(ctx);
 
 	wait_returned(task, wait_cookie(ctx, task));
 	return 0;
@@ -152,7 +152,7 @@ int wait_return(struct pt_regs *ctx)
 SEC("uprobe")
 int wait_enter(struct pt_regs *ctx)
 {
-	struct task_struct *task = current_task();
+	struct task_struct *task = probe_task(ctx);
 
 	wait_entered(task, wait_cookie(ctx, task));
 	return 0;
@@ -168,7 +168,7 @@ JW_TRACEPOINT(sys_enter)
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
 	if (is_wait_syscall(id))
-		wait_entered(current_task(), 0);
+		wait_entered(probe_task(regs), 0);
 	return 0;
 }
 
@@ -176,7 +176,7 @@ JW_TRACEPOINT(sys_exit)
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	if (is_wait_syscall(syscall_nr(regs)))
-		wait_returned(current_task(), wait_probe_id);
+		wait_returned(probe_task(regs), wait_probe_id);
 	return 0;
 }
 

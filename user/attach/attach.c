@@ -250,10 +250,14 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	if (plan.compat)
 		a->skel->rodata->thread_size = jw_kernel_thread_size();
 	a->skel->rodata->cookie_in_run_ctx = !plan.compat && jw_kernel_has_run_ctx_cookie();
-	jw_log(JW_LOG_DEBUG, "probes read their cookie %s",
+	/* The probes keep their task in task_cache only where that costs less than the helper. */
+	a->skel->rodata->task_cache_kept = a->skel->rodata->cookie_in_run_ctx &&
+					   jw_kernel_inlines_percpu_lookup();
+	jw_log(JW_LOG_DEBUG, "probes read their cookie %s, their task %s",
 	       !plan.cookies ? "from probe_cookies, by their address" :
 	       a->skel->rodata->cookie_in_run_ctx ? "from the kernel's run context" :
-						    "with bpf_get_attach_cookie()");
+						    "with bpf_get_attach_cookie()",
+	       a->skel->rodata->task_cache_kept ? "from task_cache" : "from a helper");
 	err = jankwatch_bpf__load(a->skel);
 	if (err) {
 		jw_log(JW_LOG_ERROR, "cannot load the %sBPF programs: %s%s",

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -6,6 +7,7 @@
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -273,6 +275,72 @@ bool jw_kernel_has_run_ctx_cookie(void)
 	}
 	btf__free(btf);
 	return found;
+}
+
+/* The instructions of a program that looks up key 0 of map @fd and returns 0. */
+static void lookup_prog(struct bpf_insn insn[8], int fd)
+{
+	const struct bpf_insn prog[8] = {
+		/* r1 = the map */
+		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = BPF_REG_1,
+		  .src_reg = BPF_PSEUDO_MAP_FD, .imm = fd },
+		{ 0 },
+		/* *(u32 *)(r10 - 4) = 0; r2 = r10 - 4 */
+		{ .code = BPF_ST | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .off = -4, .imm = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_2, .src_reg = BPF_REG_10 },
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_2, .imm = -4 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_map_lookup_elem },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	memcpy(insn, prog, sizeof(prog));
+}
+
+/* Whether program @fd, as the kernel rewrote it, still calls a helper; -1 if it does not say. */
+static int still_calls(int fd)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info), n;
+	struct bpf_insn *insn;
+	int calls = 0;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) || !info.xlated_prog_len)
+		return -1;
+	n = info.xlated_prog_len / sizeof(*insn);
+	insn = calloc(n, sizeof(*insn));
+	if (!insn)
+		return -1;
+	memset(&info, 0, sizeof(info));
+	info.xlated_prog_len = n * sizeof(*insn);
+	info.xlated_prog_insns = (__u64)(uintptr_t)insn;
+	len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		free(insn);
+		return -1;
+	}
+	for (__u32 i = 0; i < n; i++)
+		calls |= insn[i].code == (BPF_JMP | BPF_CALL);
+	free(insn);
+	return calls;
+}
+
+bool jw_kernel_inlines_percpu_lookup(void)
+{
+	struct bpf_insn insn[8];
+	int map, prog, calls;
+
+	map = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, NULL, sizeof(__u32), sizeof(__u64), 1,
+			     NULL);
+	if (map < 0)
+		return false;
+	lookup_prog(insn, map);
+	prog = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insn, 8, NULL);
+	calls = prog < 0 ? -1 : still_calls(prog);
+	if (prog >= 0)
+		close(prog);
+	close(map);
+	return calls == 0;
 }
 
 bool jw_kernel_uprobes_allowed(void)

@@ -87,6 +87,13 @@ uint32_t jw_kernel_thread_size(void);
 bool jw_kernel_has_run_ctx_cookie(void);
 
 /*
+ * Whether the kernel turns a lookup in a per-CPU array into a few inline instructions (6.10, on
+ * x86-64 and arm64) rather than a helper call: loads a program that makes one and reads back the
+ * instructions the kernel made of it. False when it cannot tell.
+ */
+bool jw_kernel_inlines_percpu_lookup(void);
+
+/*
  * Whether this process may make uprobes: opens one on its own executable (at file offset 0,
  * which no code maps, so it never fires) and closes it. False only when the kernel refuses it
  * for lack of privilege: since Linux 6.5, and in the stable kernels before it, uprobes through
