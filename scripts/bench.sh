@@ -681,7 +681,7 @@ python_sample_cost()
 # WATCH_PROG. A child of this shell, so that stop_tool sees how it exits.
 start_py_watch()
 {
-	local pid=$1 loop=$2 round=$3
+	local pid=$1 loop=$2 round=$3 try
 	local -a args=(--all --set ignore_startup_time=3)
 
 	[[ $loop == python ]] || args+=(--loop "$loop")
@@ -689,7 +689,13 @@ start_py_watch()
 		>/dev/null 2>"$WORK/py-$loop.err" &
 	WATCH_PID=$!
 	wait_for_line "$WORK/py-$loop.err" ready "$WATCH_PID" jankwatch
-	WATCH_PROG=$(prog_id_of "$WATCH_PID" on_sample)
+	# Asked up to 20 times: once, in a fourth round, the first answer did not have it (not
+	# understood; the jankwatch of the round before had just exited).
+	for ((try = 0; try < 20; try++)); do
+		WATCH_PROG=$(prog_id_of "$WATCH_PID" on_sample)
+		[[ -z $WATCH_PROG ]] || break
+		sleep 0.05
+	done
 }
 
 # What naming a Python callback costs on each CPython: asyncio_busy.py's 1 ms call_later ticker
