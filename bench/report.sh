@@ -67,6 +67,11 @@ print_verdicts()
 		r=$(ratio "$jw" "$(added syscall tp-floor)")
 		printf '  (jankwatch against the raw sys_enter/sys_exit pair, when it runs on them: %s)\n' \
 			"$r"
+		# What timing alone costs there: below it no tool that times the wait on them goes.
+		printf '  (a clock read in each of the raw pair, the least that times a wait on them: %s of\n' \
+			"$(ratio "$(added syscall tp-floor-clock)" "$(added syscall "$floor")")"
+		printf '   the wait'"'"'s two tracepoints; jankwatch is %s of that)\n' \
+			"$(ratio "$jw" "$(added syscall tp-floor-clock)")"
 		;;
 	*)
 		r=$(ratio "${XREF[$name,jankwatch]}" "${XREF[$name,bpftrace]}")
@@ -91,7 +96,8 @@ print_build()
 			"${FIRST_INSN[$name]}"
 		printf '  probe at: sys-floor: syscalls:sys_enter_epoll_wait + sys_exit_epoll_wait, the\n'
 		printf '  wait'"'"'s own tracepoints (empty programs); tp-floor: raw_tp sys_enter +\n'
-		printf '  sys_exit, which every system call passes (empty programs);\n'
+		printf '  sys_exit, which every system call passes (empty programs); tp-floor-clock: the\n'
+		printf '  same, each reading the clock once;\n'
 		printf '  jankwatch (-p PID, no --probe, wait_tracepoints=2): %s\n' "$JW_WAITS" |
 			fold -s -w 96 | sed '2,$s/^/    /'
 		printf '  jankwatch-up: -p PID --set wait_tracepoints=0: on libc epoll_wait: %s\n' \

@@ -2,11 +2,13 @@
 /*
  * jw_bench_tp_floor: attaches tp_floor.bpf.c's empty programs, says "ready" on stderr, and holds
  * them until SIGINT or SIGTERM. Without arguments, to the raw sys_enter and sys_exit tracepoints
- * (tracefs need not be mounted); with --syscall NAME, to syscalls:sys_enter_NAME and
- * syscalls:sys_exit_NAME (tracefs must be mounted: libbpf reads the tracepoints' ids there).
+ * (tracefs need not be mounted), with --clock reading the clock once each; with --syscall NAME,
+ * to syscalls:sys_enter_NAME and syscalls:sys_exit_NAME (tracefs must be mounted: libbpf reads
+ * the tracepoints' ids there).
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,12 +35,13 @@ static int attach_syscall(struct bpf_program *prog, const char *edge, const char
 int main(int argc, char **argv)
 {
 	const char *syscall = argc == 3 && !strcmp(argv[1], "--syscall") ? argv[2] : NULL;
+	bool clock = argc == 2 && !strcmp(argv[1], "--clock");
 	struct bpf_link *enter = NULL, *exit_ = NULL;
 	struct tp_floor_bpf *skel;
 	int err;
 
-	if (argc != 1 && !syscall) {
-		fprintf(stderr, "usage: jw_bench_tp_floor [--syscall NAME]\n");
+	if (argc != 1 && !syscall && !clock) {
+		fprintf(stderr, "usage: jw_bench_tp_floor [--clock | --syscall NAME]\n");
 		return 2;
 	}
 	err = hold_init("jw_bench_tp_floor");
@@ -47,7 +50,16 @@ int main(int argc, char **argv)
 			strerror(-err));
 		return 1;
 	}
-	skel = tp_floor_bpf__open_and_load();
+	skel = tp_floor_bpf__open();
+	if (skel) {
+		skel->rodata->read_clock = clock;
+		err = tp_floor_bpf__load(skel);
+		if (err) {
+			tp_floor_bpf__destroy(skel);
+			skel = NULL;
+			errno = -err;
+		}
+	}
 	if (!skel) {
 		fprintf(stderr, "jw_bench_tp_floor: cannot load tp_floor.bpf.o: %s\n",
 			strerror(errno));

@@ -235,6 +235,37 @@ static __always_inline __u64 probe_cookie(struct pt_regs *ctx, struct task_struc
 }
 #endif
 
+#if !JW_COMPAT
+/* The run context of a uprobe session's program (6.13), as much as is read of it. */
+struct bpf_session_run_ctx___jw {
+	struct bpf_run_ctx run_ctx;
+	bool is_return;
+} __attribute__((preserve_access_index));
+
+struct bpf_uprobe___jw {
+	__u64 cookie;
+} __attribute__((preserve_access_index));
+
+struct bpf_uprobe_multi_run_ctx___jw {
+	struct bpf_session_run_ctx___jw session_ctx;
+	struct bpf_uprobe___jw *uprobe;
+} __attribute__((preserve_access_index));
+
+/*
+ * A uprobe session's cookie (its probe's), read from its run context as probe_cookie() reads a
+ * uprobe's; in @is_return whether the function is returning (else entered).
+ */
+static __always_inline __u64 session_cookie(struct task_struct *task, bool *is_return)
+{
+	struct bpf_uprobe_multi_run_ctx___jw *run_ctx;
+
+	run_ctx = bpf_rdonly_cast(task->bpf_ctx,
+				  bpf_core_type_id_kernel(struct bpf_uprobe_multi_run_ctx___jw));
+	*is_return = run_ctx->session_ctx.is_return;
+	return run_ctx->uprobe->cookie;
+}
+#endif
+
 /* The state in slot @slot, when it is thread @tid's. */
 static __always_inline struct jw_task_state *slot_state(__u32 slot, __u32 tid)
 {

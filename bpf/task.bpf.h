@@ -506,19 +506,14 @@ static __always_inline void open_inner(struct pt_regs *ctx, struct jw_task_state
 	name_inner(ctx, s, c, now);
 }
 
-SEC("uprobe")
-int dispatch_enter(struct pt_regs *ctx)
+/* A dispatch's entry, probe @cookie, by the current thread @task (probe_task()'s). */
+static __always_inline int enter_dispatch(struct pt_regs *ctx, struct task_struct *task,
+					  __u64 cookie)
 {
-	__u64 sp = ctx_sp(ctx), now, cookie;
-	struct task_struct *task = probe_task(ctx);
+	__u64 sp = ctx_sp(ctx), now;
 	struct jw_task_state *s;
 	__u32 tid, depth;
 
-	cookie = probe_cookie(ctx, task);
-#if JW_COMPAT
-	if (!cookie)
-		return 0;	/* a probe whose address user space did not register */
-#endif
 	s = probe_state(task, cookie, true);
 	if (!s)
 		return 0;
@@ -565,6 +560,19 @@ int dispatch_enter(struct pt_regs *ctx)
 	s->sp[depth] = sp;
 	s->depth = depth + 1;
 	return 0;
+}
+
+SEC("uprobe")
+int dispatch_enter(struct pt_regs *ctx)
+{
+	struct task_struct *task = probe_task(ctx);
+	__u64 cookie = probe_cookie(ctx, task);
+
+#if JW_COMPAT
+	if (!cookie)
+		return 0;	/* a probe whose address user space did not register */
+#endif
+	return enter_dispatch(ctx, task, cookie);
 }
 
 /* A dispatch's exit (probe @cookie) with stack pointer @sp: the dispatches it ends close. */
@@ -620,6 +628,29 @@ int dispatch_return(struct pt_regs *ctx)
 	__u64 sp = ctx_sp(ctx);
 
 	return exit_dispatch(sp, probe_task(ctx), JW_COOKIE_RETPROBE);
+}
+
+/*
+ * A dispatch's entry and its return as one uprobe session (BPF_TRACE_UPROBE_SESSION, 6.13; the
+ * attach type user space gives it): one consumer of the kernel's breakpoint instead of a uprobe's
+ * and a uretprobe's, ~40 ns less a task here. The entry returns 0: the return is then run. In
+ * the compatible build too, for the skeleton's layout, never loaded there.
+ */
+
+SEC("uprobe")
+int dispatch_session(struct pt_regs *ctx)
+{
+#if JW_COMPAT
+	return 0;
+#else
+	struct task_struct *task = probe_task(ctx);
+	bool is_return;
+	__u64 cookie = session_cookie(task, &is_return);
+
+	if (is_return)
+		return exit_dispatch(ctx_sp(ctx), task, cookie | JW_COOKIE_RETPROBE);
+	return enter_dispatch(ctx, task, cookie);
+#endif
 }
 
 #endif

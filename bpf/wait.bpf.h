@@ -158,6 +158,23 @@ int wait_enter(struct pt_regs *ctx)
 	return 0;
 }
 
+/* A wait's entry and return as one uprobe session (dispatch_session's way). */
+SEC("uprobe")
+int wait_session(struct pt_regs *ctx)
+{
+#if !JW_COMPAT
+	struct task_struct *task = probe_task(ctx);
+	bool is_return;
+	__u64 cookie = session_cookie(task, &is_return);
+
+	if (is_return)
+		wait_returned(task, cookie);
+	else
+		wait_entered(task, cookie);
+#endif
+	return 0;
+}
+
 /*
  * Syscall mode on the system call tracepoints (wait_tracepoints=1) instead of the C library's
  * wrappers: a call where the loop pays a trap, but every system call of the machine goes through

@@ -21,7 +21,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
 PLOT=$ROOT/bench/results.png
 PROBE_CONFIGS=(none floor jankwatch bpftrace funclatency funclatency-bpfcc)
-SYSCALL_CONFIGS=(none sys-floor tp-floor jankwatch jankwatch-up)
+SYSCALL_CONFIGS=(none sys-floor tp-floor tp-floor-clock jankwatch jankwatch-up)
 SITE_CONFIGS=(none jankwatch-nosites jankwatch-sites)
 READY_TIMEOUT_MS=60000	# bpftrace and bcc may take a while to compile and attach
 STOP_TIMEOUT_MS=15000
@@ -208,7 +208,13 @@ start_loop()
 # push %rbp, which is emulated (endbr64 is single-stepped)", for the function @2.
 jw_placement()
 {
-	grep -m1 -E "uprobe on [^ ]*:$2: " "$1" | sed -E "s/.*:$2: //"
+	local place
+
+	place=$(grep -m1 -E "uprobe (session )?on [^ ]*:$2: " "$1" | sed -E "s/.*:$2: //")
+	if grep -q -E "uprobe session on [^ ]*:$2: " "$1"; then
+		place+="; entry and return one uprobe session"
+	fi
+	echo "$place"
 }
 
 # Starts configuration @1 on loop binary @2 and waits until it is attached; output in @3.
@@ -236,8 +242,10 @@ attach()
 		TOOL_PID=$!
 		wait_for_line "$out" 'ready' "$TOOL_PID" "jw_bench_tp_floor --syscall"
 		;;
-	tp-floor)
-		"$BUILD/bench/jw_bench_tp_floor" >"$out" 2>&1 &
+	tp-floor | tp-floor-clock)
+		local -a tp_clock=()
+		[[ $cfg == tp-floor ]] || tp_clock=(--clock)
+		"$BUILD/bench/jw_bench_tp_floor" "${tp_clock[@]}" >"$out" 2>&1 &
 		TOOL_PID=$!
 		wait_for_line "$out" 'ready' "$TOOL_PID" jw_bench_tp_floor
 		;;

@@ -91,7 +91,7 @@ static void test_each_fallback_chosen(void **state)
 		struct jw_kernel_plan p;
 		char err[256];
 
-		if (k == JW_KF_RINGBUF || k == JW_KF_BTF)
+		if (k == JW_KF_RINGBUF || k == JW_KF_BTF || k == JW_KF_UPROBE_SESSION)
 			continue;
 		f.has[k] = 0;
 		assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
@@ -102,6 +102,39 @@ static void test_each_fallback_chosen(void **state)
 		assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
 		assert_false(p.compat);
 	}
+}
+
+/*
+ * Uprobe sessions (6.13): a dispatch's entry and return as one, in the full build with cookies
+ * alone; a kernel without them, or one that could not tell, keeps the pair; neither build needs
+ * them.
+ */
+static void test_uprobe_session(void **state)
+{
+	struct jw_kernel_facts f = kernel("6.13.0", 6, 13);
+	struct jw_kernel_plan p;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_false(p.compat);
+	assert_true(p.session);
+	f.has[JW_KF_UPROBE_SESSION] = -EPERM;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_false(p.session);
+	f.has[JW_KF_UPROBE_SESSION] = 0;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_false(p.compat);
+	assert_false(p.session);
+	assert_string_equal(p.lacks, "");
+	f = kernel("6.13.0", 6, 13);
+	f.has[JW_KF_LOOP] = 0;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_true(p.compat);
+	assert_false(p.session);
+	f = kernel("6.12.0", 6, 12);
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_false(p.session);
 }
 
 /* No BTF of its own: the compatible build with a BTF file, else a refusal saying how. */
@@ -176,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_compat_on_5_10),
 		cmocka_unit_test(test_compat_with_cookies_on_5_15),
 		cmocka_unit_test(test_each_fallback_chosen),
+		cmocka_unit_test(test_uprobe_session),
 		cmocka_unit_test(test_no_btf),
 		cmocka_unit_test(test_refused_before_5_8),
 		cmocka_unit_test(test_hide),

@@ -71,7 +71,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int keep_link(struct jw_attach *a, struct bpf_link *link, pid_t pid, bool at_once,
+static int keep_link(struct jw_attach *a, struct jw_link link, pid_t pid, bool at_once,
 		     bool site)
 {
 	if (a->n_links == a->cap_links) {
@@ -79,7 +79,7 @@ static int keep_link(struct jw_attach *a, struct bpf_link *link, pid_t pid, bool
 		struct owned_link *links = realloc(a->links, cap * sizeof(*links));
 
 		if (!links) {
-			bpf_link__destroy(link);
+			jw_link_destroy(link);
 			return -ENOMEM;
 		}
 		a->links = links;
@@ -153,7 +153,7 @@ void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
 		if (a->links[i].pid != pid)
 			a->links[kept++] = a->links[i];
 		else if (a->links[i].at_once)
-			bpf_link__destroy(a->links[i].link);
+			jw_link_destroy(a->links[i].link);
 		else
 			jw_reaper__add(a->reaper, a->links[i].link, slot);
 	}
@@ -201,6 +201,7 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	if (!a)
 		return NULL;
 	a->plan = plan;
+	a->trial[0] = a->trial[1] = jw_link_of(NULL);
 	a->n_slots = threads;
 	a->unindexed = calloc(threads, 1);
 	a->reaper = jw_reaper__new(threads);
@@ -247,17 +248,26 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	a->skel->rodata->has_attach_cookie = plan.cookies;
 	/* Return probes run it only where the kernel has no attach cookies. */
 	bpf_program__set_autoload(a->skel->progs.dispatch_return, !plan.cookies);
+	if (!plan.compat) {
+		bpf_program__set_expected_attach_type(a->skel->progs.dispatch_session,
+						      JW_UPROBE_SESSION);
+		bpf_program__set_expected_attach_type(a->skel->progs.wait_session,
+						      JW_UPROBE_SESSION);
+	}
+	bpf_program__set_autoload(a->skel->progs.dispatch_session, plan.session);
+	bpf_program__set_autoload(a->skel->progs.wait_session, plan.session);
 	if (plan.compat)
 		a->skel->rodata->thread_size = jw_kernel_thread_size();
 	a->skel->rodata->cookie_in_run_ctx = !plan.compat && jw_kernel_has_run_ctx_cookie();
 	/* The probes keep their task in task_cache only where that costs less than the helper. */
 	a->skel->rodata->task_cache_kept = a->skel->rodata->cookie_in_run_ctx &&
 					   jw_kernel_inlines_percpu_lookup();
-	jw_log(JW_LOG_DEBUG, "probes read their cookie %s, their task %s",
-	       !plan.cookies ? "from probe_cookies, by their address" :
+	jw_log(JW_LOG_DEBUG, "probes read their cookie %s, their task %s; a function's entry and "
+	       "return %s", !plan.cookies ? "from probe_cookies, by their address" :
 	       a->skel->rodata->cookie_in_run_ctx ? "from the kernel's run context" :
 						    "with bpf_get_attach_cookie()",
-	       a->skel->rodata->task_cache_kept ? "from task_cache" : "from a helper");
+	       a->skel->rodata->task_cache_kept ? "from task_cache" : "from a helper",
+	       plan.session ? "are one uprobe session" : "a uprobe and a return probe");
 	err = jankwatch_bpf__load(a->skel);
 	if (err) {
 		jw_log(JW_LOG_ERROR, "cannot load the %sBPF programs: %s%s",
@@ -333,15 +343,56 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
 	}
 	jw_log(JW_LOG_DEBUG, "attached %s to %s:%s at file offset 0x%llx (pid %d)",
 	       retprobe ? "return probe" : "uprobe", path, name, (unsigned long long)offset, pid);
-	return keep_link(a, link, pid, false, site);
+	return keep_link(a, jw_link_of(link), pid, false, site);
+}
+
+/*
+ * Program @prog (dispatch_session, wait_session) on the entry and return of function @name at
+ * @offset of @path in process @pid as one uprobe session (plan.session), where its uprobe would
+ * go, with @cookie. 0, or -errno when the kernel would not have it (the pair goes on instead).
+ */
+static int attach_session(struct jw_attach *a, struct bpf_program *prog, pid_t pid,
+			  const char *path, uint64_t offset, bool args_read, uint64_t cookie,
+			  const char *name)
+{
+	struct jw_placement place = { 0 };
+	int fd;
+
+	jw_probe_place_file(path, offset, args_read, &place);
+	offset += place.skip;
+	fd = jw_link_uprobe_session(bpf_program__fd(prog), path, offset, cookie, pid);
+	if (fd < 0) {
+		jw_log(JW_LOG_DEBUG, "no uprobe session on %s:%s (pid %d): %s; a uprobe and a "
+		       "return probe instead", path, name, pid, strerror(-fd));
+		return fd;
+	}
+	jw_log(JW_LOG_DEBUG, "uprobe session on %s:%s: %s", path, name, place.why);
+	jw_log(JW_LOG_DEBUG, "attached uprobe session (entry and return) to %s:%s at file offset "
+	       "0x%llx (pid %d)", path, name, (unsigned long long)offset, pid);
+	return keep_link(a, (struct jw_link){ .bpf = NULL, .fd = fd }, pid, false, false);
 }
 
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, uint32_t slot)
 {
-	uint64_t cookie = jw_probe_cookie(p->probe_id, slot);
+	uint64_t cookie = jw_probe_cookie(p->probe_id, slot), entry_cookie;
 	bool args_read = p->name_chain != NULL;
 	int err;
 
+	entry_cookie = cookie | p->callee | (p->name_chain ? JW_COOKIE_NAME_ARG : 0) |
+		       (p->name_chain && p->name_chain->kind == JW_HANDLER_PY_CODE ?
+				JW_COOKIE_PY_TSTATE : 0) | (p->inner ? JW_COOKIE_INNER : 0);
+	if (p->name_chain) {
+		__u32 key = p->probe_id;
+
+		if (bpf_map__update_elem(a->skel->maps.arg_chains, &key, sizeof(key),
+					 p->name_chain, sizeof(*p->name_chain), 0))
+			return -errno;
+	}
+	/* A return probe's place is its entry's: one session holds both. */
+	if (a->plan.session && !p->exit_offset && !p->site && !p->exact &&
+	    !attach_session(a, a->skel->progs.dispatch_session, p->pid, p->path, p->entry_offset,
+			    args_read, entry_cookie, p->entry_name))
+		return 0;
 	/* The exit first: an entry seen without its exit would leave a task open. */
 	if (p->exit_offset)
 		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path, p->exit_offset,
@@ -354,19 +405,8 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, 
 				    p->entry_name);
 	if (err)
 		return err;
-	if (p->name_chain) {
-		__u32 key = p->probe_id;
-
-		if (bpf_map__update_elem(a->skel->maps.arg_chains, &key, sizeof(key),
-					 p->name_chain, sizeof(*p->name_chain), 0))
-			return -errno;
-	}
 	return attach_uprobe(a, a->skel->progs.dispatch_enter, p->pid, p->path, p->entry_offset,
-			     false, args_read, p->exact, p->site, cookie | p->callee |
-				     (p->name_chain ? JW_COOKIE_NAME_ARG : 0) |
-				     (p->name_chain && p->name_chain->kind == JW_HANDLER_PY_CODE ?
-					      JW_COOKIE_PY_TSTATE : 0) |
-				     (p->inner ? JW_COOKIE_INNER : 0), p->entry_name);
+			     false, args_read, p->exact, p->site, entry_cookie, p->entry_name);
 }
 
 size_t jw_attach__drop_sites(struct jw_attach *a, pid_t pid)
@@ -375,7 +415,7 @@ size_t jw_attach__drop_sites(struct jw_attach *a, pid_t pid)
 
 	for (i = 0; i < a->n_links; i++) {
 		if (a->links[i].pid == pid && a->links[i].site)
-			bpf_link__destroy(a->links[i].link);
+			jw_link_destroy(a->links[i].link);
 		else
 			a->links[kept++] = a->links[i];
 	}
@@ -403,7 +443,7 @@ static int attach_tracepoint(struct jw_attach *a, struct bpf_program *prog, cons
 		jw_log(JW_LOG_ERROR, "cannot attach to the %s tracepoint: %s", name, strerror(-err));
 		return err;
 	}
-	return keep_link(a, link, 0, false, false);
+	return keep_link(a, jw_link_of(link), 0, false, false);
 }
 
 int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char *name,
@@ -412,6 +452,9 @@ int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char
 	uint64_t cookie = jw_probe_cookie(probe_id, slot);
 	int err;
 
+	if (a->plan.session &&
+	    !attach_session(a, a->skel->progs.wait_session, pid, path, offset, false, cookie, name))
+		return 0;
 	/* The entry, which ends a task, first; then the return, which begins one. */
 	err = attach_uprobe(a, a->skel->progs.wait_enter, pid, path, offset, false, false, false,
 			    false, cookie, name);
@@ -497,7 +540,7 @@ int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int p
 		return err;
 	}
 	/* From here the link owns the perf event's fd and closes it. */
-	return keep_link(a, link, pid, true, false);
+	return keep_link(a, jw_link_of(link), pid, true, false);
 }
 
 int jw_attach__probes_ready(struct jw_attach *a, uint32_t slot)
@@ -618,7 +661,7 @@ void jw_attach__free(struct jw_attach *a)
 	jw_attach_trial_stop(a);
 	jw_reaper__free(a->reaper);
 	for (i = a->n_links; i > 0; i--)
-		bpf_link__destroy(a->links[i - 1].link);
+		jw_link_destroy(a->links[i - 1].link);
 	free(a->links);
 	jankwatch_bpf__destroy(a->skel);
 	free(a->unindexed);

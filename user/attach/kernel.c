@@ -16,6 +16,7 @@
 
 #include "arch/arch.h"
 #include "attach/kernel.h"
+#include "attach/link.h"
 #include "base/log.h"
 
 /* A facility, and how to tell whether the running kernel has it. */
@@ -44,6 +45,33 @@ static int has_btf(int id)
 	return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 }
 
+/*
+ * Uprobe sessions: the attach type BPF_TRACE_UPROBE_SESSION (JW_UPROBE_SESSION) and the run
+ * context dispatch_session reads (its cookie, whether it is the return), in the kernel's BTF.
+ */
+static int has_uprobe_session(int id)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_enum *e;
+	const struct btf_type *t;
+	int found = 0;
+
+	(void)id;
+	if (!btf)
+		return 0;
+	id = btf__find_by_name_kind(btf, "bpf_attach_type", BTF_KIND_ENUM);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	e = t ? btf_enum(t) : NULL;
+	for (int i = 0; t && i < btf_vlen(t) && !found; i++, e++)
+		found = !strcmp(btf__name_by_offset(btf, e->name_off),
+				"BPF_TRACE_UPROBE_SESSION") && e->val == JW_UPROBE_SESSION;
+	found = found && btf__find_by_name_kind(btf, "bpf_uprobe_multi_run_ctx",
+						BTF_KIND_STRUCT) > 0 &&
+		btf__find_by_name_kind(btf, "bpf_session_run_ctx", BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	return found;
+}
+
 static const struct fact facts[JW_KF_COUNT] = {
 	[JW_KF_RINGBUF] = { "ringbuf", "BPF ring buffer maps", "5.8", has_map, BPF_MAP_TYPE_RINGBUF },
 	[JW_KF_BTF] = { "btf", "BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)", "5.5", has_btf, 0 },
@@ -58,6 +86,8 @@ static const struct fact facts[JW_KF_COUNT] = {
 	[JW_KF_FIND_VMA] = { "find_vma", "BPF helper bpf_find_vma", "5.17", has_helper,
 			     BPF_FUNC_find_vma },
 	[JW_KF_LOOP] = { "loop", "BPF helper bpf_loop", "5.17", has_helper, BPF_FUNC_loop },
+	[JW_KF_UPROBE_SESSION] = { "uprobe_session", "uprobe sessions (BPF_TRACE_UPROBE_SESSION)",
+				   "6.13", has_uprobe_session, 0 },
 };
 
 const char *jw_kernel_fact_name(enum jw_kernel_fact fact)
@@ -151,6 +181,8 @@ int jw_kernel_plan_for(const struct jw_kernel_facts *f, bool btf_file,
 		if (used >= sizeof(plan->lacks))
 			used = sizeof(plan->lacks);
 	}
+	/* Only where it is known: a session that failed to attach would leave no probe. */
+	plan->session = !plan->compat && plan->cookies && f->has[JW_KF_UPROBE_SESSION] > 0;
 	return 0;
 }
 

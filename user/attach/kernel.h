@@ -23,6 +23,7 @@ enum jw_kernel_fact {
 	JW_KF_ATTACH_COOKIE,	/* bpf_get_attach_cookie and perf links (5.15) */
 	JW_KF_FIND_VMA,		/* bpf_find_vma (5.17) */
 	JW_KF_LOOP,		/* bpf_loop (5.17) */
+	JW_KF_UPROBE_SESSION,	/* uprobe sessions (6.13): optional, neither build needs them */
 	JW_KF_COUNT,
 };
 
@@ -37,6 +38,7 @@ struct jw_kernel_plan {
 	bool compat;		/* the compatible build (bpf/kernel.bpf.h) */
 	bool cookies;		/* probes carry attach cookies; else probe_cookies by address */
 	bool btf_file;		/* CO-RE relocates against the BTF file given, not the kernel's */
+	bool session;		/* a dispatch's entry and return as one uprobe session (full build) */
 	char lacks[256];	/* what the compatible build stands in for, named; "" for none */
 };
 

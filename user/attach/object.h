@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "attach/kernel.h"
+#include "attach/link.h"
 #include "jankwatch/abi.h"
 /* After abi.h: the skeleton names its types. */
 #include "jankwatch.skel.h"
@@ -22,7 +23,7 @@
  * the reaper, it would sample the thread's next program twice); a uprobe's in the background.
  */
 struct owned_link {
-	struct bpf_link *link;
+	struct jw_link link;
 	pid_t pid;
 	bool at_once;
 	bool site;		/* a handler site's: jw_attach__drop_sites() removes it */
@@ -39,7 +40,7 @@ struct jw_attach {
 	/* The tid index (tid_index in the BPF object): each bucket's thread, 0 for none. */
 	pid_t bucket_tid[JW_TID_BUCKETS];
 	uint8_t *unindexed;	/* by slot: its thread found no free bucket */
-	struct bpf_link *trial[2];	/* wait_tracepoints=2's measurements, while one runs */
+	struct jw_link trial[2];	/* wait_tracepoints=2's measurements, while one runs */
 	struct jw_reaper *reaper;	/* destroys a forgotten process's links, off the loop */
 };
 

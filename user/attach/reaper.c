@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include <bpf/libbpf.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -8,7 +7,7 @@
 #include "attach/reaper.h"
 
 struct item {
-	struct bpf_link *link;
+	struct jw_link link;
 	uint32_t tag;
 };
 
@@ -51,7 +50,7 @@ static void *reap(void *arg)
 		r->n--;
 		pthread_mutex_unlock(&r->lock);
 		t0 = mono_ns();
-		bpf_link__destroy(it.link);
+		jw_link_destroy(it.link);
 		t0 = mono_ns() - t0;
 		pthread_mutex_lock(&r->lock);
 		r->pending[it.tag]--;
@@ -102,16 +101,16 @@ static int grow(struct jw_reaper *r)
 	return 0;
 }
 
-void jw_reaper__add(struct jw_reaper *r, struct bpf_link *link, uint32_t tag)
+void jw_reaper__add(struct jw_reaper *r, struct jw_link link, uint32_t tag)
 {
-	if (!link)
+	if (!link.bpf && link.fd < 0)
 		return;
 	if (tag >= r->n_tags)
 		tag = 0;
 	pthread_mutex_lock(&r->lock);
 	if (!r->started || grow(r)) {
 		pthread_mutex_unlock(&r->lock);
-		bpf_link__destroy(link);
+		jw_link_destroy(link);
 		return;
 	}
 	r->queue[(r->head + r->n) % r->cap] = (struct item){ link, tag };

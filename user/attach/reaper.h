@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct bpf_link;
+#include "attach/link.h"
+
 struct jw_reaper;
 
 /* A reaper for tags 0 .. @n_tags - 1. NULL with errno set. */
@@ -23,7 +24,7 @@ struct jw_reaper *jw_reaper__new(uint32_t n_tags);
  * Hands @link over, tagged @tag: it is destroyed soon, in the background (at once, here, if the
  * thread cannot be had).
  */
-void jw_reaper__add(struct jw_reaper *r, struct bpf_link *link, uint32_t tag);
+void jw_reaper__add(struct jw_reaper *r, struct jw_link link, uint32_t tag);
 
 /* Whether links tagged @tag are still waiting to be destroyed. */
 bool jw_reaper__busy(struct jw_reaper *r, uint32_t tag);

@@ -16,9 +16,16 @@
 
 void jw_attach_trial_stop(struct jw_attach *a)
 {
-	bpf_link__destroy(a->trial[1]);
-	bpf_link__destroy(a->trial[0]);
-	a->trial[0] = a->trial[1] = NULL;
+	jw_link_destroy(a->trial[1]);
+	jw_link_destroy(a->trial[0]);
+	a->trial[0] = a->trial[1] = jw_link_of(NULL);
+}
+
+/* Keeps libbpf's link @link as trial @i: 0, or -errno when there is none. */
+static int trial_kept(struct jw_attach *a, int i, struct bpf_link *link)
+{
+	a->trial[i] = jw_link_of(link);
+	return link ? 0 : -errno;
 }
 
 static int trial_failed(struct jw_attach *a, const char *what)
@@ -35,11 +42,11 @@ int jw_attach__trial_tracepoints(struct jw_attach *a, bool on)
 	jw_attach_trial_stop(a);
 	if (!on)
 		return 0;
-	a->trial[0] = bpf_program__attach(a->skel->progs.on_sys_enter);
-	if (!a->trial[0])
+	if (trial_kept(a, 0, bpf_program__attach(a->skel->progs.on_sys_enter)))
 		return trial_failed(a, "the sys_enter tracepoint");
-	a->trial[1] = bpf_program__attach(a->skel->progs.on_sys_exit);
-	return a->trial[1] ? 0 : trial_failed(a, "the sys_exit tracepoint");
+	if (trial_kept(a, 1, bpf_program__attach(a->skel->progs.on_sys_exit)))
+		return trial_failed(a, "the sys_exit tracepoint");
+	return 0;
 }
 
 int jw_attach__trial_uprobes(struct jw_attach *a, const char *path, uint64_t offset, bool on)
@@ -49,20 +56,30 @@ int jw_attach__trial_uprobes(struct jw_attach *a, const char *path, uint64_t off
 	 * unwatched thread.
 	 */
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = jw_probe_cookie(0, 0));
+	int fd;
 
 	if (!a->plan.cookies)
 		opts.bpf_cookie = 0;
 	jw_attach_trial_stop(a);
 	if (!on)
 		return 0;
-	a->trial[0] = bpf_program__attach_uprobe_opts(a->skel->progs.wait_enter, getpid(), path,
-						      offset, &opts);
-	if (!a->trial[0])
+	/* As the waits will be hooked: one uprobe session where the kernel has them. */
+	if (a->plan.session) {
+		fd = jw_link_uprobe_session(bpf_program__fd(a->skel->progs.wait_session), path,
+					    offset, opts.bpf_cookie, getpid());
+		if (fd >= 0) {
+			a->trial[0] = (struct jw_link){ .bpf = NULL, .fd = fd };
+			return 0;
+		}
+	}
+	if (trial_kept(a, 0, bpf_program__attach_uprobe_opts(a->skel->progs.wait_enter, getpid(),
+							      path, offset, &opts)))
 		return trial_failed(a, "a uprobe");
 	opts.retprobe = true;
-	a->trial[1] = bpf_program__attach_uprobe_opts(a->skel->progs.wait_return, getpid(), path,
-						      offset, &opts);
-	return a->trial[1] ? 0 : trial_failed(a, "a return probe");
+	if (trial_kept(a, 1, bpf_program__attach_uprobe_opts(a->skel->progs.wait_return, getpid(),
+							      path, offset, &opts)))
+		return trial_failed(a, "a return probe");
+	return 0;
 }
 
 int jw_attach__count_rates(struct jw_attach *a, const pid_t *tids, size_t n, bool on)
@@ -82,8 +99,9 @@ int jw_attach__count_rates(struct jw_attach *a, const pid_t *tids, size_t n, boo
 	}
 	if (!on)
 		return 0;
-	a->trial[0] = bpf_program__attach(a->skel->progs.count_syscalls);
-	return a->trial[0] ? 0 : trial_failed(a, "the sys_enter tracepoint");
+	if (trial_kept(a, 0, bpf_program__attach(a->skel->progs.count_syscalls)))
+		return trial_failed(a, "the sys_enter tracepoint");
+	return 0;
 }
 
 int jw_attach__read_rates(struct jw_attach *a, uint64_t out[JW_RATE_COUNT])

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The links that hold jankwatch's programs on: libbpf's, and the uprobe sessions libbpf 1.1
+ * cannot make (BPF_TRACE_UPROBE_SESSION, 6.13: a function's entry and return run one program,
+ * as one consumer of the kernel's breakpoint), made here with the bpf() system call itself.
+ */
+#ifndef JW_LINK_H
+#define JW_LINK_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The attach type of a uprobe session: the kernel's ABI, which no header here names yet. */
+#define JW_UPROBE_SESSION 57
+
+struct bpf_link;
+
+/* A link: libbpf's (@bpf), else a link's file descriptor (@fd), or neither (both NULL / -1). */
+struct jw_link {
+	struct bpf_link *bpf;
+	int fd;
+};
+
+/* libbpf's link @link as a jw_link. */
+static inline struct jw_link jw_link_of(struct bpf_link *link)
+{
+	return (struct jw_link){ .bpf = link, .fd = -1 };
+}
+
+/* Detaches and frees @link (both kinds; neither is nothing). */
+void jw_link_destroy(struct jw_link link);
+
+/*
+ * Program @prog_fd, loaded with the attach type JW_UPROBE_SESSION, on @path at file offset
+ * @offset in process @pid alone, run at the function's entry and its return with @cookie as its
+ * attach cookie. The link's file descriptor, or -errno.
+ */
+int jw_link_uprobe_session(int prog_fd, const char *path, uint64_t offset, uint64_t cookie,
+			   pid_t pid);
+
+#endif
