@@ -16,7 +16,7 @@
 
 #include "arch/arch.h"
 #include "attach/kernel.h"
-#include "attach/link.h"
+#include "attach/links.h"
 #include "base/log.h"
 
 /* A facility, and how to tell whether the running kernel has it. */

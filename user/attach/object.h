@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "attach/kernel.h"
-#include "attach/link.h"
+#include "attach/links.h"
 #include "jankwatch/abi.h"
 /* After abi.h: the skeleton names its types. */
 #include "jankwatch.skel.h"

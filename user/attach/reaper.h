@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "attach/link.h"
+#include "attach/links.h"
 
 struct jw_reaper;
 

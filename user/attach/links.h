@@ -4,8 +4,8 @@
  * cannot make (BPF_TRACE_UPROBE_SESSION, 6.13: a function's entry and return run one program,
  * as one consumer of the kernel's breakpoint), made here with the bpf() system call itself.
  */
-#ifndef JW_LINK_H
-#define JW_LINK_H
+#ifndef JW_LINKS_H
+#define JW_LINKS_H
 
 #include <stdint.h>
 #include <sys/types.h>

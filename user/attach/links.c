@@ -7,7 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "attach/link.h"
+#include "attach/links.h"
 
 /*
  * BPF_LINK_CREATE's attributes for a uprobe_multi link (6.6), which Debian 12's linux/bpf.h
