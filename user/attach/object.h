@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The BPF object's handle, shared by attach.c (its lifecycle, the hooks), trial.c (the wait
- * modes' measurements) and stats_rows.c, and opened by object.c in the build the kernel takes.
+ * The BPF object's handle, shared by attach.c (its lifecycle, the hooks), trial.c and waitcost.c
+ * (the wait modes' measurements) and stats_rows.c, and opened by object.c in the build the kernel
+ * takes.
  */
 #ifndef JW_ATTACH_OBJECT_H
 #define JW_ATTACH_OBJECT_H

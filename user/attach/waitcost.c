@@ -11,6 +11,7 @@
 #include "arch/arch.h"
 #include "base/clocks.h"
 #include "base/log.h"
+#include "attach/object.h"
 #include "attach/waitcost.h"
 
 #define BATCHES 7
@@ -95,7 +96,10 @@ static int own_code_at(const void *addr, char *path, size_t len, uint64_t *offse
 	return ret;
 }
 
-/* What a uprobe pair adds to a call, on an emulated or a single-stepped first instruction. */
+/*
+ * What the waits' uprobes (a pair, or one session where the kernel has them) add to a call, on
+ * an emulated or a single-stepped first instruction.
+ */
 static double uprobes_ns(struct jw_attach *a, bool emulated)
 {
 	void (*calls)(unsigned int) = emulated ? call_emulated : call_stepped;
@@ -117,8 +121,9 @@ static double uprobes_ns(struct jw_attach *a, bool emulated)
 		return -1;
 	with = ns_per_call(calls, n);
 	jw_attach__trial_uprobes(a, path, offset, false);
-	jw_log(JW_LOG_DEBUG, "wait_tracepoints=2: a call %.0f ns, %.0f ns with a uprobe pair on "
-	       "its %s first instruction", without, with, emulated ? "emulated" : "single-stepped");
+	jw_log(JW_LOG_DEBUG, "wait_tracepoints=2: a call %.0f ns, %.0f ns with a uprobe %s on its "
+	       "%s first instruction", without, with, a->plan.session ? "session" : "pair",
+	       emulated ? "emulated" : "single-stepped");
 	return with > without ? with - without : 0;
 }
 
