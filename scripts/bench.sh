@@ -719,7 +719,7 @@ python_naming_cost()
 	local prog=$ROOT/tests/targets/asyncio_busy.py label pid round i tasks base_rpt=0
 	local -a cmd labels=() ids=() tools=() loops=() t0 t1 runs all=()
 	local -A ns
-	local tool
+	local tool hide
 
 	sysctl -qw kernel.bpf_stats_enabled=1
 	[[ -z ${PY_BASE:-} ]] || all+=(base-3.11)
@@ -748,8 +748,12 @@ python_naming_cost()
 		loops+=("$pid")
 		LOOP_PID="${loops[*]}"
 		sleep 3.2
-		"$tool" -p "$pid" --set ignore_startup_time=3 --log-dir "$WORK/py-name-$label" \
-			>/dev/null 2>"$WORK/py-name-$label.err" &
+		# dispatch_enter's own run time: where the kernel has uprobe sessions, this build's
+		# entry and return would run as one program (dispatch_session); the pair is asked for.
+		hide=
+		[[ $tool != "$BUILD/jankwatch" ]] || hide=uprobe_session
+		JW_KERNEL_HIDE=$hide "$tool" -p "$pid" --set ignore_startup_time=3 \
+			--log-dir "$WORK/py-name-$label" >/dev/null 2>"$WORK/py-name-$label.err" &
 		tools+=($!)
 		REF_PID="${tools[*]}"
 		wait_for_line "$WORK/py-name-$label.err" ready "${tools[-1]}" jankwatch
@@ -799,7 +803,8 @@ python_naming_cost()
 					med(per), rpt
 				if (first == 0) { printf "\n"; exit }
 				m = med(r)
-				printf "   x%.2f of %s [%s]: %s\n", m, l0, r, m <= 1.05 ? "within" : "OVER" }'
+				printf "   x%.2f of %s [%s]: %s\n", m, l0, r,
+					!(m > 0) ? "NOT measured" : m <= 1.05 ? "within" : "OVER" }'
 	done
 }
 
