@@ -636,7 +636,6 @@ int dispatch_return(struct pt_regs *ctx)
  * and a uretprobe's, ~40 ns less a task here. The entry returns 0: the return is then run. In
  * the compatible build too, for the skeleton's layout, never loaded there.
  */
-
 SEC("uprobe")
 int dispatch_session(struct pt_regs *ctx)
 {

@@ -369,7 +369,7 @@ static int attach_session(struct jw_attach *a, struct bpf_program *prog, pid_t p
 	jw_log(JW_LOG_DEBUG, "uprobe session on %s:%s: %s", path, name, place.why);
 	jw_log(JW_LOG_DEBUG, "attached uprobe session (entry and return) to %s:%s at file offset "
 	       "0x%llx (pid %d)", path, name, (unsigned long long)offset, pid);
-	return keep_link(a, (struct jw_link){ .bpf = NULL, .fd = fd }, pid, false, false);
+	return keep_link(a, jw_link_fd(fd), pid, false, false);
 }
 
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, uint32_t slot)

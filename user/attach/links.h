@@ -27,6 +27,12 @@ static inline struct jw_link jw_link_of(struct bpf_link *link)
 	return (struct jw_link){ .bpf = link, .fd = -1 };
 }
 
+/* A link's file descriptor @fd (jw_link_uprobe_session()'s) as a jw_link. */
+static inline struct jw_link jw_link_fd(int fd)
+{
+	return (struct jw_link){ .bpf = NULL, .fd = fd };
+}
+
 /* Detaches and frees @link (both kinds; neither is nothing). */
 void jw_link_destroy(struct jw_link link);
 

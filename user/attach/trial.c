@@ -68,7 +68,7 @@ int jw_attach__trial_uprobes(struct jw_attach *a, const char *path, uint64_t off
 		fd = jw_link_uprobe_session(bpf_program__fd(a->skel->progs.wait_session), path,
 					    offset, opts.bpf_cookie, getpid());
 		if (fd >= 0) {
-			a->trial[0] = (struct jw_link){ .bpf = NULL, .fd = fd };
+			a->trial[0] = jw_link_fd(fd);
 			return 0;
 		}
 	}
