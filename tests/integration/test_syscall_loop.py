@@ -125,8 +125,9 @@ python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.execu
 py = Proc([python, os.path.join(os.environ.get("JW_SRC", "."), "tests/targets/asyncio_busy.py"),
            "--ms", "300", "--every", "700", "--from-wait"])
 try:
-    # The program times its task from its wait's return (--from-wait), as syscall mode does: the
-    # loop's own work before the callback is in both (17 ms of it once, under arm64 emulation).
+    # The program times its task from its wait's return to its next wait (--from-wait), as
+    # syscall mode does: the loop's own work around the callback is in both (17 ms of it once,
+    # under arm64 emulation).
     jw, logs = watch(py, 3, ["--loop", "syscall"])
     events = finish(jw, 3.5)
     check_own(events, py, "asyncio")

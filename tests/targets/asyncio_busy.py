@@ -7,9 +7,10 @@ it ran by its own handle's due time, "tick <n> late <ns>"; with --posted 1 it po
 task, on_posted (call_soon), every --every ms, right after its tick. With --late MS a callback,
 hog, due MS ms before each on_timer, busy-loops 2 * MS ms (under the jank threshold when MS < 75),
 so that on_timer runs about MS ms late; on_timer prints how late it ran by its own handle's due
-time, "timer <n> late <ns>". With --from-wait a task's begin is when the loop's wait (epoll_wait)
-returned before it, not when the callback began: the interval jankwatch's syscall mode times,
-the loop's own bookkeeping before the callback included (milliseconds of it under an emulator)."""
+time, "timer <n> late <ns>". With --from-wait a task is the interval jankwatch's syscall mode
+times: from the return of the loop's wait (epoll_wait) before the callback to the loop's next
+wait, the loop's own bookkeeping around the callback included (milliseconds of it under an
+emulator); its line is printed when that next wait begins (or when the loop stops)."""
 import argparse
 import asyncio
 import selectors
@@ -54,13 +55,23 @@ def nest(depth, work, ms):
 
 
 class TimedSelector(selectors.DefaultSelector):
-    """The loop's selector, noting when each wait returned."""
+    """The loop's selector, noting when each wait returned; a task's line waits for the next."""
     returned_ns = None
+    pending = None
 
     def select(self, timeout=None):
+        TimedSelector.flush()
         ready = super().select(timeout)
         TimedSelector.returned_ns = time.monotonic_ns()
         return ready
+
+    @staticmethod
+    def flush():
+        """Prints the task that ended as the loop went back to its wait (or stopped)."""
+        if TimedSelector.pending:
+            line, begin = TimedSelector.pending
+            TimedSelector.pending = None
+            print(f"{line} {begin} {time.monotonic_ns() - begin}", flush=True)
 
 
 def one_task():
@@ -78,8 +89,11 @@ def one_task():
     else:
         busy_work(args.ms)
     n += 1
-    print(f"task {n} {'sleep' if args.sleep else 'busy'} {begin} {time.monotonic_ns() - begin}",
-          flush=True)
+    line = f"task {n} {'sleep' if args.sleep else 'busy'}"
+    if args.from_wait and TimedSelector.returned_ns is not None:
+        TimedSelector.pending = (line, begin)
+    else:
+        print(f"{line} {begin} {time.monotonic_ns() - begin}", flush=True)
     return args.count and n >= args.count
 
 
@@ -155,4 +169,5 @@ elif args.coro:
 else:
     schedule_timer(loop)
 loop.run_forever()
+TimedSelector.flush()
 sys.exit(args.exit)
