@@ -91,7 +91,8 @@ static void test_each_fallback_chosen(void **state)
 		struct jw_kernel_plan p;
 		char err[256];
 
-		if (k == JW_KF_RINGBUF || k == JW_KF_BTF || k == JW_KF_UPROBE_SESSION)
+		if (k == JW_KF_RINGBUF || k == JW_KF_BTF || k == JW_KF_RUN_CTX_COOKIE ||
+		    k == JW_KF_UPROBE_SESSION)
 			continue;
 		f.has[k] = 0;
 		assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
@@ -135,6 +136,34 @@ static void test_uprobe_session(void **state)
 	f = kernel("6.12.0", 6, 12);
 	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
 	assert_false(p.session);
+}
+
+/*
+ * The cookie from the probe's run context (bpf_rdonly_cast, 6.2): only in the full build, and
+ * only where the kernel is known to have it; else bpf_get_attach_cookie().
+ */
+static void test_run_ctx_cookie(void **state)
+{
+	struct jw_kernel_facts f = kernel("6.2.0", 6, 2);
+	struct jw_kernel_plan p;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_true(p.run_ctx_cookie);
+	f.has[JW_KF_RUN_CTX_COOKIE] = -EPERM;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_false(p.run_ctx_cookie);
+	assert_false(p.compat);
+	f = kernel("6.1.0-28-amd64", 6, 1);
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_false(p.compat);
+	assert_false(p.run_ctx_cookie);
+	f = kernel("6.13.0", 6, 13);
+	f.has[JW_KF_FIND_VMA] = 0;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_true(p.compat);
+	assert_false(p.run_ctx_cookie);
 }
 
 /* No BTF of its own: the compatible build with a BTF file, else a refusal saying how. */
@@ -210,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_compat_with_cookies_on_5_15),
 		cmocka_unit_test(test_each_fallback_chosen),
 		cmocka_unit_test(test_uprobe_session),
+		cmocka_unit_test(test_run_ctx_cookie),
 		cmocka_unit_test(test_no_btf),
 		cmocka_unit_test(test_refused_before_5_8),
 		cmocka_unit_test(test_hide),

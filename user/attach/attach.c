@@ -258,7 +258,7 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	bpf_program__set_autoload(a->skel->progs.wait_session, plan.session);
 	if (plan.compat)
 		a->skel->rodata->thread_size = jw_kernel_thread_size();
-	a->skel->rodata->cookie_in_run_ctx = !plan.compat && jw_kernel_has_run_ctx_cookie();
+	a->skel->rodata->cookie_in_run_ctx = plan.run_ctx_cookie;
 	/* The probes keep their task in task_cache only where that costs less than the helper. */
 	a->skel->rodata->task_cache_kept = a->skel->rodata->cookie_in_run_ctx &&
 					   jw_kernel_inlines_percpu_lookup();

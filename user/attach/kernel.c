@@ -24,23 +24,27 @@ struct fact {
 	const char *key;	/* JW_KERNEL_HIDE's name */
 	const char *name;
 	const char *since;
-	int (*probe)(int id);
+	/* @vmlinux: the kernel's BTF, loaded once for every probe (NULL where it has none) */
+	int (*probe)(const struct btf *vmlinux, int id);
 	int id;			/* the probe's argument: a helper or map type */
 };
 
-static int has_helper(int id)
+static int has_helper(const struct btf *vmlinux, int id)
 {
+	(void)vmlinux;
 	/* kprobe programs have every tracing helper the object's programs call. */
 	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, id, NULL);
 }
 
-static int has_map(int id)
+static int has_map(const struct btf *vmlinux, int id)
 {
+	(void)vmlinux;
 	return libbpf_probe_bpf_map_type(id, NULL);
 }
 
-static int has_btf(int id)
+static int has_btf(const struct btf *vmlinux, int id)
 {
+	(void)vmlinux;
 	(void)id;
 	return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 }
@@ -49,14 +53,12 @@ static int has_btf(int id)
  * Uprobe sessions: the attach type BPF_TRACE_UPROBE_SESSION (JW_UPROBE_SESSION) and the run
  * context dispatch_session reads (its cookie, whether it is the return), in the kernel's BTF.
  */
-static int has_uprobe_session(int id)
+static int has_uprobe_session(const struct btf *btf, int id)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	const struct btf_enum *e;
 	const struct btf_type *t;
 	int found = 0;
 
-	(void)id;
 	if (!btf)
 		return 0;
 	id = btf__find_by_name_kind(btf, "bpf_attach_type", BTF_KIND_ENUM);
@@ -65,10 +67,31 @@ static int has_uprobe_session(int id)
 	for (int i = 0; t && i < btf_vlen(t) && !found; i++, e++)
 		found = !strcmp(btf__name_by_offset(btf, e->name_off),
 				"BPF_TRACE_UPROBE_SESSION") && e->val == JW_UPROBE_SESSION;
-	found = found && btf__find_by_name_kind(btf, "bpf_uprobe_multi_run_ctx",
-						BTF_KIND_STRUCT) > 0 &&
+	return found && btf__find_by_name_kind(btf, "bpf_uprobe_multi_run_ctx",
+					       BTF_KIND_STRUCT) > 0 &&
 		btf__find_by_name_kind(btf, "bpf_session_run_ctx", BTF_KIND_STRUCT) > 0;
-	btf__free(btf);
+}
+
+/*
+ * A probe's cookie read from the run context the kernel sets up for it (probe_cookie() in the
+ * BPF object): the kernel's BTF has the kfunc bpf_rdonly_cast (6.2) and a bpf_trace_run_ctx with
+ * a bpf_cookie. Without it the probes call bpf_get_attach_cookie().
+ */
+static int has_run_ctx_cookie(const struct btf *btf, int id)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	int found = 0;
+
+	if (!btf)
+		return 0;
+	id = btf__find_by_name_kind(btf, "bpf_trace_run_ctx", BTF_KIND_STRUCT);
+	if (id <= 0 || btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) <= 0)
+		return 0;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t) && !found; i++, m++)
+		found = !strcmp(btf__name_by_offset(btf, m->name_off), "bpf_cookie");
 	return found;
 }
 
@@ -86,6 +109,8 @@ static const struct fact facts[JW_KF_COUNT] = {
 	[JW_KF_FIND_VMA] = { "find_vma", "BPF helper bpf_find_vma", "5.17", has_helper,
 			     BPF_FUNC_find_vma },
 	[JW_KF_LOOP] = { "loop", "BPF helper bpf_loop", "5.17", has_helper, BPF_FUNC_loop },
+	[JW_KF_RUN_CTX_COOKIE] = { "run_ctx_cookie", "a probe's cookie in its run context "
+				   "(bpf_rdonly_cast)", "6.2", has_run_ctx_cookie, 0 },
 	[JW_KF_UPROBE_SESSION] = { "uprobe_session", "uprobe sessions (BPF_TRACE_UPROBE_SESSION)",
 				   "6.13", has_uprobe_session, 0 },
 };
@@ -131,6 +156,7 @@ static int hide_facts(struct jw_kernel_facts *f, const char *hide, char *err, si
 
 int jw_kernel_probe(struct jw_kernel_facts *f, const char *hide, char *err, size_t len)
 {
+	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct utsname u;
 	size_t k;
 
@@ -138,7 +164,8 @@ int jw_kernel_probe(struct jw_kernel_facts *f, const char *hide, char *err, size
 		snprintf(u.release, sizeof(u.release), "unknown");
 	snprintf(f->release, sizeof(f->release), "%s", u.release);
 	for (k = 0; k < JW_KF_COUNT; k++)
-		f->has[k] = facts[k].probe(facts[k].id);
+		f->has[k] = facts[k].probe(vmlinux, facts[k].id);
+	btf__free(vmlinux);
 	return hide_facts(f, hide, err, len);
 }
 
@@ -183,6 +210,8 @@ int jw_kernel_plan_for(const struct jw_kernel_facts *f, bool btf_file,
 	}
 	/* Only where it is known: a session that failed to attach would leave no probe. */
 	plan->session = !plan->compat && plan->cookies && f->has[JW_KF_UPROBE_SESSION] > 0;
+	/* The compatible build reads no run context; an unknown answer takes the helper. */
+	plan->run_ctx_cookie = !plan->compat && plan->cookies && f->has[JW_KF_RUN_CTX_COOKIE] > 0;
 	return 0;
 }
 
@@ -286,27 +315,6 @@ uint32_t jw_kernel_thread_size(void)
 	if (f)
 		fclose(f);
 	return jw_arch_thread_size(sysconf(_SC_PAGESIZE), kasan);
-}
-
-bool jw_kernel_has_run_ctx_cookie(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_member *m;
-	const struct btf_type *t;
-	bool found = false;
-	int id;
-
-	if (!btf)
-		return false;
-	id = btf__find_by_name_kind(btf, "bpf_trace_run_ctx", BTF_KIND_STRUCT);
-	if (id > 0 && btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0) {
-		t = btf__type_by_id(btf, id);
-		m = btf_members(t);
-		for (int i = 0; i < btf_vlen(t) && !found; i++, m++)
-			found = !strcmp(btf__name_by_offset(btf, m->name_off), "bpf_cookie");
-	}
-	btf__free(btf);
-	return found;
 }
 
 /* The instructions of a program that looks up key 0 of map @fd and returns 0. */

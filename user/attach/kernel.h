@@ -23,6 +23,7 @@ enum jw_kernel_fact {
 	JW_KF_ATTACH_COOKIE,	/* bpf_get_attach_cookie and perf links (5.15) */
 	JW_KF_FIND_VMA,		/* bpf_find_vma (5.17) */
 	JW_KF_LOOP,		/* bpf_loop (5.17) */
+	JW_KF_RUN_CTX_COOKIE,	/* a probe's cookie read from its run context (6.2): optional */
 	JW_KF_UPROBE_SESSION,	/* uprobe sessions (6.13): optional, neither build needs them */
 	JW_KF_COUNT,
 };
@@ -39,6 +40,7 @@ struct jw_kernel_plan {
 	bool cookies;		/* probes carry attach cookies; else probe_cookies by address */
 	bool btf_file;		/* CO-RE relocates against the BTF file given, not the kernel's */
 	bool session;		/* a dispatch's entry and return as one uprobe session (full build) */
+	bool run_ctx_cookie;	/* probes read their cookie from their run context (full build) */
 	char lacks[256];	/* what the compatible build stands in for, named; "" for none */
 };
 
@@ -80,13 +82,6 @@ int jw_kernel_btf_file(const char *given, const struct jw_kernel_facts *facts, c
 
 /* The kernel's stack size (THREAD_SIZE): the compatible build's way to a task's registers. */
 uint32_t jw_kernel_thread_size(void);
-
-/*
- * Whether the probes can read their cookie from the run context the kernel sets up for them
- * (probe_cookie() in the BPF object): the kernel's BTF has the kfunc bpf_rdonly_cast (6.2) and
- * a bpf_trace_run_ctx with a bpf_cookie. Otherwise they call bpf_get_attach_cookie().
- */
-bool jw_kernel_has_run_ctx_cookie(void);
 
 /*
  * Whether the kernel turns a lookup in a per-CPU array into a few inline instructions (6.10, on
