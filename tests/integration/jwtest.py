@@ -123,15 +123,18 @@ class Proc:
 
 class TargetTask:
     def __init__(self, line):
-        # "task N KIND BEGIN_NS DURATION_NS [WAITED_NS CPU_NS [QUEUED_NS]]": jw_target also says
-        # how long it waited for a CPU meanwhile and how long it ran; with --fed, how long the
-        # item waited from its post to the task's begin.
-        f = line.split()
+        # "task N KIND BEGIN_NS DURATION_NS [WAITED_NS CPU_NS [QUEUED_NS]] [body=BODY_NS]":
+        # jw_target also says how long it waited for a CPU meanwhile and how long it ran; with
+        # --fed, how long the item waited from its post to the task's begin; jw_chain, how much
+        # of the call ran inside the hooked function's body.
+        named = dict(w.split("=", 1) for w in line.split() if "=" in w)
+        f = [w for w in line.split() if "=" not in w]
         self.n, self.kind = int(f[1]), f[2]
         self.begin_ns, self.dur_ns = int(f[3]), int(f[4])
         self.waited_ns = int(f[5]) if len(f) > 5 else 0
         self.cpu_ns = int(f[6]) if len(f) > 6 else None
         self.queued_ns = int(f[7]) if len(f) > 7 else None
+        self.body_ns = int(named["body"]) if "body" in named else None
 
 
 def start_target(*args):
@@ -456,15 +459,31 @@ class Nginx:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def matches_own(ev, own_ms, tol=0.05, waited_ms=0.0):
+def matches_own(ev, own_ms, tol=0.05, waited_ms=0.0, body_ms=None):
     """Whether an event's wall_ms is the program's own measurement within @tol: time spent
     waiting for a CPU (runq_ms) may fall inside what the program measured or around it, so the
     event may exceed it by up to runq_ms. @waited_ms, when the program says it, is how long it
     waited for a CPU within its own measurement: what of it fell outside the task (after the
-    dispatch returned, when a monitor's wakeup can take the CPU) the event may fall short by."""
+    dispatch returned, when a monitor's wakeup can take the CPU) the event may fall short by.
+    @body_ms, when the program says it, is the part of its figure spent inside the hooked
+    function's body: the probes time the call from its entry to its return, between the two, so
+    the event may fall short by the call's edges (own_ms - body_ms: the probes' traps and, under
+    emulation, a vCPU stopped meanwhile), measured by the program itself."""
     extra = ev["wall_ms"] - own_ms
     outside = max(0.0, waited_ms - ev["runq_ms"])
-    return -tol * own_ms - outside <= extra <= ev["runq_ms"] + tol * own_ms
+    edges = max(0.0, own_ms - body_ms) if body_ms is not None else 0.0
+    return -tol * own_ms - max(outside, edges) <= extra <= ev["runq_ms"] + tol * own_ms
+
+
+def own_figures(task):
+    """What a program said of task @task (TargetTask), for a failure message."""
+    said = f"the program's own {task.dur_ns / 1e6:.3f}"
+    if task.waited_ns:
+        said += f", {task.waited_ns / 1e6:.3f} of it waiting for a CPU"
+    if task.body_ns is not None:
+        said += (f", the call's edges outside the hooked function's body "
+                 f"{(task.dur_ns - task.body_ns) / 1e6:.3f}")
+    return said
 
 
 def own_ticks(target, lo, hi):

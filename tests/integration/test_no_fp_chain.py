@@ -3,8 +3,11 @@
 main -> dispatch -> level1 -> level2 -> level3 -> level4 -> level5, none of which sets up a frame
 pointer. jankwatch (default --unwind auto) reports each 300 ms task with wall_ms within 5% of the
 target's own figure, and at least 95% of the samples of every stack log hold the whole chain, in
-that order of depth. The same target watched with --unwind fp does not get the chain at all: the
-check can fail, and it is DWARF CFI that makes it pass."""
+that order of depth. The target also says how much of its figure ran inside dispatch()'s body:
+the probes time the call between the two, and what lies outside the body (the probes' traps; in
+an emulated VM, its vCPU stopped meanwhile: 22 ms once) is allowed for by that measure. The same
+target watched with --unwind fp does not get the chain at all: the check can fail, and it is
+DWARF CFI that makes it pass."""
 from jwtest import *
 
 CHAIN_BIN = os.path.join(TARGETS, "jw_chain")
@@ -30,9 +33,9 @@ for ev in events:
     check(ev["pid"] == target.pid and ev["handler"] == "dispatch" and
           ev["bundle_name"] == "jw_chain", "event names pid, handler and jw_chain")
     mine = task_of(ev, tasks, f"event at {ev['begin_time']} matches one task of the target")
-    own_ms = mine.dur_ns / 1e6
-    check(abs(ev["wall_ms"] - own_ms) <= 0.05 * own_ms,
-          f"wall_ms {ev['wall_ms']} within 5% of the target's own {own_ms:.3f}")
+    check(matches_own(ev, mine.dur_ns / 1e6, waited_ms=mine.waited_ns / 1e6,
+                      body_ms=mine.body_ns / 1e6),
+          f"wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of {own_figures(mine)}")
     check(len(ev["external_log"]) == 1, "one stack log per event")
 
     frames = parse_tree(stack_tree(open(ev["external_log"][0]).read()))

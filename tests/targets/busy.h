@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What every test target shares: a monotonic clock in ns, busy_work() that spins on it, and the
- * timer loops' options.
+ * What every test target shares: a monotonic clock in ns, busy_work() that spins on it, the
+ * thread's run-queue wait, and the timer loops' options.
  */
 #ifndef JW_TARGETS_BUSY_H
 #define JW_TARGETS_BUSY_H
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile unsigned long sink;
 
@@ -18,6 +21,35 @@ static inline unsigned long long now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* The CPU time this thread has used, in ns. */
+static inline unsigned long long thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * How long this thread has waited for a CPU, in ns (schedstat's run_delay); 0 if unknown. Taken
+ * before and after a task, it says how much of the task's own figure the thread spent waiting
+ * for a CPU: around a monitor's interval as well as inside it.
+ */
+static inline unsigned long long run_delay_ns(void)
+{
+	static int fd = -2;
+	unsigned long long on_cpu, waited;
+	char buf[128];
+	ssize_t n;
+
+	if (fd == -2)
+		fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || (n = pread(fd, buf, sizeof(buf) - 1, 0)) <= 0)
+		return 0;
+	buf[n] = 0;
+	return sscanf(buf, "%llu %llu", &on_cpu, &waited) == 2 ? waited : 0;
 }
 
 /* Spins @ms milliseconds on the clock: a task that keeps the CPU, named in the stacks. */

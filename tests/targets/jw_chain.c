@@ -3,8 +3,11 @@
  * An event loop built WITHOUT frame pointers, for the DWARF unwinding test: it waits in poll(),
  * then dispatches one task through dispatch(), which calls level1() -> level2() -> level3() ->
  * level4() -> level5(). Every --every ms (default 1000) level5() spins for --ms (default 300).
- * For each slow task it prints what it measured itself: "task <n> busy <begin_ns> <duration_ns>"
- * (CLOCK_MONOTONIC), as jw_target does.
+ * For each slow task it prints what it measured itself: "task <n> busy <begin_ns> <duration_ns>
+ * <waited_ns> <cpu_ns> body=<body_ns>" (CLOCK_MONOTONIC), as jw_target does, and body_ns, the
+ * part of the call spent inside dispatch()'s body (level1() timed from within): a probe on
+ * dispatch() times an interval between the two, and what lies between them (the probes' traps;
+ * under emulation, a vCPU stopped meanwhile) is measured, not guessed.
  *
  * Every function of the chain is noinline and noclone, and does work after its call, so each call
  * stays a real call (no tail jump, no clone such as level3.constprop.0): only DWARF CFI can walk
@@ -19,6 +22,9 @@
 #include "busy.h"
 
 #define CHAIN_FN __attribute__((noinline, noclone))
+
+/* When level1() began and ended: the body of dispatch(), whose own prologue stays untouched. */
+static unsigned long long body_begin, body_end;
 
 
 CHAIN_FN void level5(unsigned int ms)
@@ -54,9 +60,11 @@ CHAIN_FN void level2(unsigned int ms)
 
 CHAIN_FN void level1(unsigned int ms)
 {
+	body_begin = now_ns();
 	level2(ms);
 	__asm__ volatile("" ::: "memory");
 	sink += 1;
+	body_end = now_ns();
 }
 
 /* The dispatch function jankwatch hooks. */
@@ -92,15 +100,21 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	next_slow = now_ns() + every * 1000000ULL;
 	for (;;) {
-		unsigned long long now = now_ns(), begin;
+		unsigned long long now = now_ns(), begin, waited, cpu;
 		int timeout = next_slow > now ? (int)((next_slow - now + 999999) / 1000000) : 0;
 
 		poll(NULL, 0, timeout);
 		if (now_ns() < next_slow)
 			continue;
+		waited = run_delay_ns();
+		cpu = thread_cpu_ns();
 		begin = now_ns();
 		dispatch(ms);
-		printf("task %u busy %llu %llu\n", ++n, begin, now_ns() - begin);
+		now = now_ns();
+		cpu = thread_cpu_ns() - cpu;
+		waited = run_delay_ns() - waited;
+		printf("task %u busy %llu %llu %llu %llu body=%llu\n", ++n, begin, now - begin,
+		       waited, cpu, body_end - body_begin);
 		next_slow = now_ns() + every * 1000000ULL;
 		if (count && n >= count)
 			return 0;

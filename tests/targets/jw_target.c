@@ -43,31 +43,6 @@ enum kind { FAST, BUSY, SLEEP, PIPE };
 
 static const char *const kind_names[] = { "fast", "busy", "sleep", "pipe" };
 
-/* How long this thread has waited for a CPU, in ns, from its schedstat; 0 if unknown. */
-static unsigned long long run_delay_ns(void)
-{
-	static int fd = -2;
-	unsigned long long on_cpu, waited;
-	char buf[128];
-	ssize_t n;
-
-	if (fd == -2)
-		fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || (n = pread(fd, buf, sizeof(buf) - 1, 0)) <= 0)
-		return 0;
-	buf[n] = 0;
-	return sscanf(buf, "%llu %llu", &on_cpu, &waited) == 2 ? waited : 0;
-}
-
-/* The CPU time this thread has used, in ns. */
-static unsigned long long thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* --pipe: the task waits on a pipe that the "jw-waker" thread writes --ms later. */
 static int go_pipe[2], done_pipe[2];
 
