@@ -2,7 +2,7 @@
 /*
  * The metrics: series from statistics rows (a bound, "other", counters that never go back when
  * rows go or start again), the kernel's buckets as a cumulative histogram, events by cause,
- * files and reasons, and the text format's escaping.
+ * files and reasons, the runs the kernel skipped, and the text format's escaping.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -260,6 +260,27 @@ static void test_format(void **state)
 	assert_int_equal(text[strlen(text) - 1], '\n');
 }
 
+/* The kernel's skipped runs, a series per loaded program; none at all where it counts none. */
+static void test_missed_runs(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_prog_misses m = { .counted = true, .n = 2, .total = 3 };
+
+	snprintf(m.prog[0].name, sizeof(m.prog[0].name), "on_sched_waking");
+	m.prog[0].runs = 3;
+	snprintf(m.prog[1].name, sizeof(m.prog[1].name), "on_sched_switch");
+	assert_false(has_series(fx, "jankwatch_bpf_missed_runs_total"));
+	fx->info.misses = &m;
+	assert_true(value_of(fx, "jankwatch_bpf_missed_runs_total{program=\"on_sched_waking\"}") ==
+		    3);
+	assert_true(value_of(fx, "jankwatch_bpf_missed_runs_total{program=\"on_sched_switch\"}") ==
+		    0);
+	assert_non_null(strstr(render(fx), "# TYPE jankwatch_bpf_missed_runs_total counter\n"));
+	/* A kernel that does not count them (before 5.12): no series, not a false 0. */
+	m.counted = false;
+	assert_false(has_series(fx, "jankwatch_bpf_missed_runs_total"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +289,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bound_and_other, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_format, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missed_runs, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

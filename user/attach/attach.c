@@ -3,6 +3,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -650,6 +651,54 @@ void *jw_attach__block_sample(const struct jw_attach *a, uint32_t slot)
 		return NULL;
 	}
 	return rec;
+}
+
+void jw_attach__misses(const struct jw_attach *a, struct jw_prog_misses *out)
+{
+	const size_t need = offsetof(struct bpf_prog_info, recursion_misses) +
+			    sizeof(((struct bpf_prog_info *)0)->recursion_misses);
+	struct bpf_program *prog;
+
+	memset(out, 0, sizeof(*out));
+	bpf_object__for_each_program(prog, a->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || out->n == JW_MAX_PROGS)
+			continue;
+		memset(&info, 0, sizeof(info));
+		/* The kernel fills as much of the info as it knows: 5.10's ends before the count. */
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) || len < need)
+			continue;
+		out->counted = true;
+		snprintf(out->prog[out->n].name, sizeof(out->prog[0].name), "%s",
+			 bpf_program__name(prog));
+		out->prog[out->n].runs = info.recursion_misses;
+		out->total += info.recursion_misses;
+		out->n++;
+	}
+}
+
+void jw_attach__detach(struct jw_attach *a)
+{
+	struct jw_link *links;
+	size_t i;
+
+	jw_attach_trial_stop(a);
+	/* The links of processes already forgotten, first: the reaper holds them. */
+	jw_reaper__flush(a->reaper);
+	links = malloc((a->n_links ? a->n_links : 1) * sizeof(*links));
+	if (!links) {
+		for (i = a->n_links; i > 0; i--)
+			jw_link_destroy(a->links[i - 1].link);
+	} else {
+		for (i = 0; i < a->n_links; i++)
+			links[i] = a->links[i].link;
+		jw_links_destroy_all(links, a->n_links);
+		free(links);
+	}
+	a->n_links = 0;
 }
 
 void jw_attach__free(struct jw_attach *a)

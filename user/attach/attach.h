@@ -154,6 +154,28 @@ int jw_attach__events_fd(const struct jw_attach *a);
 /* Copies the kernel side's loss counters (enum jw_drop). */
 void jw_attach__drops(const struct jw_attach *a, uint64_t drops[JW_DROP_MAX]);
 
+/* The programs of the object, at most. */
+#define JW_MAX_PROGS 48
+
+/*
+ * The runs of jankwatch's programs the kernel skipped because one was already running on that
+ * CPU (bpf_prog_info's recursion_misses: a wakeup from an interrupt while on_sched_waking runs,
+ * say). The kernel counts them from Linux 5.12, for tracepoint programs, and for uprobe ones
+ * from 6.7; never for perf_event ones (samples a busy CPU skipped go uncounted).
+ */
+struct jw_prog_misses {
+	bool counted;			/* this kernel counts them */
+	uint64_t total;
+	size_t n;			/* the programs loaded, each with its count */
+	struct {
+		char name[24];
+		uint64_t runs;
+	} prog[JW_MAX_PROGS];
+};
+
+/* Reads the kernel's counts of skipped runs, every loaded program's. */
+void jw_attach__misses(const struct jw_attach *a, struct jw_prog_misses *out);
+
 /*
  * Starts (@on) or stops sending the scheduler events and task slices of process @pid, for a
  * trace log. 0 or -errno.
@@ -200,6 +222,13 @@ const struct jw_kernel_plan *jw_attach__plan(const struct jw_attach *a);
  * the kernel keeps it until the thread wakes; free() it. NULL when there is none.
  */
 void *jw_attach__block_sample(const struct jw_attach *a, uint32_t slot);
+
+/*
+ * Detaches every program now (the probes, the samplers, the scheduler's tracepoints), side by
+ * side, and keeps the maps: from its return the kernel changes none of them, so that one read
+ * of them is the run's last word. A detached object attaches nothing more.
+ */
+void jw_attach__detach(struct jw_attach *a);
 
 /* Detaches and frees everything. NULL-safe. */
 void jw_attach__free(struct jw_attach *a);

@@ -642,6 +642,16 @@ void jw_metrics__render(const struct jw_metrics *m, const struct jw_metrics_info
 		      info->lost_samples);
 	jw_buf_printf(b, "jankwatch_drops_total{what=\"write_error\"} %" PRIu64 "\n",
 		      info->write_errors);
+	if (info->misses && info->misses->counted) {
+		family(b, "jankwatch_bpf_missed_runs_total", "counter",
+		       "Runs of jankwatch's BPF programs the kernel skipped, one being already "
+		       "running on that CPU (recursion_misses), by program.");
+		for (i = 0; i < info->misses->n; i++) {
+			jw_buf_puts(b, "jankwatch_bpf_missed_runs_total{program=\"");
+			label_value(b, info->misses->prog[i].name);
+			jw_buf_printf(b, "\"} %" PRIu64 "\n", info->misses->prog[i].runs);
+		}
+	}
 	family(b, "jankwatch_metrics_handlers", "gauge",
 	       "Handlers with series of their own (at most metrics_max_handlers).");
 	jw_buf_printf(b, "jankwatch_metrics_handlers %zu\n", m->handlers);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attach/attach.h"
 #include "base/jsonbuf.h"
 #include "jankwatch/abi.h"
 #include "report/report_event.h"
@@ -38,6 +39,7 @@ struct jw_metrics_info {
 	uint64_t drops[JW_DROP_MAX];	/* the kernel's, by enum jw_drop */
 	uint64_t lost_samples;		/* samples jankwatch's buffers had no room for */
 	uint64_t write_errors;
+	const struct jw_prog_misses *misses;	/* runs the kernel skipped; NULL: none read */
 	uint64_t watched;		/* processes watched now */
 	double start_time_s;		/* when jankwatch started, seconds since the epoch */
 };

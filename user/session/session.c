@@ -200,17 +200,19 @@ static bool any_alive(struct session *s)
 	return alive || s->n_exes || (s->tree && jw_proctree__size(s->tree));
 }
 
-/* Every drop jankwatch knows of: the kernel's and its own. */
+/* Every drop jankwatch knows of: the kernel's (its skipped program runs too) and its own. */
 static uint64_t drops_so_far(const struct session *s)
 {
 	const struct jw_report_counts *c = jw_reporter__counts(s->reporter);
 	uint64_t drops[JW_DROP_MAX], total = s->lost_samples + c->write_errors;
+	struct jw_prog_misses misses;
 	size_t i;
 
 	jw_attach__drops(s->attach, drops);
+	jw_attach__misses(s->attach, &misses);
 	for (i = 0; i < JW_DROP_MAX; i++)
 		total += drops[i];
-	return total;
+	return total + misses.total;
 }
 
 /* The live status line (a terminal only): what was watched, how fast, what came of it. */
@@ -374,41 +376,36 @@ static int run_loop(struct session *s)
 static void print_summary(struct session *s)
 {
 	const struct jw_report_counts *c = jw_reporter__counts(s->reporter);
-	uint64_t drops[JW_DROP_MAX];
+	struct session_tally t;
+	struct jw_buf lost;
+	char *line, *end;
 
 	jw_log_status(NULL);
-	jw_attach__drops(s->attach, drops);
+	session_tally(s, &t);
 	jw_log(JW_LOG_INFO, "%llu tasks, %llu janks (cpu %llu, runqueue %llu, blocked %llu, io %llu), "
 	       "%llu hangs, %llu stack logs written, %llu trace reports decided (%llu trace files "
 	       "written), %llu withheld (budget, back-off or quota)",
-	       (unsigned long long)jw_attach__tasks(s->attach),
+	       (unsigned long long)t.tasks,
 	       (unsigned long long)c->janks, (unsigned long long)c->by_cause[0],
 	       (unsigned long long)c->by_cause[1], (unsigned long long)c->by_cause[2],
 	       (unsigned long long)c->by_cause[3], (unsigned long long)c->hangs,
 	       (unsigned long long)c->stack_logs, (unsigned long long)c->traces,
 	       (unsigned long long)jw_tracer__written(s->tracer), (unsigned long long)c->withheld);
-	if (drops[JW_DROP_TRACE] || jw_tracer__lost(s->tracer))
-		jw_log(JW_LOG_WARN, "trace logs might be incomplete: lost %llu scheduler events "
-		       "(ring buffer full), %llu (trace buffers full)",
-		       (unsigned long long)drops[JW_DROP_TRACE],
-		       (unsigned long long)jw_tracer__lost(s->tracer));
-	if (drops[JW_DROP_TASK] || drops[JW_DROP_SAMPLE] || drops[JW_DROP_STATE] ||
-	    s->lost_samples || c->write_errors)
-		jw_log(JW_LOG_WARN,
-		       "output might be incomplete: lost %llu task records, %llu samples "
-		       "(ring buffer full), %llu thread states, %llu samples (memory), "
-		       "%llu file writes",
-		       (unsigned long long)drops[JW_DROP_TASK],
-		       (unsigned long long)drops[JW_DROP_SAMPLE],
-		       (unsigned long long)drops[JW_DROP_STATE],
-		       (unsigned long long)s->lost_samples, (unsigned long long)c->write_errors);
+	jw_buf_init(&lost);
+	jw_lost_lines(&t.lost, &lost);
+	for (line = lost.data; line && *line; line = end + 1) {
+		end = strchr(line, '\n');
+		*end = 0;
+		jw_log(JW_LOG_WARN, "%s", line);
+	}
+	jw_buf_free(&lost);
 	session_follow_summary(s);
 	if (jw_attach__plan(s->attach)->compat)
 		jw_log(JW_LOG_INFO, "ran the compatible BPF programs: this kernel lacks %s",
 		       jw_attach__plan(s->attach)->lacks);
-	if (drops[JW_DROP_NEST])
+	if (t.lost.drops[JW_DROP_NEST])
 		jw_log(JW_LOG_WARN, "%llu dispatches nested deeper than %d were not tracked",
-		       (unsigned long long)drops[JW_DROP_NEST], JW_MAX_NEST);
+		       (unsigned long long)t.lost.drops[JW_DROP_NEST], JW_MAX_NEST);
 }
 
 static void teardown(struct session *s)
@@ -475,8 +472,8 @@ int jw_session_run(struct jw_config *cfg)
 	jw_log(JW_LOG_INFO, "ready; Ctrl-C to stop");
 	if (run_loop(s) == 0)
 		status = 0;
-	/* Ctrl-C: the trace windows decided for a trace are written now, even unfinished. */
-	jw_tracer__flush(s->tracer);
+	/* Everything written from here on comes from one read of the kernel's counts. */
+	session_stats_freeze(s);
 	print_summary(s);
 out:
 	if (s->launched)

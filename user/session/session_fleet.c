@@ -117,21 +117,24 @@ static const struct jw_buf *render(struct session *s, struct jw_fleet *f, uint64
 	struct jw_metrics_info info = {
 		.version = JW_VERSION,
 		.bpf = !s->attach ? "" : jw_attach__plan(s->attach)->compat ? "compat" : "core",
-		.lost_samples = s->lost_samples,
-		.write_errors = s->reporter ? jw_reporter__counts(s->reporter)->write_errors : 0,
 		.start_time_s = f->start_s,
 	};
+	struct session_tally t;
 	size_t i;
 
 	if (f->text_ns && now - f->text_ns < RENDER_CACHE_NS && !f->text.err)
 		return &f->text;
+	/* The same counts as the summary's and stats.csv's: at exit, the run's one last read. */
+	session_tally(s, &t);
+	memcpy(info.drops, t.lost.drops, sizeof(info.drops));
+	info.lost_samples = t.lost.lost_samples;
+	info.write_errors = t.lost.write_errors;
+	info.misses = &t.lost.misses;
 	jw_metrics__set_max_handlers(f->metrics, (size_t)s->cfg->params.v[JW_P_METRICS_MAX_HANDLERS]);
 	jw_metrics__rows_begin(f->metrics);
 	session_stats_each(s, count_row, f->metrics);
 	if (jw_metrics__rows_end(f->metrics))
 		jw_log(JW_LOG_WARN, "metrics: out of memory, rows left uncounted");
-	if (s->attach)
-		jw_attach__drops(s->attach, info.drops);
 	for (i = 0; i < s->n_slots; i++)
 		info.watched += s->watched[i] != NULL;
 	jw_buf_reset(&f->text);

@@ -258,39 +258,93 @@ static void on_row(const struct jw_stats_key *key, const struct jw_stats_val *v,
 					       .val = *v };
 }
 
+/* The walk's rows and index, freed (not the walk). */
+static void walk_free(struct stats_walk *w)
+{
+	free(w->rows);
+	jw_hindex_free(&w->at);
+}
+
 /*
- * Calls @fn with each row of @pid (0: all), named and merged, the OVERFLOW row last. Returns the
- * rows.
+ * Calls @fn with each row of @pid (0: all), named and merged, the OVERFLOW row last: the rows
+ * read at the run's end once frozen, else the kernel's now. Returns the rows.
  */
 static size_t each_row(struct session *s, pid_t pid,
 		       void (*fn)(void *ctx, const struct jw_stats_row *r), void *ctx)
 {
-	struct stats_walk w = { .s = s, .pid = pid };
+	struct stats_walk live = { .s = s, .pid = pid }, *w = s->final_rows;
 	char thread[JW_COMM_LEN + 1];
-	size_t i, rows;
+	size_t i, rows = 0;
 
-	jw_attach__stats_each(s->attach, on_row, &w);
-	for (i = 0; i < w.n; i++) {
-		const struct merged_row *r = &w.rows[i];
+	if (!w) {
+		w = &live;
+		jw_attach__stats_each(s->attach, on_row, w);
+	}
+	for (i = 0; i < w->n; i++) {
+		const struct merged_row *r = &w->rows[i];
 
+		if (pid && r->pid != (uint32_t)pid)
+			continue;
 		jw_printable_copy(thread, sizeof(thread), r->val.comm, sizeof(r->val.comm));
 		fn(ctx, &(struct jw_stats_row){
 			.val = &r->val, .pid = r->pid, .tid = r->tid, .thread_name = thread,
 			.process = r->process, .handler_class = r->handler_class,
 			.message_name = r->message_name });
+		rows++;
 	}
-	rows = w.n;
-	if (w.has_overflow) {
-		fn(ctx, &(struct jw_stats_row){ .val = &w.overflow, .thread_name = "",
+	if (w->has_overflow) {
+		fn(ctx, &(struct jw_stats_row){ .val = &w->overflow, .thread_name = "",
 					       .process = "", .handler_class = "",
 					       .message_name = "OVERFLOW" });
 		rows++;
 	}
-	if (w.failed)
-		jw_log(JW_LOG_WARN, "statistics: out of memory, rows left out");
-	free(w.rows);
-	jw_hindex_free(&w.at);
+	if (w == &live) {
+		if (w->failed)
+			jw_log(JW_LOG_WARN, "statistics: out of memory, rows left out");
+		walk_free(w);
+	}
 	return rows;
+}
+
+void session_tally(const struct session *s, struct session_tally *t)
+{
+	if (s->frozen) {
+		*t = s->final;
+		return;
+	}
+	memset(t, 0, sizeof(*t));
+	if (s->attach) {
+		t->tasks = jw_attach__tasks(s->attach);
+		jw_attach__drops(s->attach, t->lost.drops);
+		jw_attach__misses(s->attach, &t->lost.misses);
+	}
+	t->lost.trace_lost = jw_tracer__lost(s->tracer);
+	t->lost.lost_samples = s->lost_samples;
+	t->lost.write_errors = s->reporter ? jw_reporter__counts(s->reporter)->write_errors : 0;
+}
+
+void session_stats_freeze(struct session *s)
+{
+	struct stats_walk *w;
+
+	if (!s->attach || s->frozen)
+		return;
+	jw_attach__detach(s->attach);
+	/* What the programs sent before they came off is reported: events count in the metrics. */
+	ring_buffer__consume(s->rb);
+	jw_reporter__flush(s->reporter, NULL, true);
+	/* The trace windows decided for a trace are written now, even unfinished. */
+	jw_tracer__flush(s->tracer);
+	session_tally(s, &s->final);
+	w = calloc(1, sizeof(*w));
+	if (w) {
+		w->s = s;
+		jw_attach__stats_each(s->attach, on_row, w);
+		if (w->failed)
+			jw_log(JW_LOG_WARN, "statistics: out of memory, rows left out");
+	}
+	s->final_rows = w;
+	s->frozen = true;
 }
 
 void session_stats_each(struct session *s, void (*fn)(void *ctx, const struct jw_stats_row *r),
@@ -325,6 +379,19 @@ void session_stats_keep_names(struct session *s, pid_t pid)
 	jw_hindex_free(&w.at);
 }
 
+/* What the run lost so far, in the summary's lines. */
+static void say_lost(const struct session *s, FILE *f)
+{
+	struct session_tally t;
+	struct jw_buf b;
+
+	session_tally(s, &t);
+	jw_buf_init(&b);
+	if (jw_lost_lines(&t.lost, &b))
+		fputs(b.data, f);
+	jw_buf_free(&b);
+}
+
 /* Answers the request on connection @fd. */
 static void answer(struct session *s, int fd, const struct jw_stats_req *req)
 {
@@ -353,6 +420,9 @@ static void answer(struct session *s, int fd, const struct jw_stats_req *req)
 		break;
 	case JW_STATS_DUMP:
 		write_rows(s, f, req->pid, false);
+		break;
+	case JW_STATS_LOST:
+		say_lost(s, f);
 		break;
 	}
 	fclose(f);
@@ -417,6 +487,11 @@ void session_stats_finish(struct session *s)
 				       jw_logdir__path(s->logdir), STATS_FILE);
 		}
 		free(buf);
+	}
+	if (s->final_rows) {
+		walk_free(s->final_rows);
+		free(s->final_rows);
+		s->final_rows = NULL;
 	}
 	forget_names(s, 0);
 	jw_hindex_free(&s->names_at);

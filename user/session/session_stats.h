@@ -19,6 +19,16 @@ void session_stats_keep_names(struct session *s, pid_t pid);
 void session_stats_each(struct session *s, void (*fn)(void *ctx, const struct jw_stats_row *r),
 			void *ctx);
 
+/* What the run counted: as it is now, or as it was read at its end once frozen. */
+void session_tally(const struct session *s, struct session_tally *t);
+
+/*
+ * The run's end, before anything is written at exit: the programs come off (nothing in the
+ * kernel counts any more), what they sent is reported, then the kernel's counts and statistics
+ * rows are read once. The summary, stats.csv and the metrics all come from that one read.
+ */
+void session_stats_freeze(struct session *s);
+
 /* Stops listening and writes the statistics into the log directory (stats.csv). */
 void session_stats_finish(struct session *s);
 

@@ -17,6 +17,7 @@
 
 #include "attach/attach.h"
 #include "base/hindex.h"
+#include "report/lost.h"
 #include "report/report.h"
 #include "report/trace.h"
 #include "session/watched.h"
@@ -29,6 +30,14 @@ struct watched_exe {
 	dev_t dev;
 	ino_t ino;
 };
+
+/* What the kernel (and jankwatch beside it) counted of the run. */
+struct session_tally {
+	uint64_t tasks;			/* outermost tasks, every thread's */
+	struct jw_lost lost;
+};
+
+struct stats_walk;
 
 struct session {
 	struct jw_config *cfg;		/* its params change on SIGHUP */
@@ -71,6 +80,13 @@ struct session {
 	struct jw_hindex names_at;	/* a row key's hash -> names[] */
 	uint64_t lost_samples;	/* samples user space could not keep (out of memory) */
 	struct jw_fleet *fleet;	/* the journal and the metrics (session_fleet.h) */
+	/*
+	 * The run's end (session_stats_freeze()): the programs detached, the kernel's counts and
+	 * statistics rows read once; every output written at exit comes from them.
+	 */
+	bool frozen;
+	struct session_tally final;
+	struct stats_walk *final_rows;
 };
 
 /* The slot of process @pid, or -1. */

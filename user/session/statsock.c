@@ -25,7 +25,7 @@
 #define SERVER_TIMEOUT_S 2	/* a client that does not send or read its answer is let go */
 #define CLIENT_TIMEOUT_S 10	/* an instance that does not answer is passed over */
 
-static const char *const cmd_names[] = { "dump", "reset", "hist", "targets" };
+static const char *const cmd_names[] = { "dump", "reset", "hist", "targets", "lost" };
 
 const char *jw_statsock_dir(void)
 {
@@ -346,7 +346,8 @@ static bool watched_by_any(pid_t pid)
 static void usage(FILE *f)
 {
 	fputs("usage: jankwatch stats [--reset] [--hist] [-p PID]\n"
-	      "  prints the statistics (LooperStats CSV) of every running jankwatch\n"
+	      "  prints the statistics (LooperStats CSV) of every running jankwatch, and on\n"
+	      "  stderr what each has lost so far (records, samples, skipped program runs)\n"
 	      "  --reset   print them, then empty them\n"
 	      "  --hist    print each row's log2 latency histogram instead of CSV\n"
 	      "  -p PID    only the rows of target process PID\n", f);
@@ -370,6 +371,23 @@ static void on_dump(pid_t pid, const char *answer, void *ctx)
 	fputs(answer, stdout);
 	for (p = answer; (p = strchr(p, '\n')); p++)
 		d->rows++;
+}
+
+/* An instance's losses, one line each, said on stderr: the rows above may lack them. */
+static void on_lost(pid_t pid, const char *answer, void *ctx)
+{
+	const char *line, *end;
+
+	(void)ctx;
+	for (line = answer; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		fprintf(stderr, "jankwatch stats: jankwatch %d: %.*s\n", (int)pid, (int)(end - line),
+			line);
+		if (!*end)
+			break;
+	}
 }
 
 int jw_stats_main(int argc, char **argv)
@@ -420,6 +438,7 @@ int jw_stats_main(int argc, char **argv)
 			jw_statsock_dir());
 		return 1;
 	}
+	ask_all("lost 0\n", on_lost, NULL, true);
 	if (req.pid && !d.rows && !watched_by_any(req.pid)) {
 		fprintf(stderr, "jankwatch stats: no running jankwatch watches pid %d\n",
 			(int)req.pid);

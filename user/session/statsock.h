@@ -3,7 +3,7 @@
  * How `jankwatch stats` reaches a running jankwatch: each instance listens on a unix socket
  * <dir>/<its pid>.sock in a root-only directory (JANKWATCH_RUN_DIR, else /run/jankwatch), and
  * answers one request a connection: a line "<command>[ <target pid>]", where command is dump,
- * reset (dump, then empty), hist or targets. The answer is text; the connection's end ends it.
+ * reset (dump, then empty), hist, targets or lost. The answer is text; the connection's end ends it.
  */
 #ifndef JW_STATSOCK_H
 #define JW_STATSOCK_H
@@ -12,7 +12,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-enum jw_stats_cmd { JW_STATS_DUMP = 0, JW_STATS_RESET, JW_STATS_HIST, JW_STATS_TARGETS };
+enum jw_stats_cmd {
+	JW_STATS_DUMP = 0,
+	JW_STATS_RESET,
+	JW_STATS_HIST,
+	JW_STATS_TARGETS,
+	JW_STATS_LOST,		/* what it lost so far, in the lines its summary would say it */
+};
 
 struct jw_stats_req {
 	enum jw_stats_cmd cmd;

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What a run lost, said: nothing when nothing was lost, one line per kind otherwise, the runs the
+ * kernel skipped named by program, and what a skipped scheduler run means for the off-CPU split.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "report/lost.h"
+
+static void miss(struct jw_lost *l, const char *prog, uint64_t runs)
+{
+	struct jw_prog_misses *m = &l->misses;
+
+	snprintf(m->prog[m->n].name, sizeof(m->prog[0].name), "%s", prog);
+	m->prog[m->n++].runs = runs;
+	m->total += runs;
+	m->counted = true;
+}
+
+static void test_nothing_lost(void **state)
+{
+	struct jw_lost l = { 0 };
+	struct jw_buf b;
+
+	(void)state;
+	jw_buf_init(&b);
+	miss(&l, "on_sched_switch", 0);
+	assert_int_equal(jw_lost_lines(&l, &b), 0);
+	assert_int_equal(b.len, 0);
+	jw_buf_free(&b);
+}
+
+static void test_skipped_runs(void **state)
+{
+	struct jw_lost l = { 0 };
+	struct jw_buf b;
+
+	(void)state;
+	jw_buf_init(&b);
+	miss(&l, "dispatch_session", 0);
+	miss(&l, "on_sched_waking", 3);
+	miss(&l, "on_sample", 1);
+	assert_int_equal(jw_lost_lines(&l, &b), 1);
+	assert_string_equal(b.data, "the kernel skipped 4 runs of jankwatch's programs (one was "
+			    "already running on that CPU: on_sched_waking 3, on_sample 1): a task's "
+			    "off-CPU split may have missed a context switch\n");
+	jw_buf_free(&b);
+}
+
+static void test_one_line_each(void **state)
+{
+	struct jw_lost l = { 0 };
+	struct jw_buf b;
+
+	(void)state;
+	jw_buf_init(&b);
+	l.drops[JW_DROP_TRACE] = 2;
+	l.drops[JW_DROP_SAMPLE] = 5;
+	miss(&l, "dispatch_session", 1);
+	assert_int_equal(jw_lost_lines(&l, &b), 3);
+	assert_string_equal(b.data,
+			    "trace logs might be incomplete: lost 2 scheduler events (ring buffer "
+			    "full), 0 (trace buffers full)\n"
+			    "output might be incomplete: lost 0 task records, 5 samples (ring buffer "
+			    "full), 0 thread states, 0 samples (memory), 0 file writes\n"
+			    "the kernel skipped 1 run of jankwatch's programs (one was already running "
+			    "on that CPU: dispatch_session 1)\n");
+	jw_buf_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nothing_lost),
+		cmocka_unit_test(test_skipped_runs),
+		cmocka_unit_test(test_one_line_each),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
