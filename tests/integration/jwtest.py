@@ -158,6 +158,27 @@ def task_of(ev, tasks, what, within_ms=20):
     return mine[0]
 
 
+def own_run_delay_ms():
+    """How long this thread has waited for a CPU so far, in ms (schedstat's run_delay): read
+    around a wait, it says how late the thread ran after its wakeup."""
+    with open("/proc/thread-self/schedstat") as f:
+        return int(f.read().split()[1]) / 1e6
+
+
+def asleep_in_wait(pid):
+    """Whether process @pid's main thread sleeps in a poll or epoll wait now (its wchan: the
+    kernel's do_epoll_wait, ep_poll, do_sys_poll, ...): back in its loop's wait, so that the task
+    before it has ended."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        with open(f"/proc/{pid}/wchan") as f:
+            wchan = f.read()
+    except OSError:
+        return False
+    return state == "S" and "poll" in wchan
+
+
 def process_age_s(pid):
     with open(f"/proc/{pid}/stat") as f:
         start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
