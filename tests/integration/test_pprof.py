@@ -2,7 +2,8 @@
 """--format pprof writes, beside each stack log, a gzipped profile.proto that Go's pprof
 (Debian's golang-go) reads: `pprof -top` names where a CPU jank's time went first (the leaf of
 its heaviest stack) and, for a sleeping jank, the kernel function it blocked in; the samples carry
-the jank's labels; the profile's wall total is the task's own time. `jankwatch export` merges a
+the jank's labels; the profile's wall total is the task's own time less its wait for a CPU
+(runq_ms: no sample stands for it). `jankwatch export` merges a
 log directory's profiles into one (all of them, a time range, a process); `jankwatch report`
 summarizes the directory's events by group, also over a few hundred events."""
 import gzip
@@ -88,7 +89,11 @@ def check_busy(logs):
     tasks = target_tasks(target)
     for ev in events:
         path = profile_of(ev, "busy")
-        own_ms = task_of(ev, tasks, "busy: the event matches one task of the target").dur_ns / 1e6
+        own = task_of(ev, tasks, "busy: the event matches one task of the target")
+        own_ms = own.dur_ns / 1e6
+        check(matches_own(ev, own_ms, waited_ms=own.waited_ns / 1e6),
+              f"busy: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of "
+              f"{own_figures(own)}")
         total, rows = top(path)
         leaf = ev["heaviest_stack"].split("<-")[0]
         check(rows and rows[0][2] == leaf,
@@ -98,9 +103,13 @@ def check_busy(logs):
         check(busy and busy[0][1] >= 0.9 * total,
               f"busy: busy_work holds the jank's time in pprof (cum {busy and busy[0][1]} of "
               f"{total} ms)")
-        # Whole sampling periods stand for the task's time: within one period more or less.
-        check(abs(total - own_ms) <= 0.05 * own_ms + PERIOD_MS,
-              f"busy: the profile's wall total {total} ms is the target's own {own_ms:.3f} ms")
+        # Whole sampling periods stand for the task's time on the CPU and asleep: within one
+        # period more or less. Its wait for a CPU (runq_ms: preempted, on a busy machine) has
+        # no sample, on-CPU or asleep, to stand for it.
+        sampled = ev["wall_ms"] - ev["runq_ms"]
+        check(abs(total - sampled) <= 0.05 * sampled + PERIOD_MS,
+              f"busy: the profile's wall total {total} ms is the task's time on the CPU and "
+              f"asleep, {sampled:.3f} ms (wall_ms {ev['wall_ms']} less runq_ms {ev['runq_ms']})")
         t = tags(path)
         jank = os.path.basename(path)[len("profile-"):-len(".pb.gz")]
         check(list(t.get("jank", {})) == [jank] and list(t.get("cause", {})) == ["cpu"] and
@@ -138,8 +147,10 @@ def check_sleep(logs):
         off, _ = top(path, "-sample_index=off_cpu")
         check(abs(off - ev["blocked_ms"]) <= 0.05 * ev["blocked_ms"] + PERIOD_MS,
               f"sleep: the off_cpu total {off} ms is the event's blocked_ms {ev['blocked_ms']}")
-        check(abs(total - ev["wall_ms"]) <= 0.05 * ev["wall_ms"] + PERIOD_MS,
-              f"sleep: the wall total {total} ms is the event's wall_ms {ev['wall_ms']}")
+        sampled = ev["wall_ms"] - ev["runq_ms"]
+        check(abs(total - sampled) <= 0.05 * sampled + PERIOD_MS,
+              f"sleep: the wall total {total} ms is the event's wall_ms {ev['wall_ms']} less "
+              f"its runq_ms {ev['runq_ms']}")
     return events
 
 
