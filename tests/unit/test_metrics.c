@@ -276,6 +276,10 @@ static void test_missed_runs(void **state)
 	assert_true(value_of(fx, "jankwatch_bpf_missed_runs_total{program=\"on_sched_switch\"}") ==
 		    0);
 	assert_non_null(strstr(render(fx), "# TYPE jankwatch_bpf_missed_runs_total counter\n"));
+	/* A pass with no row at all (before any task, as the textfile is first written). */
+	jw_metrics__rows_begin(fx->m);
+	assert_int_equal(jw_metrics__rows_end(fx->m), 0);
+	assert_false(has_series(fx, "jankwatch_tasks_total{"));
 	/* A kernel that does not count them (before 5.12): no series, not a false 0. */
 	m.counted = false;
 	assert_false(has_series(fx, "jankwatch_bpf_missed_runs_total"));

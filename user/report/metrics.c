@@ -375,7 +375,8 @@ int jw_metrics__rows_end(struct jw_metrics *m)
 	int ret = 0;
 
 	/* New keys, busiest first: a series of their own while there is room, else "other". */
-	qsort(m->pending, m->n_pending, sizeof(*m->pending), by_tasks_desc);
+	if (m->n_pending)
+		qsort(m->pending, m->n_pending, sizeof(*m->pending), by_tasks_desc);
 	for (i = 0; i < m->n_pending && !ret; i++) {
 		struct pending *p = &m->pending[i];
 		bool known = jw_hindex_get(&m->by_key, series_key(p->process, p->cls, p->handler));
