@@ -250,8 +250,10 @@ static char *ask(const char *dir, pid_t pid, const char *request, bool client)
 	close(fd);
 	out[len] = 0;
 	if (!strncmp(out, "error: ", 7)) {
-		say(client, JW_LOG_WARN, "jankwatch pid %d: %.*s", (int)pid,
-		    (int)strcspn(out + 7, "\n"), out + 7);
+		/* An instance older than "lost" refuses it: nothing to say of that. */
+		if (strncmp(request, "lost ", 5))
+			say(client, JW_LOG_WARN, "jankwatch pid %d: %.*s", (int)pid,
+			    (int)strcspn(out + 7, "\n"), out + 7);
 		free(out);
 		return NULL;
 	}
