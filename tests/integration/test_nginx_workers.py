@@ -3,7 +3,11 @@
 workers: janks from both workers, each with its own pid (the master, which runs no loop, is
 followed and not watched); `nginx -s reload`: the new workers' janks, the old workers forgotten
 with nothing of theirs left attached (jankwatch holds as many perf event links as before). Given
-the master's PID (-p MASTER), a worker killed and respawned by the master is watched too."""
+the master's PID (-p MASTER), a worker killed and respawned by the master is watched too.
+Each jank has one event; any other event must be a real jank of a kind the test names: an old
+worker's last task, ended by its exit after the reload (a few ms of work made long by waiting
+for a CPU on a busy machine: seen once, 14 events for 12 janks), or a task long only by its
+wait for a CPU."""
 import subprocess
 
 from jwtest import *
@@ -42,6 +46,28 @@ def janks_from(nginx, workers, rounds=3, ms=300):
     check(served == set(workers), f"both workers {sorted(workers)} served janks "
           f"({sorted(served)})")
     return own
+
+
+def matched(events, own):
+    """The events of @own's janks (TargetTask, worker pid): each began within 20 ms of its
+    jank, in its worker."""
+    return [e for task, pid in own for e in events
+            if e["pid"] == pid and abs(mono_to_epoch_ms(task.begin_ns) - e["begin_time"]) < 20]
+
+
+def allowed(ev, err, old_workers):
+    """Why an event of no jank the test made is a jank all the same, or None. Two kinds are
+    real and named: an old worker's last task, which its exit after the reload's QUIT ends
+    (jankwatch says "pid N exited M ms into a task"), a few ms of work made long by the wait
+    for a CPU of both old workers woken at once on a busy machine; and any worker's task that
+    is long only because it waited for a CPU (cause runqueue, under the threshold without it)."""
+    exited = [float(m.group(1)) for m in
+              (re.search(rf"pid {ev['pid']} exited (\d+) ms into a task", l) for l in err) if m]
+    if ev["pid"] in old_workers and any(abs(ms - ev["wall_ms"]) <= 1 for ms in exited):
+        return "an old worker's last task, ended by its exit"
+    if ev["cause"] == "runqueue" and ev["wall_ms"] - ev["runq_ms"] < 150:
+        return "a task long only by its wait for a CPU"
+    return None
 
 
 def check_events(events, own, what):
@@ -95,7 +121,7 @@ try:
     wait_for(lambda: min(process_age_s(w) for w in second) >= 3.2, 10,
              "the new workers to be 3 s old")
     own2 = janks_from(nginx, second)
-    wait_for(lambda: len(json_lines(jw)) >= len(own) + len(own2), 10,
+    wait_for(lambda: len(matched(json_lines(jw), own + own2)) >= len(own) + len(own2), 10,
              "an event for every jank")
     rc = stop_jankwatch(jw)
 finally:
@@ -104,8 +130,15 @@ check(rc == 0, f"jankwatch exits 0 after Ctrl-C ({rc})")
 events = json_lines(jw)
 check_events(events, own, "--exe, first workers")
 check_events(events, own2, "--exe, after the reload")
-check(len(events) == len(own) + len(own2),
-      f"one event per jank, nothing else ({len(events)} for {len(own) + len(own2)})")
+mine = matched(events, own + own2)
+others = [(e, allowed(e, jw.err, first)) for e in events if e not in mine]
+for e, why in others:
+    print(f"note: pid {e['pid']} ({'old' if e['pid'] in first else 'new'} worker), an event of "
+          f"no jank of the test: {why}")
+check(len(mine) == len(own) + len(own2) and all(why for _, why in others),
+      f"one event per jank, and nothing else but real janks named ({len(mine)} for "
+      f"{len(own) + len(own2)} janks; others: "
+      f"{[(e['pid'], e['begin_time'], e['wall_ms'], e['runq_ms'], e['cause'], e['handler']) for e, why in others if not why]})")
 check(any(l.startswith("jankwatch: processes: ") for l in jw.err),
       "the summary says which processes came and went")
 logs.cleanup()
@@ -135,7 +168,8 @@ try:
     wait_for(lambda: forked_and_watched(jw, new[0]), 15, "the respawned worker to be watched")
     wait_for(lambda: process_age_s(new[0]) >= 3.2, 10, "the respawned worker to be 3 s old")
     own = janks_from(nginx, nginx.workers)
-    wait_for(lambda: len(json_lines(jw)) >= len(own), 10, "an event for every jank")
+    wait_for(lambda: len(matched(json_lines(jw), own)) >= len(own), 10,
+             "an event for every jank")
     rc = stop_jankwatch(jw)
 finally:
     nginx.kill()
