@@ -177,8 +177,13 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		s->first_wait = 1;
 	} else if (s && s->depth) {
 		now = bpf_ktime_get_ns();
+		/* Switched out again: its switch back in reached no program. */
 		if (!s->off_ns)
 			__sync_fetch_and_add(&off_cpu_watched, 1);
+		else if (s->off_ns >= s->start_ns)
+			switch_unseen(s);
+		else
+			count_drop(JW_DROP_SWITCH);	/* in a task already ended */
 		s->off_ns = now;
 		s->switches++;
 		if (preempt || task_state(prev) == TASK_RUNNING)

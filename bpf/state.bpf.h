@@ -197,6 +197,17 @@ static __always_inline void count_drop(enum jw_drop what)
 	__sync_fetch_and_add(&drops[what], 1);
 }
 
+/*
+ * A context switch of @s's thread inside its task reached no program (a kernel may keep some
+ * switches from tracing; seen: one hiding a system agent's threads, and with their switch out
+ * the switch in of the thread that ran next): its off-CPU split is short, the event says so.
+ */
+static __always_inline void switch_unseen(struct jw_task_state *s)
+{
+	s->flags |= JW_TASK_SWITCH_UNSEEN;
+	count_drop(JW_DROP_SWITCH);
+}
+
 #if JW_COMPAT
 /*
  * A uprobe's cookie: the kernel's attach cookie where it has them (5.15), else the one user

@@ -155,6 +155,19 @@ static void report_task(struct jw_task_state *s, __u32 tid, __u64 now)
 		count_drop(JW_DROP_TASK);
 		return;
 	}
+#if !JW_COMPAT
+	/*
+	 * It runs (every caller is the thread itself), so an off-CPU time still open means its
+	 * switch back in reached no program: closed, the task flagged. Here, not for every task:
+	 * a task under the threshold leaves it to the thread's next switch out, which counts it.
+	 * (The compatible build has no room for it in 5.10's 512-byte stack of the probes' calls.)
+	 */
+	if (s->off_ns) {
+		s->off_ns = 0;
+		__sync_fetch_and_add(&off_cpu_watched, -1);
+		switch_unseen(s);
+	}
+#endif
 	jw_task_rec_fill(rec, s, tid, now);
 	rec->handler_line = 0;
 	rec->handler_name[0] = 0;

@@ -158,6 +158,12 @@ enum jw_task_flags {
 	JW_TASK_NEST_OVERFLOW = 1 << 1,	/* nesting went deeper than JW_MAX_NEST */
 	JW_TASK_EXITED = 1 << 2,	/* the thread exited inside the task: it ends there */
 	JW_TASK_HANG = 1 << 3,		/* user space: the task is still running past hang_ms */
+	/*
+	 * a context switch of the thread inside the task reached no program (its switch back in:
+	 * seen switched out twice, or running at its end while seen off the CPU): its off-CPU split
+	 * is short by one period, counted as on-CPU time
+	 */
+	JW_TASK_SWITCH_UNSEEN = 1 << 4,
 };
 
 /* What a sample carries; user space unwinds the copy with DWARF CFI. */
@@ -186,6 +192,7 @@ enum jw_drop {
 	JW_DROP_STATE,		/* no per-thread state could be created */
 	JW_DROP_TRACE,		/* a SCHED or SLICE record could not be reserved */
 	JW_DROP_PROC,		/* a FORK, EXEC or EXIT record lost, or the followed map full */
+	JW_DROP_SWITCH,		/* a watched thread's switch inside a task that no program saw */
 	JW_DROP_MAX,
 };
 

@@ -6,7 +6,8 @@ stopped twice as users stop it: --duration, then Ctrl-C. Each time the summary's
 stats.csv's message_count and the textfile's jankwatch_tasks_total are one number; the janks of
 the summary, the textfile's jankwatch_janks_total and the event lines on stdout too; and the
 textfile's runs the kernel skipped (jankwatch_bpf_missed_runs_total, one series per loaded
-program where the kernel counts them) are what the summary says it lost (nothing said: 0)."""
+program where the kernel counts them) and its switches the kernel kept from jankwatch are what
+the summary says it lost (nothing said: 0)."""
 import csv
 
 from jwtest import *
@@ -14,6 +15,7 @@ from jwtest import *
 SUMMARY = re.compile(r"jankwatch: (\d+) tasks, (\d+) janks ")
 MISSED = re.compile(r'^jankwatch_bpf_missed_runs_total\{program="([^"]+)"\} (\d+)$')
 SKIPPED = re.compile(r"the kernel skipped (\d+) runs? of jankwatch's programs")
+KEPT = re.compile(r"the kernel kept (\d+) context switch(?:es)? of watched threads")
 
 
 def series_sum(text, name):
@@ -59,6 +61,10 @@ def watch_once(target, stop):
     check("on_sched_switch" in missed and "dispatch_enter" in missed or
           "dispatch_session" in missed,
           f"{stop}: the textfile counts the skipped runs of each loaded program ({missed})")
+    kept = sum(int(m.group(1)) for m in map(KEPT.search, jw.err) if m)
+    unseen = series_sum(text, 'jankwatch_drops_total{what="switch_unseen"}')
+    check(kept == unseen, f"{stop}: the summary's switches kept from jankwatch ({kept}) are the "
+          f"textfile's ({unseen:.0f})")
     said = [int(m.group(1)) for m in map(SKIPPED.search, jw.err) if m]
     check(sum(said) == sum(missed.values()) and len(said) == (1 if said else 0),
           f"{stop}: the summary says the skipped runs the textfile counts ({said}, {missed})")

@@ -75,12 +75,29 @@ static void test_one_line_each(void **state)
 	jw_buf_free(&b);
 }
 
+/* Switches the kernel kept from the scheduler's program: the tasks' events say so. */
+static void test_switches_unseen(void **state)
+{
+	struct jw_lost l = { 0 };
+	struct jw_buf b;
+
+	(void)state;
+	jw_buf_init(&b);
+	l.drops[JW_DROP_SWITCH] = 2;
+	assert_int_equal(jw_lost_lines(&l, &b), 1);
+	assert_string_equal(b.data, "the kernel kept 2 context switches of watched threads inside "
+			    "tasks from jankwatch: those tasks' off-CPU split is short "
+			    "(offcpu_partial in their events)\n");
+	jw_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nothing_lost),
 		cmocka_unit_test(test_skipped_runs),
 		cmocka_unit_test(test_one_line_each),
+		cmocka_unit_test(test_switches_unseen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

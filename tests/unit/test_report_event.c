@@ -90,6 +90,26 @@ static void test_full_event(void **state)
 			    "\"group\":\"serverCron;main\",\"samples\":10,\"dropped\":1}\n");
 }
 
+/* A task one of whose context switches reached no program says its split is short. */
+static void test_offcpu_partial(void **state)
+{
+	struct jw_buf *b = *state;
+	const struct jw_event e = {
+		.event = "MAIN_THREAD_JANK",
+		.handler = "dispatch",
+		.wall_ms = 300,
+		.cpu_ms = 300,
+		.has_offcpu = true,
+		.offcpu_partial = true,
+		.cause = "cpu",
+	};
+
+	jw_event_format(&e, b);
+	assert_int_equal(b->err, 0);
+	assert_non_null(strstr(b->data, "\"runq_ms\":0.000,\"blocked_ms\":0.000,\"io_ms\":0.000,"
+				       "\"offcpu_partial\":true,\"delay_ms\":null,"));
+}
+
 /* What the event does not know is null; an empty external_log is []. */
 static void test_null_fields(void **state)
 {
@@ -332,6 +352,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_full_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_offcpu_partial, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_null_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escaped_strings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_appends, setup, teardown),

@@ -49,6 +49,13 @@ size_t jw_lost_lines(const struct jw_lost *l, struct jw_buf *b)
 			      d[JW_DROP_SAMPLE], d[JW_DROP_STATE], l->lost_samples, l->write_errors);
 		lines++;
 	}
+	if (d[JW_DROP_SWITCH]) {
+		jw_buf_printf(b, "the kernel kept %" PRIu64 " context switch%s of watched threads "
+			      "inside tasks from jankwatch: those tasks' off-CPU split is short "
+			      "(offcpu_partial in their events)\n", d[JW_DROP_SWITCH],
+			      d[JW_DROP_SWITCH] == 1 ? "" : "es");
+		lines++;
+	}
 	if (l->misses.total) {
 		misses_line(&l->misses, b);
 		lines++;

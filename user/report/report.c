@@ -279,6 +279,7 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 	ev->blocked_ms = (double)t->blocked_ns / NS_PER_MS;
 	ev->io_ms = (double)t->io_ns / NS_PER_MS;
 	ev->has_offcpu = true;
+	ev->offcpu_partial = t->hdr.flags & JW_TASK_SWITCH_UNSEEN;
 	ev->has_delay = t->delay_ns != JW_DELAY_UNKNOWN;
 	ev->delay_ms = ev->has_delay ? (double)t->delay_ns / NS_PER_MS : 0;
 	ev->cause = jw_event_cause(ev->cpu_ms, ev->runq_ms, ev->blocked_ms, ev->io_ms);

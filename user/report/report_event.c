@@ -69,6 +69,10 @@ void jw_event_format(const struct jw_event *e, struct jw_buf *b)
 	ms_field(b, "runq_ms", e->runq_ms, e->has_offcpu);
 	ms_field(b, "blocked_ms", e->blocked_ms, e->has_offcpu);
 	ms_field(b, "io_ms", e->io_ms, e->has_offcpu);
+	if (e->offcpu_partial) {
+		jw_json_key(b, "offcpu_partial", false);
+		jw_buf_puts(b, "true");
+	}
 	ms_field(b, "delay_ms", e->delay_ms, e->has_delay);
 	str_field(b, "waker", e->waker);
 	str_field(b, "cause", e->cause);

@@ -35,6 +35,7 @@ struct jw_event {
 	double blocked_ms;
 	double io_ms;
 	bool has_offcpu;		/* cpu/runq/blocked/io_ms are known */
+	bool offcpu_partial;		/* a switch of the thread reached no program: short split */
 	double delay_ms;		/* how long the task's work waited before it began */
 	bool has_delay;
 	const char *waker;
