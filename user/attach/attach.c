@@ -680,27 +680,6 @@ void jw_attach__misses(const struct jw_attach *a, struct jw_prog_misses *out)
 	}
 }
 
-void jw_attach__detach(struct jw_attach *a)
-{
-	struct jw_link *links;
-	size_t i;
-
-	jw_attach_trial_stop(a);
-	/* The links of processes already forgotten, first: the reaper holds them. */
-	jw_reaper__flush(a->reaper);
-	links = malloc((a->n_links ? a->n_links : 1) * sizeof(*links));
-	if (!links) {
-		for (i = a->n_links; i > 0; i--)
-			jw_link_destroy(a->links[i - 1].link);
-	} else {
-		for (i = 0; i < a->n_links; i++)
-			links[i] = a->links[i].link;
-		jw_links_destroy_all(links, a->n_links);
-		free(links);
-	}
-	a->n_links = 0;
-}
-
 void jw_attach__free(struct jw_attach *a)
 {
 	size_t i;

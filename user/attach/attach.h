@@ -223,13 +223,6 @@ const struct jw_kernel_plan *jw_attach__plan(const struct jw_attach *a);
  */
 void *jw_attach__block_sample(const struct jw_attach *a, uint32_t slot);
 
-/*
- * Detaches every program now (the probes, the samplers, the scheduler's tracepoints), side by
- * side, and keeps the maps: from its return the kernel changes none of them, so that one read
- * of them is the run's last word. A detached object attaches nothing more.
- */
-void jw_attach__detach(struct jw_attach *a);
-
 /* Detaches and frees everything. NULL-safe. */
 void jw_attach__free(struct jw_attach *a);
 

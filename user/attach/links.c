@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <pthread.h>
 #include <linux/bpf.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -38,44 +36,6 @@ void jw_link_destroy(struct jw_link link)
 		bpf_link__destroy(link.bpf);
 	else if (link.fd >= 0)
 		close(link.fd);
-}
-
-/* Threads that destroy links side by side: enough to share the grace periods of a few hundred. */
-#define DESTROYERS 16
-
-struct destroyer {
-	struct jw_link *links;
-	size_t n, stride;
-};
-
-/* Destroys every stride-th link from the first. */
-static void *destroy_share(void *arg)
-{
-	const struct destroyer *d = arg;
-	size_t i;
-
-	for (i = 0; i < d->n; i += d->stride)
-		jw_link_destroy(d->links[i]);
-	return NULL;
-}
-
-void jw_links_destroy_all(struct jw_link *links, size_t n)
-{
-	size_t k, threads = n < DESTROYERS ? n : DESTROYERS;
-	struct destroyer share[DESTROYERS];
-	pthread_t t[DESTROYERS];
-	bool started[DESTROYERS];
-
-	for (k = 0; k < threads; k++) {
-		share[k] = (struct destroyer){ .links = links + k, .n = n - k, .stride = threads };
-		started[k] = pthread_create(&t[k], NULL, destroy_share, &share[k]) == 0;
-		/* No thread: its share is destroyed here, one after the other. */
-		if (!started[k])
-			destroy_share(&share[k]);
-	}
-	for (k = 0; k < threads; k++)
-		if (started[k])
-			pthread_join(t[k], NULL);
 }
 
 int jw_link_uprobe_session(int prog_fd, const char *path, uint64_t offset, uint64_t cookie,

@@ -7,7 +7,6 @@
 #ifndef JW_LINKS_H
 #define JW_LINKS_H
 
-#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -36,13 +35,6 @@ static inline struct jw_link jw_link_fd(int fd)
 
 /* Detaches and frees @link (both kinds; neither is nothing). */
 void jw_link_destroy(struct jw_link link);
-
-/*
- * Detaches and frees the @n links at @links, several at a time: each waits for the kernel's grace
- * periods (~100 ms for a uprobe here), which links destroyed side by side share. When it returns
- * none of their programs runs any more.
- */
-void jw_links_destroy_all(struct jw_link *links, size_t n);
 
 /*
  * Program @prog_fd, loaded with the attach type JW_UPROBE_SESSION, on @path at file offset

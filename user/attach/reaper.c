@@ -14,7 +14,6 @@ struct item {
 struct jw_reaper {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	pthread_cond_t idle;	/* signalled when the queue is empty and nothing is being destroyed */
 	pthread_t thread;
 	bool started;
 	bool stop;
@@ -57,8 +56,6 @@ static void *reap(void *arg)
 		r->pending[it.tag]--;
 		r->done++;
 		r->done_ns += t0;
-		if (!r->n)
-			pthread_cond_broadcast(&r->idle);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
@@ -79,7 +76,6 @@ struct jw_reaper *jw_reaper__new(uint32_t n_tags)
 	r->n_tags = n_tags;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->wake, NULL);
-	pthread_cond_init(&r->idle, NULL);
 	/* Without the thread, links are destroyed where they are handed over. */
 	r->started = pthread_create(&r->thread, NULL, reap, r) == 0;
 	return r;
@@ -136,22 +132,6 @@ bool jw_reaper__busy(struct jw_reaper *r, uint32_t tag)
 	return busy;
 }
 
-void jw_reaper__flush(struct jw_reaper *r)
-{
-	uint32_t tag;
-	bool busy;
-
-	pthread_mutex_lock(&r->lock);
-	do {
-		busy = r->n > 0;
-		for (tag = 0; !busy && tag < r->n_tags; tag++)
-			busy = r->pending[tag] > 0;
-		if (busy)
-			pthread_cond_wait(&r->idle, &r->lock);
-	} while (busy);
-	pthread_mutex_unlock(&r->lock);
-}
-
 void jw_reaper__stats(struct jw_reaper *r, uint64_t *links, uint64_t *ns)
 {
 	pthread_mutex_lock(&r->lock);
@@ -173,7 +153,6 @@ void jw_reaper__free(struct jw_reaper *r)
 	}
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->wake);
-	pthread_cond_destroy(&r->idle);
 	free(r->queue);
 	free(r->pending);
 	free(r);

@@ -29,9 +29,6 @@ void jw_reaper__add(struct jw_reaper *r, struct jw_link link, uint32_t tag);
 /* Whether links tagged @tag are still waiting to be destroyed. */
 bool jw_reaper__busy(struct jw_reaper *r, uint32_t tag);
 
-/* Waits until every link handed over so far is destroyed. */
-void jw_reaper__flush(struct jw_reaper *r);
-
 /* Links destroyed so far, and in how long, all told (for -v). */
 void jw_reaper__stats(struct jw_reaper *r, uint64_t *links, uint64_t *ns);
 

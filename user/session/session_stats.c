@@ -329,8 +329,12 @@ void session_stats_freeze(struct session *s)
 
 	if (!s->attach || s->frozen)
 		return;
-	jw_attach__detach(s->attach);
-	/* What the programs sent before they came off is reported: events count in the metrics. */
+	/*
+	 * What the programs sent so far is reported (events count in the metrics), then the read:
+	 * nothing is reported after it. The programs stay on until teardown: taking them off first
+	 * takes seconds (a uprobe's detach waits for the kernel's grace periods, one after the
+	 * other), while the probes still on go on timing tasks the ones already off would name.
+	 */
 	ring_buffer__consume(s->rb);
 	jw_reporter__flush(s->reporter, NULL, true);
 	/* The trace windows decided for a trace are written now, even unfinished. */

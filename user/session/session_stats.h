@@ -23,9 +23,9 @@ void session_stats_each(struct session *s, void (*fn)(void *ctx, const struct jw
 void session_tally(const struct session *s, struct session_tally *t);
 
 /*
- * The run's end, before anything is written at exit: the programs come off (nothing in the
- * kernel counts any more), what they sent is reported, then the kernel's counts and statistics
- * rows are read once. The summary, stats.csv and the metrics all come from that one read.
+ * The run's end, before anything is written at exit: what the programs sent is reported, then
+ * the kernel's counts and statistics rows are read once. The summary, stats.csv and the metrics
+ * all come from that one read.
  */
 void session_stats_freeze(struct session *s);
 

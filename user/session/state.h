@@ -81,8 +81,8 @@ struct session {
 	uint64_t lost_samples;	/* samples user space could not keep (out of memory) */
 	struct jw_fleet *fleet;	/* the journal and the metrics (session_fleet.h) */
 	/*
-	 * The run's end (session_stats_freeze()): the programs detached, the kernel's counts and
-	 * statistics rows read once; every output written at exit comes from them.
+	 * The run's end (session_stats_freeze()): the kernel's counts and statistics rows read once;
+	 * every output written at exit comes from them.
 	 */
 	bool frozen;
 	struct session_tally final;
