@@ -165,6 +165,7 @@ struct stats_walk {
 	size_t n, cap;
 	struct jw_hindex at;		/* (pid, tid, names) -> rows[] */
 	struct jw_stats_val overflow;	/* its copy: the walk's own is gone after it */
+	uint64_t outer_tasks;		/* the outermost rows' tasks: every task, counted once */
 	bool has_overflow;
 	bool failed;		/* out of memory: rows left out */
 };
@@ -218,6 +219,8 @@ static void on_row(const struct jw_stats_key *key, const struct jw_stats_val *v,
 	}
 	if (w->pid && key->pid != (uint32_t)w->pid)
 		return;
+	if (!key->inner)
+		w->outer_tasks += v->count;
 	n = names_of(w->s, key, v);
 	if (w->name_only)
 		return;
@@ -346,6 +349,11 @@ void session_stats_freeze(struct session *s)
 		jw_attach__stats_each(s->attach, on_row, w);
 		if (w->failed)
 			jw_log(JW_LOG_WARN, "statistics: out of memory, rows left out");
+		/*
+		 * The tasks, from the same read as the rows (the per-CPU count, read apart from them
+		 * while the probes still run, may be a task ahead or behind), and those a reset took.
+		 */
+		s->final.tasks = w->outer_tasks + s->tasks_reset;
 	}
 	s->final_rows = w;
 	s->frozen = true;
@@ -383,6 +391,16 @@ void session_stats_keep_names(struct session *s, pid_t pid)
 	jw_hindex_free(&w.at);
 }
 
+/* The tasks of @pid's (0: every) outermost rows now. */
+static uint64_t outer_tasks(struct session *s, pid_t pid)
+{
+	struct stats_walk w = { .s = s, .pid = pid, .name_only = true };
+
+	jw_attach__stats_each(s->attach, on_row, &w);
+	walk_free(&w);
+	return w.outer_tasks;
+}
+
 /* What the run lost so far, in the summary's lines. */
 static void say_lost(const struct session *s, FILE *f)
 {
@@ -416,6 +434,7 @@ static void answer(struct session *s, int fd, const struct jw_stats_req *req)
 		write_rows(s, f, req->pid, true);
 		break;
 	case JW_STATS_RESET:
+		s->tasks_reset += outer_tasks(s, req->pid);
 		write_rows(s, f, req->pid, false);
 		jw_attach__stats_reset(s->attach, req->pid);
 		forget_names(s, req->pid);

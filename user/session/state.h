@@ -86,6 +86,7 @@ struct session {
 	 */
 	bool frozen;
 	struct session_tally final;
+	uint64_t tasks_reset;		/* tasks of the rows `jankwatch stats --reset` emptied */
 	struct stats_walk *final_rows;
 };
 
