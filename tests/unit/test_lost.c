@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -24,80 +25,87 @@ static void miss(struct jw_lost *l, const char *prog, uint64_t runs)
 	m->counted = true;
 }
 
+/* Each test's buffer, of the lines said. */
+static int setup(void **state)
+{
+	struct jw_buf *b = malloc(sizeof(*b));
+
+	if (!b)
+		return -1;
+	jw_buf_init(b);
+	*state = b;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	jw_buf_free(*state);
+	free(*state);
+	return 0;
+}
+
 static void test_nothing_lost(void **state)
 {
+	struct jw_buf *b = *state;
 	struct jw_lost l = { 0 };
-	struct jw_buf b;
 
-	(void)state;
-	jw_buf_init(&b);
 	miss(&l, "on_sched_switch", 0);
-	assert_int_equal(jw_lost_lines(&l, &b), 0);
-	assert_int_equal(b.len, 0);
-	jw_buf_free(&b);
+	assert_int_equal(jw_lost_lines(&l, b), 0);
+	assert_int_equal(b->len, 0);
 }
 
 static void test_skipped_runs(void **state)
 {
+	struct jw_buf *b = *state;
 	struct jw_lost l = { 0 };
-	struct jw_buf b;
 
-	(void)state;
-	jw_buf_init(&b);
 	miss(&l, "dispatch_session", 0);
 	miss(&l, "on_sched_waking", 3);
 	miss(&l, "on_sample", 1);
-	assert_int_equal(jw_lost_lines(&l, &b), 1);
-	assert_string_equal(b.data, "the kernel skipped 4 runs of jankwatch's programs (one was "
+	assert_int_equal(jw_lost_lines(&l, b), 1);
+	assert_string_equal(b->data, "the kernel skipped 4 runs of jankwatch's programs (one was "
 			    "already running on that CPU: on_sched_waking 3, on_sample 1): a task's "
 			    "off-CPU split may have missed a context switch\n");
-	jw_buf_free(&b);
 }
 
 static void test_one_line_each(void **state)
 {
+	struct jw_buf *b = *state;
 	struct jw_lost l = { 0 };
-	struct jw_buf b;
 
-	(void)state;
-	jw_buf_init(&b);
 	l.drops[JW_DROP_TRACE] = 2;
 	l.drops[JW_DROP_SAMPLE] = 5;
 	miss(&l, "dispatch_session", 1);
-	assert_int_equal(jw_lost_lines(&l, &b), 3);
-	assert_string_equal(b.data,
+	assert_int_equal(jw_lost_lines(&l, b), 3);
+	assert_string_equal(b->data,
 			    "trace logs might be incomplete: lost 2 scheduler events (ring buffer "
 			    "full), 0 (trace buffers full)\n"
 			    "output might be incomplete: lost 0 task records, 5 samples (ring buffer "
 			    "full), 0 thread states, 0 samples (memory), 0 file writes\n"
 			    "the kernel skipped 1 run of jankwatch's programs (one was already running "
 			    "on that CPU: dispatch_session 1)\n");
-	jw_buf_free(&b);
 }
 
 /* Switches the kernel kept from the scheduler's program: the tasks' events say so. */
 static void test_switches_unseen(void **state)
 {
+	struct jw_buf *b = *state;
 	struct jw_lost l = { 0 };
-	struct jw_buf b;
 
-	(void)state;
-	jw_buf_init(&b);
 	l.drops[JW_DROP_SWITCH] = 2;
-	assert_int_equal(jw_lost_lines(&l, &b), 1);
-	assert_string_equal(b.data, "the kernel kept 2 context switches of watched threads inside "
+	assert_int_equal(jw_lost_lines(&l, b), 1);
+	assert_string_equal(b->data, "the kernel kept 2 context switches of watched threads inside "
 			    "tasks from jankwatch: those tasks' off-CPU split is short "
 			    "(offcpu_partial in their events)\n");
-	jw_buf_free(&b);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nothing_lost),
-		cmocka_unit_test(test_skipped_runs),
-		cmocka_unit_test(test_one_line_each),
-		cmocka_unit_test(test_switches_unseen),
+		cmocka_unit_test_setup_teardown(test_nothing_lost, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_skipped_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_line_each, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_switches_unseen, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

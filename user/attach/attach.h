@@ -159,9 +159,9 @@ void jw_attach__drops(const struct jw_attach *a, uint64_t drops[JW_DROP_MAX]);
 
 /*
  * The runs of jankwatch's programs the kernel skipped because one was already running on that
- * CPU (bpf_prog_info's recursion_misses: a wakeup from an interrupt while on_sched_waking runs,
- * say). The kernel counts them from Linux 5.12, for tracepoint programs, and for uprobe ones
- * from 6.7; never for perf_event ones (samples a busy CPU skipped go uncounted).
+ * CPU (bpf_prog_info's recursion_misses). The kernel counts them from Linux 5.12 for tracepoint
+ * programs, from 6.7 for uprobe ones, never for perf_event ones (samples a busy CPU skipped go
+ * uncounted). jankwatch's scheduler programs run with interrupts off and do not nest.
  */
 struct jw_prog_misses {
 	bool counted;			/* this kernel counts them */

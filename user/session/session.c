@@ -203,16 +203,15 @@ static bool any_alive(struct session *s)
 /* Every drop jankwatch knows of: the kernel's (its skipped program runs too) and its own. */
 static uint64_t drops_so_far(const struct session *s)
 {
-	const struct jw_report_counts *c = jw_reporter__counts(s->reporter);
-	uint64_t drops[JW_DROP_MAX], total = s->lost_samples + c->write_errors;
-	struct jw_prog_misses misses;
+	struct session_tally t;
+	uint64_t total;
 	size_t i;
 
-	jw_attach__drops(s->attach, drops);
-	jw_attach__misses(s->attach, &misses);
+	session_tally(s, &t);
+	total = t.lost.lost_samples + t.lost.write_errors + t.lost.misses.total;
 	for (i = 0; i < JW_DROP_MAX; i++)
-		total += drops[i];
-	return total + misses.total;
+		total += t.lost.drops[i];
+	return total;
 }
 
 /* The live status line (a terminal only): what was watched, how fast, what came of it. */

@@ -3,7 +3,8 @@
  * How `jankwatch stats` reaches a running jankwatch: each instance listens on a unix socket
  * <dir>/<its pid>.sock in a root-only directory (JANKWATCH_RUN_DIR, else /run/jankwatch), and
  * answers one request a connection: a line "<command>[ <target pid>]", where command is dump,
- * reset (dump, then empty), hist, targets or lost. The answer is text; the connection's end ends it.
+ * reset (dump, then empty), hist, targets or lost. The answer is text; the connection's end ends
+ * it.
  */
 #ifndef JW_STATSOCK_H
 #define JW_STATSOCK_H
