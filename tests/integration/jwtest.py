@@ -85,21 +85,39 @@ def wait_for(cond, timeout, what):
 
 
 class Proc:
-    """A child whose stdout and stderr lines are collected as they come."""
+    """A child whose stdout and stderr lines are collected as they come: into files, not pipes.
+    A write to a pipe wakes its reader, and under emulation with one host thread for every vCPU
+    (the x86_64 VMs) the writer's vCPU then stands still while the reader's runs: a target that
+    prints its own figures after its last clock read, before its loop's wait, would have a task
+    longer than it measured by that stop. A write to a file wakes no one."""
 
     def __init__(self, argv, **kw):
         self.argv = argv
-        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True, errors="replace", **kw)
-        self.out, self.err = [], []
-        self._threads = [threading.Thread(target=self._pump, args=(s, l), daemon=True)
-                         for s, l in ((self.p.stdout, self.out), (self.p.stderr, self.err))]
-        for t in self._threads:
-            t.start()
+        self._files = [tempfile.TemporaryFile(), tempfile.TemporaryFile()]
+        self.p = subprocess.Popen(argv, stdout=self._files[0], stderr=self._files[1], **kw)
+        self._read = [[0, []], [0, []]]
 
-    def _pump(self, stream, lines):
-        for line in stream:
-            lines.append(line.rstrip("\n"))
+    def _lines(self, i):
+        """The complete lines the child has written to stream @i so far (and, once it has
+        exited, a last one without its newline)."""
+        done, lines = self._read[i]
+        fd = self._files[i].fileno()
+        exited = self.p.poll() is not None
+        data = os.pread(fd, max(0, os.fstat(fd).st_size - done), done)
+        if exited and data and not data.endswith(b"\n"):
+            data += b"\n"
+        end = data.rfind(b"\n") + 1
+        lines.extend(l.decode(errors="replace") for l in data[:end].split(b"\n")[:-1])
+        self._read[i][0] = done + end
+        return lines
+
+    @property
+    def out(self):
+        return self._lines(0)
+
+    @property
+    def err(self):
+        return self._lines(1)
 
     @property
     def pid(self):
@@ -111,8 +129,6 @@ class Proc:
         except subprocess.TimeoutExpired:
             self.kill()
             fail(f"{self.argv[0]} did not exit within {timeout}s")
-        for t in self._threads:
-            t.join(5)
         return rc
 
     def kill(self):
@@ -496,14 +512,20 @@ def matches_own(ev, own_ms, tol=0.05, waited_ms=0.0, body_ms=None):
     return -tol * own_ms - max(outside, edges) <= extra <= ev["runq_ms"] + tol * own_ms
 
 
-def own_figures(task):
-    """What a program said of task @task (TargetTask), for a failure message."""
+def own_figures(task, ev=None):
+    """What a program said of task @task (TargetTask), for a failure message; with event @ev,
+    also where the two part: how much later the program's figure began than the event's task,
+    and how much earlier it ended (ms; the event's times are whole ms)."""
     said = f"the program's own {task.dur_ns / 1e6:.3f}"
     if task.waited_ns:
         said += f", {task.waited_ns / 1e6:.3f} of it waiting for a CPU"
     if task.body_ns is not None:
         said += (f", the call's edges outside the hooked function's body "
                  f"{(task.dur_ns - task.body_ns) / 1e6:.3f}")
+    if ev is not None:
+        begin = mono_to_epoch_ms(task.begin_ns)
+        said += (f"; it began {begin - ev['begin_time']:+.1f} ms after the event's task and "
+                 f"ended {ev['end_time'] - (begin + task.dur_ns / 1e6):+.1f} ms before it")
     return said
 
 

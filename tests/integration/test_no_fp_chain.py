@@ -35,7 +35,7 @@ for ev in events:
     mine = task_of(ev, tasks, f"event at {ev['begin_time']} matches one task of the target")
     check(matches_own(ev, mine.dur_ns / 1e6, waited_ms=mine.waited_ns / 1e6,
                       body_ms=mine.body_ns / 1e6),
-          f"wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of {own_figures(mine)}")
+          f"wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of {own_figures(mine, ev)}")
     check(len(ev["external_log"]) == 1, "one stack log per event")
 
     frames = parse_tree(stack_tree(open(ev["external_log"][0]).read()))

@@ -93,7 +93,7 @@ def check_busy(logs):
         own_ms = own.dur_ns / 1e6
         check(matches_own(ev, own_ms, waited_ms=own.waited_ns / 1e6),
               f"busy: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of "
-              f"{own_figures(own)}")
+              f"{own_figures(own, ev)}")
         total, rows = top(path)
         leaf = ev["heaviest_stack"].split("<-")[0]
         check(rows and rows[0][2] == leaf,

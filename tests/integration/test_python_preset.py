@@ -46,8 +46,8 @@ def check_python(python, extra, handler, where):
         mine = task_of(ev, tasks, f"{what}: the event matches one task of the program", 20)
         own_ms = mine.dur_ns / 1e6
         check(matches_own(ev, own_ms),
-              f"{what}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of the "
-              f"program's own {own_ms:.3f}")
+              f"{what}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of "
+              f"{own_figures(mine, ev)}")
         # The stacks in Python's words: the slow function, its file, under the handler.
         stack = [p for p in ev["external_log"] if "/stack-" in p]
         text = open(stack[0]).read() if stack else ""
