@@ -35,6 +35,12 @@ const volatile __u32 thread_size = 16384;
 __u64 report_min_ns = 150 * 1000000ULL;
 /* Record (time) one task in this many in each statistics row; every task is counted. Reloadable. */
 __u32 stats_every = 1;
+/*
+ * Set by user space at the run's end (jw_attach__stop()): every program returns at once, so that
+ * the last read of the maps is of maps nothing changes any more. Taking the probes off instead
+ * would take seconds: a uprobe's detach waits for the kernel's grace periods, one after the other.
+ */
+__u32 stopped;
 
 /* What the programs take from the kernel, and the CPU, in this build of the object. */
 #include "kernel.bpf.h"

@@ -51,7 +51,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid, tgid = KREAD(child, tgid), *flags, inherited;
 
-	if (!follow_on || KREAD(child, pid) != tgid)
+	if (stopped || !follow_on || KREAD(child, pid) != tgid)
 		return 0;
 	ptgid = KREAD(parent, tgid);
 	flags = bpf_map_lookup_elem(&followed, &ptgid);
@@ -87,6 +87,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	__u32 tgid = KREAD(p, tgid), *flags, add;
 	__u16 rec_flags = 0;
 
+	if (stopped)
+		return 0;
 	if (s && s->depth) {
 		s->depth = 0;
 		s->flags |= JW_TASK_EXITED;
@@ -128,9 +130,12 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 JW_TRACEPOINT(sched_process_exit)
 int BPF_PROG(on_exit, struct task_struct *p)
 {
-	struct jw_task_state *s = task_state_of(p);
+	struct jw_task_state *s;
 	__u32 tgid;
 
+	if (stopped)
+		return 0;
+	s = task_state_of(p);
 	if (s && s->depth) {
 		s->depth = 0;
 		s->flags |= JW_TASK_EXITED;

@@ -244,9 +244,12 @@ SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *task = current_task();
-	struct jw_task_state *s = watched_state(task, false);
+	struct jw_task_state *s;
 	struct jw_sample_rec *rec;
 
+	if (stopped)
+		return 0;
+	s = watched_state(task, false);
 	if (!s || s->depth == 0)
 		return 0;
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec) + (stack_bytes ? stack_bytes + CHUNK : PY_ROOM),

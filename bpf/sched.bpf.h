@@ -165,6 +165,8 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	struct jw_task_state *s;
 	__u64 now = 0;
 
+	if (stopped)
+		return 0;
 	if (trace_on)
 		trace_switch(preempt, prev, next);
 	s = task_state_of(prev);
@@ -226,10 +228,13 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 JW_TRACEPOINT(sched_waking)
 int BPF_PROG(on_sched_waking, struct task_struct *p)
 {
-	struct jw_task_state *s = task_state_of(p);
+	struct jw_task_state *s;
 	struct task_struct *cur;
 	long n;
 
+	if (stopped)
+		return 0;
+	s = task_state_of(p);
 	if (trace_on)
 		trace_waking(p);
 	if (!s)

@@ -527,6 +527,8 @@ static __always_inline int enter_dispatch(struct pt_regs *ctx, struct task_struc
 	struct jw_task_state *s;
 	__u32 tid, depth;
 
+	if (stopped)
+		return 0;
 	s = probe_state(task, cookie, true);
 	if (!s)
 		return 0;
@@ -594,6 +596,8 @@ static __always_inline int exit_dispatch(__u64 sp, struct task_struct *task, __u
 	struct jw_task_state *s;
 	__u64 limit;
 
+	if (stopped)
+		return 0;
 	s = probe_state(task, cookie, false);
 	if (!s)
 		return 0;

@@ -91,9 +91,12 @@ static __always_inline bool probes_in(struct jw_task_state *s)
 /* A wait returned on thread @task: a task begins (probe id @cookie's). */
 static __always_inline void wait_returned(struct task_struct *task, __u64 cookie)
 {
-	struct jw_task_state *s = probe_state(task, cookie, true);
+	struct jw_task_state *s;
 	__u64 now;
 
+	if (stopped)
+		return;
+	s = probe_state(task, cookie, true);
 	if (!s || !probes_in(s))
 		return;
 	s->first_wait = 0;	/* the probes see this thread's waits from here */
@@ -115,8 +118,11 @@ static __always_inline void wait_returned(struct task_struct *task, __u64 cookie
 /* Thread @task enters a wait: its task ends. */
 static __always_inline void wait_entered(struct task_struct *task, __u64 cookie)
 {
-	struct jw_task_state *s = probe_state(task, cookie, false);
+	struct jw_task_state *s;
 
+	if (stopped)
+		return;
+	s = probe_state(task, cookie, false);
 	if (!s)
 		return;
 	if (s->first_wait)
@@ -230,6 +236,8 @@ int BPF_PROG(count_syscalls, struct pt_regs *regs, long id)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
+	if (stopped)
+		return 0;
 	count_rate(JW_RATE_SYSCALLS);
 	if (is_wait_syscall(id) && bpf_map_lookup_elem(&rate_tids, &tid))
 		count_rate(JW_RATE_WAITS);

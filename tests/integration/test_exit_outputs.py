@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """One snapshot, one truth: everything jankwatch writes at exit comes from one read of the
-kernel's counts, taken after its programs came off. A loop still running at exit (jw_target: a
+kernel's counts, taken after its programs stopped: jankwatch, which reads the count again as it
+exits, does not say they counted tasks since (a task a millisecond would). A loop still running at exit (jw_target: a
 trivial task every millisecond, a 200 ms jank every 1.5 s) is watched with metrics_textfile, and
 stopped twice as users stop it: --duration, then Ctrl-C. Each time the summary's task count,
 stats.csv's message_count and the textfile's jankwatch_tasks_total are one number; the janks of
@@ -42,6 +43,8 @@ def watch_once(target, stop):
     check(target.p.poll() is None, f"{stop}: the loop still runs at exit")
     summary = [SUMMARY.search(l) for l in jw.err if SUMMARY.search(l)]
     check(len(summary) == 1, f"{stop}: one summary line ({jw.err[-4:]})")
+    late = [l for l in jw.err if "after they were stopped" in l]
+    check(not late, f"{stop}: the programs count nothing after the last read ({late})")
     tasks, janks = int(summary[0].group(1)), int(summary[0].group(2))
     with open(os.path.join(logs.path, "stats.csv")) as f:
         rows = [r for r in csv.DictReader(f) if r["pid"] == str(target.pid)]

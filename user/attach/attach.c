@@ -569,6 +569,36 @@ void jw_attach__drops(const struct jw_attach *a, uint64_t drops[JW_DROP_MAX])
 	memcpy(drops, (const void *)a->skel->bss->drops, sizeof(a->skel->bss->drops));
 }
 
+/*
+ * Waits for every run of a BPF program under way to end. The kernel waits so before it returns
+ * from an update of a map of maps (an RCU grace period: a program that does not sleep runs
+ * inside a read side of one), so that user space knows no program still sees the old value:
+ * one made for it, with one slot, updated once. 0 or -errno.
+ */
+static int wait_running_programs(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	int inner, outer = -1, key = 0, err;
+
+	inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "jw_sync_inner", 4, 4, 1, NULL);
+	if (inner < 0)
+		return -errno;
+	opts.inner_map_fd = inner;
+	outer = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "jw_sync", 4, 4, 1, &opts);
+	err = outer < 0 || bpf_map_update_elem(outer, &key, &inner, BPF_ANY) ? -errno : 0;
+	if (outer >= 0)
+		close(outer);
+	close(inner);
+	return err;
+}
+
+int jw_attach__stop(struct jw_attach *a)
+{
+	/* Each program reads it first (in .bss, which the skeleton maps). */
+	a->skel->bss->stopped = 1;
+	return wait_running_programs();
+}
+
 void jw_attach__set_report_min(struct jw_attach *a, uint64_t ns)
 {
 	/* The skeleton maps .data: the programs see the new value at their next run. */

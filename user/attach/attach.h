@@ -182,6 +182,14 @@ void jw_attach__misses(const struct jw_attach *a, struct jw_prog_misses *out);
  */
 int jw_attach__trace(struct jw_attach *a, pid_t pid, bool on);
 
+/*
+ * Stops every program at once, the probes left attached (taking them off takes seconds), and
+ * returns once no run of them is still under way: from then on nothing changes the maps, and
+ * nothing more is sent. For the run's last read. 0, or -errno when the wait could not be had
+ * (the programs are stopped all the same; one may still be finishing its run).
+ */
+int jw_attach__stop(struct jw_attach *a);
+
 /* Tasks the kernel counted so far, every thread's: outermost ones, slow or not. */
 uint64_t jw_attach__tasks(const struct jw_attach *a);
 

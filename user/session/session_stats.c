@@ -329,30 +329,32 @@ void session_tally(const struct session *s, struct session_tally *t)
 void session_stats_freeze(struct session *s)
 {
 	struct stats_walk *w;
+	int err;
 
 	if (!s->attach || s->frozen)
 		return;
 	/*
-	 * What the programs sent so far is reported (events count in the metrics), then the read:
-	 * nothing is reported after it. The programs stay on until teardown: taking them off first
-	 * takes seconds (a uprobe's detach waits for the kernel's grace periods, one after the
-	 * other), while the probes still on go on timing tasks the ones already off would name.
+	 * The programs stopped (the probes stay on until teardown: taking them off takes seconds),
+	 * what they sent till then reported (events count in the metrics), then the read, of maps
+	 * nothing changes any more: nothing is reported after it.
 	 */
+	err = jw_attach__stop(s->attach);
+	if (err)
+		jw_log(JW_LOG_WARN, "cannot wait for jankwatch's programs to stop (%s): the last "
+		       "statistics may miss a task that was ending", strerror(-err));
 	ring_buffer__consume(s->rb);
 	jw_reporter__flush(s->reporter, NULL, true);
 	/* The trace windows decided for a trace are written now, even unfinished. */
 	jw_tracer__flush(s->tracer);
 	session_tally(s, &s->final);
+	s->frozen_count = s->final.tasks;
 	w = calloc(1, sizeof(*w));
 	if (w) {
 		w->s = s;
 		jw_attach__stats_each(s->attach, on_row, w);
 		if (w->failed)
 			jw_log(JW_LOG_WARN, "statistics: out of memory, rows left out");
-		/*
-		 * The tasks, from the same read as the rows (the per-CPU count, read apart from them
-		 * while the probes still run, may be a task ahead or behind), and those a reset took.
-		 */
+		/* The tasks: the rows' (each counted once, in its outermost row), a reset's. */
 		s->final.tasks = w->outer_tasks + s->tasks_reset;
 	}
 	s->final_rows = w;
@@ -490,6 +492,7 @@ void session_stats_finish(struct session *s)
 {
 	char *buf = NULL;
 	size_t len = 0, rows;
+	uint64_t late;
 	FILE *f;
 
 	if (s->stats_fd >= 0) {
@@ -511,6 +514,11 @@ void session_stats_finish(struct session *s)
 		}
 		free(buf);
 	}
+	/* Stopped programs count nothing: had one gone on, the outputs above would be a read late. */
+	late = s->frozen && s->attach ? jw_attach__tasks(s->attach) - s->frozen_count : 0;
+	if (late)
+		jw_log(JW_LOG_WARN, "jankwatch's programs counted %" PRIu64 " task%s after they were "
+		       "stopped for the last read", late, late == 1 ? "" : "s");
 	if (s->final_rows) {
 		walk_free(s->final_rows);
 		free(s->final_rows);

@@ -85,6 +85,7 @@ struct session {
 	 * every output written at exit comes from them.
 	 */
 	bool frozen;
+	uint64_t frozen_count;		/* the kernel's task count then: the programs changed none since */
 	struct session_tally final;
 	uint64_t tasks_reset;		/* tasks of the rows `jankwatch stats --reset` emptied */
 	struct stats_walk *final_rows;

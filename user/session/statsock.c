@@ -185,10 +185,10 @@ say(bool client, enum jw_log_level level, const char *fmt, ...)
 
 /*
  * Sends @request to the jankwatch of pid @pid and returns its whole answer (malloc'd,
- * NUL-terminated), or NULL after saying why (see say()). A socket whose owner is gone is
- * removed.
+ * NUL-terminated), or NULL after saying why (see say()); a refusal of an @optional request
+ * (one an older jankwatch does not know) is not said. A socket whose owner is gone is removed.
  */
-static char *ask(const char *dir, pid_t pid, const char *request, bool client)
+static char *ask(const char *dir, pid_t pid, const char *request, bool client, bool optional)
 {
 	struct sockaddr_un sa;
 	size_t len = 0, cap = 0;
@@ -250,8 +250,7 @@ static char *ask(const char *dir, pid_t pid, const char *request, bool client)
 	close(fd);
 	out[len] = 0;
 	if (!strncmp(out, "error: ", 7)) {
-		/* An instance older than "lost" refuses it: nothing to say of that. */
-		if (strncmp(request, "lost ", 5))
+		if (!optional)
 			say(client, JW_LOG_WARN, "jankwatch pid %d: %.*s", (int)pid,
 			    (int)strcspn(out + 7, "\n"), out + 7);
 		free(out);
@@ -261,11 +260,11 @@ static char *ask(const char *dir, pid_t pid, const char *request, bool client)
 }
 
 /*
- * Sends @request to every running jankwatch but this process; @fn(its pid, answer) for each
- * that answered. Returns how many did, or -ENOENT when none runs.
+ * Sends @request to every running jankwatch but this process (ask()); @fn(its pid, answer) for
+ * each that answered. Returns how many did, or -ENOENT when none runs.
  */
 static int ask_all(const char *request, void (*fn)(pid_t, const char *, void *), void *ctx,
-		   bool client)
+		   bool client, bool optional)
 {
 	const char *dir = jw_statsock_dir();
 	struct dirent *de;
@@ -280,7 +279,7 @@ static int ask_all(const char *request, void (*fn)(pid_t, const char *, void *),
 
 		if (!pid || pid == getpid())
 			continue;
-		answer = ask(dir, pid, request, client);
+		answer = ask(dir, pid, request, client, optional);
 		if (!answer)
 			continue;
 		fn(pid, answer, ctx);
@@ -313,7 +312,7 @@ static int each_target(void (*fn)(pid_t jankwatch, pid_t target, void *ctx), voi
 		       bool client)
 {
 	struct target_walk w = { fn, ctx };
-	int ret = ask_all("targets\n", on_targets, &w, client);
+	int ret = ask_all("targets\n", on_targets, &w, client, false);
 
 	return ret < 0 ? 0 : ret;
 }
@@ -433,14 +432,15 @@ int jw_stats_main(int argc, char **argv)
 	}
 	snprintf(request, sizeof(request), "%s %d\n", cmd_names[req.cmd], (int)req.pid);
 	d.csv = req.cmd != JW_STATS_HIST;
-	ret = ask_all(request, on_dump, &d, true);
+	ret = ask_all(request, on_dump, &d, true, false);
 	fflush(stdout);
 	if (ret < 0) {
 		fprintf(stderr, "jankwatch stats: no jankwatch is running (none answers in %s)\n",
 			jw_statsock_dir());
 		return 1;
 	}
-	ask_all("lost 0\n", on_lost, NULL, true);
+	/* Newer than the rest: an older jankwatch refuses it, and has nothing more to say. */
+	ask_all("lost 0\n", on_lost, NULL, true, true);
 	if (req.pid && !d.rows && !watched_by_any(req.pid)) {
 		fprintf(stderr, "jankwatch stats: no running jankwatch watches pid %d\n",
 			(int)req.pid);
