@@ -13,29 +13,10 @@
 #include <cmocka.h>
 
 #include "base/jsonbuf.h"
+#include "buf_fixture.h"
 
 /* U+FFFD, the replacement character, as UTF-8. */
 #define R "\xef\xbf\xbd"
-
-static int setup(void **state)
-{
-	struct jw_buf *b = malloc(sizeof(*b));
-
-	if (!b)
-		return -1;
-	jw_buf_init(b);
-	*state = b;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct jw_buf *b = *state;
-
-	jw_buf_free(b);
-	free(b);
-	return 0;
-}
 
 /* Returns the JSON text of @s, written into a reset @b. */
 static const char *js(struct jw_buf *b, const char *s)
@@ -272,18 +253,18 @@ static void test_num_not_finite(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_buf_grows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_buf_printf, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_buf_reset_keeps_memory, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_buf_error_sticks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_str_plain_and_null, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_str_quote_backslash, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_str_control_short_forms, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_str_every_control_byte, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_str_valid_utf8_kept, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_str_invalid_utf8_replaced, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_num, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_num_not_finite, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_buf_grows, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_buf_printf, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_buf_reset_keeps_memory, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_buf_error_sticks, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_str_plain_and_null, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_str_quote_backslash, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_str_control_short_forms, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_str_every_control_byte, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_str_valid_utf8_kept, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_str_invalid_utf8_replaced, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_num, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_num_not_finite, buf_setup, buf_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

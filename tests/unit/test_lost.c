@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "report/lost.h"
+#include "buf_fixture.h"
 
 static void miss(struct jw_lost *l, const char *prog, uint64_t runs)
 {
@@ -23,25 +24,6 @@ static void miss(struct jw_lost *l, const char *prog, uint64_t runs)
 	m->prog[m->n++].runs = runs;
 	m->total += runs;
 	m->counted = true;
-}
-
-/* Each test's buffer, of the lines said. */
-static int setup(void **state)
-{
-	struct jw_buf *b = malloc(sizeof(*b));
-
-	if (!b)
-		return -1;
-	jw_buf_init(b);
-	*state = b;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	jw_buf_free(*state);
-	free(*state);
-	return 0;
 }
 
 static void test_nothing_lost(void **state)
@@ -102,10 +84,10 @@ static void test_switches_unseen(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_nothing_lost, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_skipped_runs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_one_line_each, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_switches_unseen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nothing_lost, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_skipped_runs, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_one_line_each, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_switches_unseen, buf_setup, buf_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

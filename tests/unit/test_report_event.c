@@ -12,26 +12,7 @@
 #include <cmocka.h>
 
 #include "report/report_event.h"
-
-static int setup(void **state)
-{
-	struct jw_buf *b = malloc(sizeof(*b));
-
-	if (!b)
-		return -1;
-	jw_buf_init(b);
-	*state = b;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct jw_buf *b = *state;
-
-	jw_buf_free(b);
-	free(b);
-	return 0;
-}
+#include "buf_fixture.h"
 
 static const char *const logs[] = {
 	"/var/log/jankwatch/stack-4242-20240301120000-123.txt",
@@ -351,13 +332,13 @@ static void test_cause_bad_values(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_full_event, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_offcpu_partial, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_null_fields, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_escaped_strings, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_appends, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bounded_stack, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bounded_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_event, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_offcpu_partial, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_null_fields, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_escaped_strings, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_appends, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_bounded_stack, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_bounded_text, buf_setup, buf_teardown),
 		cmocka_unit_test(test_cause),
 		cmocka_unit_test(test_cause_ties),
 		cmocka_unit_test(test_cause_bad_values),
