@@ -87,9 +87,9 @@ def wait_for(cond, timeout, what):
 class Proc:
     """A child whose stdout and stderr lines are collected as they come: into files, not pipes.
     A write to a pipe wakes its reader, and under emulation with one host thread for every vCPU
-    (the x86_64 VMs) the writer's vCPU then stands still while the reader's runs: a target that
-    prints its own figures after its last clock read, before its loop's wait, would have a task
-    longer than it measured by that stop. A write to a file wakes no one."""
+    (the x86_64 VMs) the writer's vCPU can then stand still while the reader's runs: a target
+    that prints its own figures after its last clock read, before its loop's wait, would have a
+    task longer than it measured by that stop. A write to a file wakes no one."""
 
     def __init__(self, argv, **kw):
         self.argv = argv
