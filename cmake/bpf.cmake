@@ -4,6 +4,7 @@
 
 find_program(JW_CLANG NAMES clang clang-14 REQUIRED)
 find_program(JW_BPFTOOL NAMES bpftool PATHS /usr/sbin /sbin REQUIRED)
+find_program(JW_LLVM_STRIP NAMES llvm-strip llvm-strip-14 REQUIRED)
 
 # The architecture: bpf/arch/<JW_BPF_ARCH>.h on the kernel side, user/arch/<JW_USER_ARCH>.c.
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
@@ -65,6 +66,9 @@ function(jw_bpf_skeleton name source)
 				-DJW_COMPAT=${compat} -Wall -Werror
 				-I${JW_BPF_GEN} -I${CMAKE_SOURCE_DIR}/include -I${CMAKE_SOURCE_DIR}/bpf
 				-c ${source} -o ${obj}
+			# The DWARF -g leaves beside the BTF: libbpf reads none of it, and the
+			# skeleton would carry it into the binary (most of the object's size).
+			COMMAND ${JW_LLVM_STRIP} -g ${obj}
 			DEPENDS ${source} ${bpf_headers} ${JW_BPF_GEN}/vmlinux.h
 			COMMENT "Compiling BPF object ${stem}.bpf.o"
 			VERBATIM)

@@ -26,7 +26,9 @@ die()
 }
 
 full=0
+# The BPF objects: beside this script in a release tarball (scripts/dist.sh), else the build's.
 objects=$here/../build/bpf
+[[ -d $here/bpf ]] && objects=$here/bpf
 while (($#)); do
 	case $1 in
 	--full) full=1; shift ;;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Installs every build and test dependency of jankwatch from Debian's archive.
+# The static libraries (.a) of the -dev packages build the static jankwatch (cmake/static.cmake);
+# musl-tools (musl-gcc) and musl-dev:arm64 its test targets linked with musl.
 # Quiet and quick when everything is present; runs `apt-get update` once when not.
 #   --arch arm64   also what the arm64 cross build needs (the :arm64 libraries, the cross
 #                  compiler, qemu's user-mode emulation for its unit tests)
@@ -13,6 +15,7 @@ packages=(
 	clang llvm libclang-rt-14-dev
 	libbpf-dev bpftool
 	libelf-dev libdw-dev zlib1g-dev
+	libbz2-dev liblzma-dev libzstd-dev musl-tools
 	protobuf-c-compiler libprotobuf-c-dev golang-github-google-pprof-dev golang-go
 	debuginfod libdebuginfod1
 	libcmocka-dev
@@ -32,7 +35,7 @@ command -v npm >/dev/null || packages+=(npm)
 arm64=(
 	crossbuild-essential-arm64
 	libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libcmocka-dev:arm64
-	libprotobuf-c-dev:arm64
+	libprotobuf-c-dev:arm64 libbz2-dev:arm64 liblzma-dev:arm64 libzstd-dev:arm64 musl-dev:arm64
 	qemu-user
 )
 vm=(qemu-system-x86 qemu-system-arm busybox-static cpio xz-utils zstd debian-archive-keyring)

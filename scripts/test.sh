@@ -16,6 +16,10 @@ scripts/setup.sh --arch arm64 --vm
 scripts/node22.sh >/dev/null || [[ ${CI:-} != true ]]
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJW_VM_TESTS=ON >/dev/null
 cmake --build build -j"$(nproc)"
+# The static jankwatch (one file for a device, cmake/static.cmake): test_device.py runs it in a
+# root without glibc, and the VMs too.
+cmake -S . -B build-static -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJW_STATIC=ON >/dev/null
+cmake --build build-static -j"$(nproc)" --target jankwatch >/dev/null
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -44,6 +48,9 @@ echo "== integration tests against jankwatch built with ASan + UBSan"
 cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
 	-DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-arm64 -j"$(nproc)" >/dev/null
+cmake -S . -B build-arm64-static -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
+	-DCMAKE_BUILD_TYPE=RelWithDebInfo -DJW_STATIC=ON >/dev/null
+cmake --build build-arm64-static -j"$(nproc)" --target jankwatch >/dev/null
 echo "== arm64 unit tests (qemu-aarch64)"
 (cd build-arm64 && ctest --output-on-failure -L unit) 2>&1 | tee -a "$log" || status=1
 # Both builds in VMs of Debian's own kernels: two x86-64 VMs side by side (one host thread each),

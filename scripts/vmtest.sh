@@ -12,6 +12,9 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VM_CACHE=${JW_VM_CACHE:-$HOME/.cache/jankwatch/vm}
 HOST_BUILD=${JW_BUILD:-$SRC/build}
 ARM64_BUILD=${JW_BUILD_ARM64:-$SRC/build-arm64}
+# The static jankwatch of each architecture (cmake -DJW_STATIC=ON), for the device test.
+STATIC_BUILD=${JW_BUILD_STATIC:-$SRC/build-static}
+ARM64_STATIC_BUILD=${JW_BUILD_ARM64_STATIC:-$SRC/build-arm64-static}
 # shellcheck source=scripts/vm/apt.sh
 . "$SRC/scripts/vm/apt.sh"
 # shellcheck source=scripts/vm/kernel.sh
@@ -46,7 +49,8 @@ and one host test; the last line is "N passed, M failed".
 
 Environment: JW_VM_CACHE (the cache of packages and console logs, ~/.cache/jankwatch/vm),
 JW_BUILD and JW_BUILD_ARM64 (the x86-64 and arm64 build directories, build/ and build-arm64/:
-brought up to date first), JW_VM_TCG_THREAD=single|multi (under TCG, one host thread for every
+brought up to date first), JW_BUILD_STATIC and JW_BUILD_ARM64_STATIC (their static builds,
+build-static/ and build-arm64-static/: the static jankwatch, for the device test), JW_VM_TCG_THREAD=single|multi (under TCG, one host thread for every
 vCPU or one each; by default single for x86_64, multi for arm64).
 EOF
 }
@@ -146,6 +150,7 @@ arch_setup()
 		ARCH_TCG_THREAD=single
 		ARCH_CPU=max
 		BUILD_DIR=$HOST_BUILD
+		IMAGE_STATIC_BUILD=$STATIC_BUILD
 		;;
 	arm64)
 		ARCH_DEB=arm64 ARCH_UNAME=aarch64 ARCH_TRIPLET=aarch64-linux-gnu
@@ -157,6 +162,7 @@ arch_setup()
 		# not, and the guest cannot tell.
 		ARCH_CPU=max,pauth-impdef=on
 		BUILD_DIR=$ARM64_BUILD
+		IMAGE_STATIC_BUILD=$ARM64_STATIC_BUILD
 		;;
 	esac
 	command -v "$ARCH_QEMU" >/dev/null || die "$ARCH_QEMU is not installed"
@@ -172,40 +178,53 @@ build_complete()
 	done
 }
 
-# ensure_build DIR [TOOLCHAIN]: brings build directory DIR up to date (a stale build would test
-# old code), configuring it first (with cmake toolchain file TOOLCHAIN) when it has never been;
-# fails with one line when it cannot.
+# ensure_build DIR TOOLCHAIN STATIC: brings build directory DIR up to date (a stale build would
+# test old code), configuring it first (with cmake toolchain file TOOLCHAIN, none when empty;
+# -DJW_STATIC=ON and only jankwatch built when STATIC is 1) when it has never been; fails with
+# one line when it cannot.
 ensure_build()
 {
 	local dir=$1 name=${1#"$SRC"/}/ log
-	local -a configure=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
-	if [[ -n ${2:-} ]]; then
+	local -a configure=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) build=(-j"$(nproc)")
+	if [[ -n $2 ]]; then
 		[[ -f $SRC/$2 ]] || die "cannot build $name: $2 does not exist"
 		configure+=(-DCMAKE_TOOLCHAIN_FILE="$2")
+	fi
+	if (($3)); then
+		configure+=(-DJW_STATIC=ON)
+		build+=(--target jankwatch)
 	fi
 	mkdir -p "$VM_CACHE/logs"
 	log=$VM_CACHE/logs/build-${dir##*/}.log
 	if [[ -f $dir/CMakeCache.txt ]]; then
-		cmake --build "$dir" -j"$(nproc)" >"$log" 2>&1 ||
+		cmake --build "$dir" "${build[@]}" >"$log" 2>&1 ||
 			die "cannot build $name: $(build_error "$log")"
 	else
 		echo "vmtest: building $name (log: $log)" >&2
 		(cd "$SRC" && cmake -S . -B "$dir" "${configure[@]}" &&
-			cmake --build "$dir" -j"$(nproc)") >"$log" 2>&1 ||
+			cmake --build "$dir" "${build[@]}") >"$log" 2>&1 ||
 			die "cannot build $name: $(build_error "$log")"
 	fi
-	build_complete "$dir" || die "$name was built but lacks jankwatch or a test target"
+	if (($3)); then
+		[[ -x $dir/jankwatch ]] || die "$name was built but lacks jankwatch"
+	else
+		build_complete "$dir" || die "$name was built but lacks jankwatch or a test target"
+	fi
 }
 
-# ensure_builds: the build of the VM's architecture, and the host's for the host test.
+# ensure_builds: the builds of the VM's architecture (the static one too), and the host's for
+# the host test.
 ensure_builds()
 {
 	((NO_BUILD)) && return 0
 	if [[ $ARCH == arm64 ]]; then
-		ensure_build "$ARM64_BUILD" cmake/aarch64-linux-gnu.cmake
+		ensure_build "$ARM64_BUILD" cmake/aarch64-linux-gnu.cmake 0
+		ensure_build "$ARM64_STATIC_BUILD" cmake/aarch64-linux-gnu.cmake 1
+	else
+		ensure_build "$STATIC_BUILD" "" 1
 	fi
 	if [[ $ARCH == x86_64 || $HAVE_CMD == 0 ]]; then
-		ensure_build "$HOST_BUILD"
+		ensure_build "$HOST_BUILD" "" 0
 	fi
 }
 

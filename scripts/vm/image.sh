@@ -13,8 +13,9 @@ IMAGE_PYTHON_SKIP=(test tests idle_test idlelib tkinter turtledemo ensurepip lib
 # Libraries loaded with dlopen(), which DT_NEEDED does not name: glibc's unwinder for
 # pthread_exit() and pthread_cancel().
 IMAGE_DLOPENED=(libgcc_s.so.1)
-# The test targets the VM suite runs.
-IMAGE_TARGETS=(jw_target jw_target_nofp jw_chain jw_service_box)
+# The test targets the VM suite runs (the musl ones with musl's loader, which is its libc.so).
+IMAGE_TARGETS=(jw_target jw_target_nofp jw_chain jw_service_box jw_target_musl
+	       jw_target_musl_nofp)
 
 # image_layout ROOT: the merged-/usr tree, as Debian 12 has it.
 image_layout()
@@ -44,11 +45,13 @@ image_busybox()
 	cp "$src" "$1/usr/bin/busybox"
 }
 
-# image_build ROOT BUILD: jankwatch and the test targets of build directory BUILD.
+# image_build ROOT BUILD: jankwatch and the test targets of build directory BUILD, and the
+# static jankwatch of IMAGE_STATIC_BUILD at /jw/bin/jankwatch-static.
 image_build()
 {
 	local root=$1 build=$2 t
 	cp "$build/jankwatch" "$root/jw/bin/jankwatch"
+	cp "$IMAGE_STATIC_BUILD/jankwatch" "$root/jw/bin/jankwatch-static"
 	for t in "${IMAGE_TARGETS[@]}"; do
 		[[ -x $build/tests/targets/$t ]] || die "$build/tests/targets/$t was not built"
 		cp "$build/tests/targets/$t" "$root/jw/targets/$t"
@@ -154,6 +157,8 @@ image_libraries()
 			cp -L "$interp" "$root$interp"
 		fi
 		for soname in $(image_needed "$file"); do
+			# musl's loader is its libc.so: a musl program needs no other.
+			[[ $interp == */ld-musl-* && $soname == libc.so ]] && continue
 			image_add_library "$soname" "${file#"$root"}"
 		done
 	done

@@ -52,7 +52,7 @@ p = subprocess.run([JW_BIN, "--log-dir", logs.path, "--", "sh", "-c", "exit 7"],
 check(p.returncode == 7, f"a program's status comes back ({p.returncode})")
 
 for argv, what in ((["/nonexistent/prog"], "No such file"),
-                   (["--user", "no_such_user_x", "--", "/usr/bin/id"], "no such user")):
+                   (["--user", "no_such_user_x", "--", "/usr/bin/id"], "no user no_such_user_x in /etc/passwd")):
     full = [JW_BIN, "--log-dir", logs.path, *(argv if argv[0] == "--user" else ["--", *argv])]
     p = subprocess.run(full, capture_output=True, text=True, timeout=60)
     err = p.stderr.strip().splitlines()

@@ -19,6 +19,7 @@
  * poll() on the pipe and dispatches the items one after the other, a slow task each. The line
  * of each then ends with an 8th field, <queued_ns>: how long the item waited, from its post to
  * its task's begin (behind the items before it, for all but the first).
+ * With --epoll the loop waits in epoll_wait() instead of poll() (--fed's loop still polls).
  * With --twin a second thread, "jw-twin", calls dispatch() with trivial tasks without pause, both
  * threads on one CPU, so that they take turns on it all the time; after each slow task the loop
  * prints "dispatched <n>", how many dispatch() calls it made itself so far.
@@ -29,6 +30,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -61,6 +63,20 @@ static void on_release(int sig)
 	released = 1;
 }
 
+/* --epoll: the loop waits in epoll_wait() on this (empty) epoll instance instead of poll(). */
+static int epoll_fd = -1;
+
+/* The loop's wait, up to @timeout_ms. */
+static void loop_wait(int timeout_ms)
+{
+	struct epoll_event ev;
+
+	if (epoll_fd >= 0)
+		epoll_wait(epoll_fd, &ev, 1, timeout_ms);
+	else
+		poll(NULL, 0, timeout_ms);
+}
+
 /* --hold: waits in the loop's own wait until SIGUSR1 comes. */
 static void hold(void)
 {
@@ -71,7 +87,7 @@ static void hold(void)
 		exit(1);
 	printf("hold\n");
 	while (!released)
-		poll(NULL, 0, -1);
+		loop_wait(-1);
 }
 
 __attribute__((noinline)) void sleep_work(unsigned int ms)
@@ -271,7 +287,7 @@ static int fed_loop(enum kind kind, unsigned int ms, int nest, unsigned int coun
 		for (k = 0; k < got / (ssize_t)sizeof(posted[0]); k++)
 			timed_task(++n, kind, ms, nest, 0, posted[k]);
 		if (count && n >= count) {
-			poll(NULL, 0, 0);
+			loop_wait(0);
 			return 0;
 		}
 	}
@@ -281,7 +297,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: jw_target [--busy|--sleep|--pipe] [--ms MS] [--every MS] [--fast MS] "
 			"[--nest DEPTH] [--count N] [--longjmp] [--queue] [--spin] [--hold] "
-			"[--fed N] [--twin]\n");
+			"[--fed N] [--twin] [--epoll]\n");
 	exit(2);
 }
 
@@ -322,6 +338,8 @@ int main(int argc, char **argv)
 			fed_items = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--twin"))
 			twin = 1;
+		else if (!strcmp(argv[i], "--epoll"))
+			epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 		else
 			usage();
 	}
@@ -345,7 +363,7 @@ int main(int argc, char **argv)
 		unsigned long long now = now_ns(), due = next_slow < next_fast ? next_slow : next_fast;
 		int timeout = due > now && !spin ? (int)((due - now + 999999) / 1000000) : 0;
 
-		poll(NULL, 0, timeout);
+		loop_wait(timeout);
 		now = now_ns();
 		if (now >= next_fast) {
 			dispatch(FAST, 0, 0);
@@ -363,7 +381,7 @@ int main(int argc, char **argv)
 		if (count && n >= count) {
 			/* The last task ends at a wait too, not at the exit: printf's write and the
 			 * exit's teardown are no part of it (syscall mode bounds it by the waits). */
-			poll(NULL, 0, 0);
+			loop_wait(0);
 			return 0;
 		}
 	}

@@ -501,6 +501,78 @@ static void test_group(void **state)
 		    !jw_frame_is_system(&s1[0]));
 }
 
+/* The C libraries and loaders of glibc, musl and bionic, and Android's platform libraries. */
+static void test_system_modules(void **state)
+{
+	static const char *const system[] = {
+		"/usr/lib/x86_64-linux-gnu/libc.so.6", "/lib/ld-musl-x86_64.so.1",
+		"/usr/lib/x86_64-linux-musl/libc.so", "/lib/ld-musl-aarch64.so.1",
+		"/apex/com.android.runtime/lib64/bionic/libc.so",
+		"/apex/com.android.runtime/bin/linker64", "/system/bin/linker64",
+		"/system/lib64/libutils.so", "/vendor/lib64/libgpu.so",
+		"/apex/com.android.runtime/lib64/bionic/libm.so",
+	};
+	static const char *const own[] = {
+		"/data/app/~~x==/com.example-y==/lib/arm64/libgame.so", "/data/local/tmp/prog",
+		"/usr/bin/redis-server", "/opt/app/lib/libapp.so", "/system-like/prog",
+	};
+	struct jw_frame fr = { .kind = JW_FRAME_NATIVE, .pc = 0x1000, .rel_pc = 0x1000 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(system) / sizeof(system[0]); i++) {
+		fr.module = system[i];
+		if (!jw_frame_is_system(&fr))
+			fail_msg("%s: not the system's", system[i]);
+	}
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		fr.module = own[i];
+		if (jw_frame_is_system(&fr))
+			fail_msg("%s: not the program's own", own[i]);
+	}
+}
+
+/*
+ * kptr_restrict hides kallsyms: the kernel's frames have addresses only. A run of them is one
+ * "[kernel]" in the heaviest stack, and stacks that differ only there are one; the tree keeps
+ * the addresses.
+ */
+static void test_heaviest_unnamed_kernel(void **state)
+{
+	struct fixture *fx = *state;
+	struct jw_frame k1 = { .kind = JW_FRAME_KERNEL, .pc = 0xffffffffc00376adull,
+			       .rel_pc = 0xffffffffc00376adull, .module = "[kernel]" };
+	struct jw_frame k2 = k1, k3 = k1, named = k1;
+	struct jw_frame a[] = { fn("main", 0x1000, 0), fn("nap", 0x2000, 0),
+				fn("clock_nanosleep", 0x3000, 0), k1, k2 };
+	struct jw_frame b[] = { fn("main", 0x1000, 0), fn("nap", 0x2000, 0),
+				fn("clock_nanosleep", 0x3000, 0), k1, named, k3 };
+	const char *out;
+
+	k2.pc = k2.rel_pc = 0xffffffff814b896cull;
+	k3.pc = k3.rel_pc = 0xffffffff81000123ull;
+	named.pc = named.rel_pc = 0xffffffff81234567ull;
+	named.symbol = "do_nanosleep";
+	/* The arrays took copies: what was set since goes in. */
+	a[4] = k2;
+	b[4] = named;
+	b[5] = k3;
+	/* b weighs 2 alone; a's two pcs (3 in all) beat it once their unnamed runs are one. */
+	add(fx, a, 5, true, 2);
+	a[4] = k3;
+	add(fx, a, 5, true, 1);
+	add(fx, b, 6, true, 2);
+	assert_string_equal(heaviest(fx), "[kernel]<-clock_nanosleep<-nap<-main");
+	/* A named frame splits the runs. */
+	jw_stacktree__free(fx->tree);
+	fx->tree = jw_stacktree__new();
+	add(fx, b, 6, true, 1);
+	assert_string_equal(heaviest(fx),
+			    "[kernel]<-do_nanosleep<-[kernel]<-clock_nanosleep<-nap<-main");
+	out = render(fx, false);
+	assert_non_null(strstr(out, "pc ffffffff81000123 [kernel]"));
+}
+
 static void test_frame_name(void **state)
 {
 	struct jw_frame fr = fn("main", 0x1234, 4);
@@ -580,7 +652,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_heaviest_by_symbol, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_heaviest_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_group, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_heaviest_unnamed_kernel, setup, teardown),
 		cmocka_unit_test(test_frame_name),
+		cmocka_unit_test(test_system_modules),
 		cmocka_unit_test_setup_teardown(test_deep_stack, setup, teardown),
 	};
 

@@ -9,6 +9,7 @@
 # What vmtest.sh asked for (JW_HIDE_BTF, JW_TEST_BTF).
 . /etc/jw/config
 export JW_BIN=/jw/bin/jankwatch JW_TARGETS=/jw/targets JW_SRC=/jw/src PYTHONUNBUFFERED=1
+export JW_STATIC_BIN=/jw/bin/jankwatch-static
 export JW_TEST_VERBOSE=1
 TEST_TIMEOUT=${JW_VM_TEST_TIMEOUT:-900}
 passed=0

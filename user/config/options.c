@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/places.h"
 #include "config/options.h"
 #include "process/presets.h"
 
@@ -593,6 +594,15 @@ static int apply_params(struct jw_config *cfg, const struct pending_sets *sets, 
 	return jw_params_finish(&cfg->params, err, errlen);
 }
 
+/* The log directory when --log-dir is not given: /var/log/jankwatch, or a device's (places.h). */
+static char *default_log_dir(void)
+{
+	char dir[PATH_MAX];
+
+	jw_place_default(JW_PLACE_LOG, NULL, dir, sizeof(dir));
+	return strdup(dir);
+}
+
 int jw_options_parse(struct jw_config *cfg, int argc, char **argv, char *err, size_t errlen)
 {
 	struct pending_sets sets = { 0 };
@@ -601,7 +611,7 @@ int jw_options_parse(struct jw_config *cfg, int argc, char **argv, char *err, si
 	memset(cfg, 0, sizeof(*cfg));
 	jw_params_defaults(&cfg->params);
 	cfg->loop = JW_LOOP_AUTO;
-	cfg->log_dir = strdup(JW_DEFAULT_LOG_DIR);
+	cfg->log_dir = default_log_dir();
 	/* At most one --set per argument. */
 	sets.kv = calloc(argc > 0 ? argc : 1, sizeof(*sets.kv));
 	sets.owned = calloc(argc > 0 ? argc : 1, sizeof(*sets.owned));

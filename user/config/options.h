@@ -10,7 +10,6 @@
 
 #include "config/params.h"
 
-#define JW_DEFAULT_LOG_DIR "/var/log/jankwatch"
 #define JW_MAX_PIDS 64
 #define JW_MAX_PROBE_SPECS 16
 #define JW_MAX_EXES 8

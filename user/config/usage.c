@@ -12,7 +12,8 @@ void jw_options_version(void *out)
 
 	if (jw_own_build_id(id, sizeof(id)))
 		snprintf(id, sizeof(id), "none");
-	fprintf(out, "jankwatch %s (build-id %s, %s)\n", JW_VERSION, id, JW_ARCH_NAME);
+	fprintf(out, "jankwatch %s (build-id %s, %s%s)\n", JW_VERSION, id, JW_ARCH_NAME,
+		JW_STATIC ? ", static" : "");
 }
 
 void jw_options_usage(void *out)
@@ -51,12 +52,14 @@ void jw_options_usage(void *out)
 	      "  --probe BIN:ENTRY[:EXIT]   hook any dispatch function (EXIT: a symbol whose\n"
 	      "                     entry ends the task; without it a return probe is used)\n"
 	      "  --thread TID|NAME  the loop thread, when it is not the main thread\n"
-	      "  --user USER        with -- CMD: run the program as USER (name or uid)\n"
+	      "  --user USER[:GROUP] with -- CMD: run the program as USER (name or uid)\n"
 	      "  --set KEY=VALUE    a policy parameter (below); overrides --config\n"
 	      "  --config FILE      the same parameters, one KEY=VALUE a line, # comments\n"
 	      "  --all              lift the report budgets (every jank gets its files)\n"
 	      "  --dev              developer mode: budgets per hour instead of per day\n"
-	      "  --log-dir DIR      default " JW_DEFAULT_LOG_DIR "\n"
+	      "  --log-dir DIR      default /var/log/jankwatch; where there is no /var/log to\n"
+	      "                     write in, /data/local/tmp/jankwatch, $TMPDIR/jankwatch or\n"
+	      "                     /tmp/jankwatch (the start says which)\n"
 	      "  --format FMT       tree (default) or folded, for stack logs; pprof adds a profile\n"
 	      "                     beside each (tree,pprof and folded,pprof also work)\n"
 	      "  --duration SEC     stop after SEC seconds (fractions allowed)\n"

@@ -303,6 +303,36 @@ void jw_hex(const uint8_t *id, size_t n, char *hex, size_t len)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
 }
 
+int jw_elf_interpreter(const char *path, char *interp, size_t len)
+{
+	struct elf_file ef;
+	size_t n, i, size;
+	int ret = elf_file_open(path, &ef);
+	const char *raw;
+
+	if (ret)
+		return ret;
+	ret = elf_getphdrnum(ef.elf, &n) ? -ENOEXEC : -ENOENT;
+	raw = elf_rawfile(ef.elf, &size);
+	for (i = 0; ret == -ENOENT && i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(ef.elf, i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		/* A path within the file, NUL-terminated within its segment. */
+		if (!raw || ph.p_offset >= size || ph.p_filesz > size - ph.p_offset ||
+		    ph.p_filesz < 2 || raw[ph.p_offset + ph.p_filesz - 1] ||
+		    ph.p_filesz > len) {
+			ret = -ENOEXEC;
+			break;
+		}
+		memcpy(interp, raw + ph.p_offset, ph.p_filesz);
+		ret = 0;
+	}
+	elf_file_close(&ef);
+	return ret;
+}
+
 bool jw_elf_is_go(const char *path)
 {
 	struct elf_file ef;

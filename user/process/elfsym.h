@@ -56,6 +56,12 @@ bool jw_elf_has_functions(const char *path, const char *const *names);
  */
 bool jw_elf_imports_any(const char *path, const char *const *names);
 
+/*
+ * The program interpreter (PT_INTERP) @path asks for: its dynamic loader, which for musl is its
+ * whole C library. 0; -ENOENT for a static executable (or a library), -ENOEXEC, -errno.
+ */
+int jw_elf_interpreter(const char *path, char *interp, size_t len);
+
 /* The file range of section @name (".text") of @path. 0, or -ENOENT, -ENOEXEC, -errno. */
 int jw_elf_section(const char *path, const char *name, uint64_t *offset, uint64_t *size);
 

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,13 +11,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/log.h"
+#include "process/accounts.h"
 #include "process/launch.h"
 
 struct credentials {
 	bool drop;
-	uid_t uid;
-	gid_t gid;
-	char name[256];
+	struct jw_account account;
 };
 
 /* The executable exec will run for @cmd: as given with a '/', else the first match in PATH. */
@@ -48,34 +47,26 @@ static int find_program(const char *cmd, char *path, size_t len)
 
 static int resolve_user(const char *user, struct credentials *cr, char *err, size_t errlen)
 {
-	struct passwd *pw;
-	char *end;
-	long uid;
+	int ret;
 
 	cr->drop = user != NULL;
 	if (!user)
 		return 0;
-	errno = 0;
-	pw = getpwnam(user);
-	uid = strtol(user, &end, 10);
-	if (!pw && *user && !*end && uid >= 0)
-		pw = getpwuid(uid);
-	if (!pw) {
-		snprintf(err, errlen, "--user %s: no such user", user);
-		return -ESRCH;
-	}
-	cr->uid = pw->pw_uid;
-	cr->gid = pw->pw_gid;
-	snprintf(cr->name, sizeof(cr->name), "%s", pw->pw_name);
-	return 0;
+	ret = jw_account_resolve(user, NULL, &cr->account, err, errlen);
+	if (!ret && cr->account.groups_left_out)
+		jw_log(JW_LOG_WARN, "--user %s: in more than %d groups: %d left out", user,
+		       JW_ACCOUNT_MAX_GROUPS, cr->account.groups_left_out);
+	return ret;
 }
 
 /* In the child: the user's groups, gid and uid, for good (root cannot be regained). */
 static int drop_privileges(const struct credentials *cr)
 {
+	const struct jw_account *a = &cr->account;
+
 	if (!cr->drop)
 		return 0;
-	if (initgroups(cr->name, cr->gid) || setgid(cr->gid) || setuid(cr->uid))
+	if (setgroups(a->ngroups, a->groups) || setgid(a->gid) || setuid(a->uid))
 		return -1;
 	return setuid(0) == 0 ? -1 : 0;
 }

@@ -552,3 +552,28 @@ int jw_target_read_string(pid_t pid, uint64_t addr, char *buf, size_t len)
 	}
 	return -ENAMETOOLONG;
 }
+
+struct same_file {
+	struct stat want;
+	bool found;
+};
+
+static bool is_same_file(const char *path, void *ctx)
+{
+	struct same_file *sf = ctx;
+	struct stat st;
+
+	sf->found = !stat(path, &st) && st.st_dev == sf->want.st_dev &&
+		    st.st_ino == sf->want.st_ino;
+	return sf->found;
+}
+
+bool jw_target_maps_file(pid_t pid, const char *path)
+{
+	struct same_file sf = { .found = false };
+
+	if (stat(path, &sf.want))
+		return false;
+	jw_target_each_code_file(pid, is_same_file, &sf);
+	return sf.found;
+}

@@ -58,6 +58,9 @@ int jw_target_find_mapping(pid_t pid, const char *name, char *path, size_t len);
  */
 int jw_target_each_code_file(pid_t pid, bool (*fn)(const char *path, void *ctx), void *ctx);
 
+/* Whether process @pid maps file @path executable (the same file: device and inode). */
+bool jw_target_maps_file(pid_t pid, const char *path);
+
 /*
  * The addresses process @pid runs @file's code at: from the start of its lowest executable
  * mapping of the file to the end of its highest (the file told by its device and inode, so that

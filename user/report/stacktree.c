@@ -476,12 +476,25 @@ struct heavy_ctx {
 	size_t cap;
 };
 
-/* "leaf<-...<-outermost", without the truncated root (it is no frame of the program). */
+/* A kernel frame with no name (kallsyms hidden by kptr_restrict): "[kernel]+0x..." in the tree. */
+static bool unnamed_kernel(const struct st_node *n)
+{
+	return !n->truncated && n->fr.kind == JW_FRAME_KERNEL && !n->fr.symbol;
+}
+
+#define UNNAMED_KERNEL "[kernel]"
+
+/*
+ * "leaf<-...<-outermost", without the truncated root (it is no frame of the program), and each
+ * run of unnamed kernel frames as one "[kernel]": their addresses name nothing a reader can use,
+ * and stacks that differ only in them are the same stack.
+ */
 static char *path_key(const struct st_node *const *path, unsigned int depth)
 {
 	unsigned int first = path[0]->truncated ? 1 : 0, i;
 	size_t len = 1, l;
 	char *key, *p;
+	const char *name;
 
 	for (i = first; i <= depth; i++)
 		len += strlen(path[i]->name) + 2;
@@ -490,23 +503,30 @@ static char *path_key(const struct st_node *const *path, unsigned int depth)
 		return NULL;
 	p = key;
 	for (i = depth + 1; i-- > first;) {
-		l = strlen(path[i]->name);
-		memcpy(p, path[i]->name, l);
-		p += l;
-		if (i > first) {
+		if (unnamed_kernel(path[i]) && i < depth && unnamed_kernel(path[i + 1]))
+			continue;
+		name = unnamed_kernel(path[i]) ? UNNAMED_KERNEL : path[i]->name;
+		if (p != key) {
 			memcpy(p, "<-", 2);
 			p += 2;
 		}
+		l = strlen(name);
+		memcpy(p, name, l);
+		p += l;
 	}
 	*p = '\0';
 	return key;
 }
 
-/* A shared object under the system's library directories: the distribution's, not the program's. */
+/*
+ * A shared object under the system's library directories: the distribution's, not the program's
+ * (on Android the platform's and the vendor's: an app's own are under /data/app/).
+ */
 static bool distribution_library(const char *path, const char *base)
 {
 	static const char *const dirs[] = { "/lib/", "/lib32/", "/lib64/", "/usr/lib/",
-					    "/usr/lib32/", "/usr/lib64/" };
+					    "/usr/lib32/", "/usr/lib64/", "/system/", "/apex/",
+					    "/vendor/" };
 	size_t i;
 
 	if (!strstr(base, ".so"))
@@ -529,8 +549,10 @@ bool jw_frame_is_system(const struct jw_frame *fr)
 		return true;	/* no module: the vdso of a process we could not read, or junk */
 	base = strrchr(fr->module, '/');
 	base = base ? base + 1 : fr->module;
+	/* glibc's, musl's (ld-musl-<arch>.so.1 is its libc.so) and bionic's C library and loader */
 	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5) ||
 	       !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld-", 3) ||
+	       !strcmp(base, "linker") || !strcmp(base, "linker64") ||
 	       !strncmp(base, "linux-vdso", 10) || !strcmp(base, "[vdso]") ||
 	       /* CPython's interpreter, in its executable or its library: the program is Python */
 	       !strncmp(base, "python", 6) || !strncmp(base, "libpython", 9) ||

@@ -6,6 +6,7 @@
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,9 @@
 #include <unistd.h>
 
 #include "base/clocks.h"
+#include "base/localzone.h"
 #include "base/log.h"
+#include "base/places.h"
 #include "policy/policy.h"
 #include "session/session.h"
 #include "stacks/debuginfo.h"
@@ -307,10 +310,20 @@ static void reload(struct session *s)
 	       s->cfg->config_file ? s->cfg->config_file : "");
 }
 
+/* The programs started by us: their waits hooked where they really are (watched.h). */
+static void check_waits(struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_slots; i++)
+		if (s->watched[i] && s->watched[i]->check_waits)
+			jw_watched__check_waits(s->watched[i], &s->how);
+}
+
 static int run_loop(struct session *s)
 {
-	uint64_t start = jw_clock_ns(CLOCK_MONOTONIC), last_check = start, last_hang_check = start, last_aging = start;
-	uint64_t last_naming = start;
+	uint64_t start = jw_clock_ns(CLOCK_MONOTONIC), last_check = start, last_hang_check = start;
+	uint64_t last_aging = start, last_naming = start;
 	uint64_t hang_every = (uint64_t)s->cfg->params.v[JW_P_SAMPLE_INTERVAL] * 1000000;
 	uint64_t limit = s->cfg->duration_s > 0 ? (uint64_t)(s->cfg->duration_s * 1e9) : 0;
 	uint64_t next_look = 0, now = start;
@@ -364,12 +377,37 @@ static int run_loop(struct session *s)
 			last_check = now;
 			if (!any_alive(s))
 				break;
+			check_waits(s);
 		}
 	}
 	/* What the kernel already sent is reported before leaving, and what waited. */
 	ring_buffer__consume(s->rb);
 	jw_reporter__flush(s->reporter, NULL, true);
 	return 0;
+}
+
+/* The start's line: where the files go (a device's place is said as one), and how to stop. */
+static void say_ready(struct session *s)
+{
+	const char *dir = s->cfg->log_dir;
+	char taken[PATH_MAX];
+
+	if (jw_place_is_usual(JW_PLACE_LOG, dir) ||
+	    jw_place_default(JW_PLACE_LOG, NULL, taken, sizeof(taken)) || strcmp(dir, taken))
+		jw_log(JW_LOG_INFO, "ready, writing to %s; Ctrl-C to stop", dir);
+	else
+		jw_log(JW_LOG_INFO, "ready, writing to %s (no /var/log to write in here: --log-dir "
+		       "DIR to choose); Ctrl-C to stop", dir);
+}
+
+/* Where local time has no zone (a device): the times in file names and stack logs are UTC. */
+static void say_time_zone(void)
+{
+	char why[PATH_MAX + 64];
+
+	if (!jw_local_zone_known(NULL, why, sizeof(why)))
+		jw_log(JW_LOG_INFO, "times in file names and stack logs are UTC: %s (TZ sets a zone, "
+		       "e.g. TZ=CST-8)", why);
 }
 
 static void print_summary(struct session *s)
@@ -399,6 +437,7 @@ static void print_summary(struct session *s)
 	}
 	jw_buf_free(&lost);
 	session_follow_summary(s);
+	say_time_zone();
 	if (jw_attach__plan(s->attach)->compat)
 		jw_log(JW_LOG_INFO, "ran the compatible BPF programs: this kernel lacks %s",
 		       jw_attach__plan(s->attach)->lacks);
@@ -468,7 +507,7 @@ int jw_session_run(struct jw_config *cfg)
 	s->epoll_fd = -1;
 	if (install_signals() || session_setup(s, on_record))
 		goto out;
-	jw_log(JW_LOG_INFO, "ready; Ctrl-C to stop");
+	say_ready(s);
 	if (run_loop(s) == 0)
 		status = 0;
 	/* Everything written from here on comes from one read of the kernel's counts. */

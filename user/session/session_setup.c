@@ -323,6 +323,23 @@ static int open_poll(struct session *s)
 	return 0;
 }
 
+/* Why kernel frames go unnamed, once: kptr_restrict=2 (Android's default) hides the addresses. */
+static void say_no_ksyms(int err)
+{
+	char line[16] = "";
+	FILE *f = err == EPERM ? fopen("/proc/sys/kernel/kptr_restrict", "re") : NULL;
+
+	if (f && fgets(line, sizeof(line), f) && atoi(line) == 2)
+		jw_log(JW_LOG_WARN, "kernel frames will not be named: kptr_restrict=2 hides "
+		       "/proc/kallsyms's addresses from everyone (1 shows them to root); each run "
+		       "of them is one [kernel] frame in the event's stack");
+	else
+		jw_log(JW_LOG_WARN, "kernel frames will not be named: /proc/kallsyms: %s%s",
+		       strerror(err), err == EPERM ? " (its addresses show to CAP_SYSLOG)" : "");
+	if (f)
+		fclose(f);
+}
+
 int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 {
 	const struct jw_config *cfg = s->cfg;
@@ -398,8 +415,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 		return -ENOMEM;
 	s->ksyms = jw_ksyms__load("/proc/kallsyms");
 	if (!s->ksyms)
-		jw_log(JW_LOG_WARN, "kernel frames will not be named: /proc/kallsyms: %s%s",
-		       strerror(errno), errno == EPERM ? " (its addresses show to CAP_SYSLOG)" : "");
+		say_no_ksyms(errno);
 	s->attach = s->how.attach = jw_attach__open(&aopts);
 	if (!s->attach)
 		return -errno;

@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/places.h"
 #include "report/report_stats.h"
 #include "session/statsock.h"
 
-#define DEFAULT_DIR "/run/jankwatch"
 #define SERVER_TIMEOUT_S 2	/* a client that does not send or read its answer is let go */
 #define CLIENT_TIMEOUT_S 10	/* an instance that does not answer is passed over */
 
@@ -29,9 +29,14 @@ static const char *const cmd_names[] = { "dump", "reset", "hist", "targets", "lo
 
 const char *jw_statsock_dir(void)
 {
-	const char *dir = getenv("JANKWATCH_RUN_DIR");
+	static char dir[PATH_MAX];
+	const char *env = getenv("JANKWATCH_RUN_DIR");
 
-	return dir && *dir ? dir : DEFAULT_DIR;
+	if (env && *env)
+		return env;
+	if (!dir[0])
+		jw_place_default(JW_PLACE_RUN, NULL, dir, sizeof(dir));
+	return dir;
 }
 
 static int sock_addr(const char *dir, pid_t pid, struct sockaddr_un *sa)

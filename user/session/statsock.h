@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * How `jankwatch stats` reaches a running jankwatch: each instance listens on a unix socket
- * <dir>/<its pid>.sock in a root-only directory (JANKWATCH_RUN_DIR, else /run/jankwatch), and
+ * <dir>/<its pid>.sock in a root-only directory (JANKWATCH_RUN_DIR, else /run/jankwatch, or
+ * where there is no /run to write in, the next of base/places.h's), and
  * answers one request a connection: a line "<command>[ <target pid>]", where command is dump,
  * reset (dump, then empty), hist, targets or lost. The answer is text; the connection's end ends
  * it.

@@ -159,17 +159,15 @@ static int resolve_waits(struct jw_watched *w, const struct jw_watch_how *how)
 	struct jw_proc *p = &w->proc;
 	char err[512];
 
-	/*
-	 * A program not started yet maps no C library yet: the one its loader will map is the
-	 * system's, which is jankwatch's.
-	 */
-	w->n_waits = jw_find_wait_funcs(how->holding ? getpid() : p->target.pid, p->target.exe,
+	/* A program not started yet maps no C library yet: its interpreter says which it will. */
+	w->n_waits = jw_find_wait_funcs(how->holding ? 0 : p->target.pid, NULL, p->target.exe,
 					w->waits, JW_MAX_WAIT_FUNCS, err, sizeof(err));
 	if (w->n_waits < 0) {
 		jw_log(JW_LOG_ERROR, "%s", err);
 		return w->n_waits;
 	}
 	p->handlers[how->cfg->n_probes] = JW_WAIT_HANDLER;
+	w->check_waits = how->holding;
 	return 0;
 }
 
@@ -536,6 +534,53 @@ void jw_watched__guard_sites(struct jw_watched *w, const struct jw_watch_how *ho
 	}
 	w->site_calls_seen = st->site_calls;
 	w->site_seen_ns = now;
+}
+
+/*
+ * Tries of jw_watched__check_waits() (every half second) before a program that maps no C
+ * library at all is said to have no waits hooked: its loader maps one before its first line.
+ */
+#define WAITS_CHECK_TRIES 10
+
+void jw_watched__check_waits(struct jw_watched *w, const struct jw_watch_how *how)
+{
+	const struct jw_target *t = &w->proc.target;
+	struct jw_wait_func found[JW_MAX_WAIT_FUNCS];
+	char libc[PATH_MAX], err[512];
+	int n, k, ret = 0;
+
+	if (!w->check_waits || how->holding)
+		return;
+	if (!how->syscall_mode || how->wait_tracepoints || w->n_waits <= 0 ||
+	    jw_target_maps_file(t->pid, w->waits[0].path)) {
+		w->check_waits = false;
+		return;
+	}
+	if (jw_waits_mapped_libc(t->pid, libc, sizeof(libc))) {
+		if (++w->waits_checks < WAITS_CHECK_TRIES)
+			return;
+		w->check_waits = false;
+		jw_log(JW_LOG_WARN, "pid %d (%s) maps neither %s, whose wait functions were hooked, "
+		       "nor another C library: its tasks are not seen (give --probe "
+		       "BIN:ENTRY[:EXIT], or --set wait_tracepoints=1)", t->pid, t->comm,
+		       w->waits[0].path);
+		return;
+	}
+	w->check_waits = false;
+	n = jw_find_wait_funcs(t->pid, NULL, t->exe, found, JW_MAX_WAIT_FUNCS, err, sizeof(err));
+	for (k = 0; k < n && !ret; k++)
+		ret = jw_attach__wait(how->attach, t->pid, found[k].path, found[k].name,
+				      found[k].offset, how->cfg->n_probes, w->slot);
+	if (n <= 0 || ret) {
+		jw_log(JW_LOG_WARN, "pid %d (%s) maps %s, not %s whose wait functions were hooked: "
+		       "its tasks are not seen (%s)", t->pid, t->comm, libc, w->waits[0].path,
+		       n <= 0 ? err : strerror(-ret));
+		return;
+	}
+	jw_log(JW_LOG_INFO, "pid %d (%s) maps %s, not %s that its interpreter names: its wait "
+	       "functions are hooked there", t->pid, t->comm, found[0].path, w->waits[0].path);
+	memcpy(w->waits, found, n * sizeof(found[0]));
+	w->n_waits = n;
 }
 
 void jw_watched__settle(struct jw_watched *w, const struct jw_watch_how *how)

@@ -51,6 +51,8 @@ struct jw_watched {
 	struct jw_resolved_probe preset_probes[JW_MAX_PRESET_PROBES];
 	struct jw_samplebuf samples;	/* of its thread's task in flight */
 	bool redetect;		/* caught at exec or started by us: look for a preset once it runs */
+	bool check_waits;	/* started by us, its waits found before it ran: check once it runs */
+	uint32_t waits_checks;	/* how many times they were checked */
 	bool attached;		/* jw_watched__attach() began: there is something to undo */
 	int pidfd;		/* its thread, to unlink it from its slot; -1: none */
 	uint64_t hang_seq;	/* the last task reported as a hang, + 1 */
@@ -73,6 +75,15 @@ struct jw_watched *jw_watched__new(pid_t pid, uint32_t slot, const struct jw_wat
 
 /* Attaches its hooks and its sampler, and starts naming its code. 0 or -errno, said. */
 int jw_watched__attach(struct jw_watched *w, const struct jw_watch_how *how);
+
+/*
+ * A program started by us had its wait functions found before it ran, in the C library its
+ * interpreter names. Once it runs (called every half second until settled): the file hooked is
+ * the one it maps, or its waits are hooked again in the C library it does map (a bundled one,
+ * LD_LIBRARY_PATH), said in one line; where they can be found nowhere, that is said: never
+ * watched silently.
+ */
+void jw_watched__check_waits(struct jw_watched *w, const struct jw_watch_how *how);
 
 /* The longest a process's handler sites stay off: they sample at least one second in this. */
 #define JW_SITES_MAX_EVERY 60

@@ -391,6 +391,20 @@ static void *fetcher(void *arg)
 	return NULL;
 }
 
+#if JW_STATIC
+/* A static jankwatch has no dynamic loader (base/noloader.c): libdebuginfod is never loaded. */
+static bool load_api(struct debuginfod_api *api)
+{
+	(void)api;
+	return false;
+}
+
+static void say_not_loaded(void)
+{
+	jw_log(JW_LOG_WARN, "DEBUGINFOD_URLS is set but a static jankwatch fetches no debug files: "
+	       "save a raw capture (--raw FILE) and name it on a host with `jankwatch symbolize`");
+}
+#else
 /*
  * Loads libdebuginfod. Never unloaded: it and libcurl keep process-wide state (libdw keeps it
  * loaded the same way).
@@ -410,6 +424,13 @@ static bool load_api(struct debuginfod_api *api)
 	api->lib = NULL;
 	return false;
 }
+
+static void say_not_loaded(void)
+{
+	jw_log(JW_LOG_WARN, "DEBUGINFOD_URLS is set but libdebuginfod.so.1 cannot be loaded (%s): "
+	       "debug files are looked for on this machine only", dlerror());
+}
+#endif
 
 struct jw_debuginfo *jw_debuginfo__new(const char *debug_dir, uint64_t cache_bytes)
 {
@@ -434,8 +455,7 @@ struct jw_debuginfo *jw_debuginfo__new(const char *debug_dir, uint64_t cache_byt
 	cache_dir_of(d->cache_dir, sizeof(d->cache_dir));
 	if (urls && *urls) {
 		if (!load_api(&d->api))
-			jw_log(JW_LOG_WARN, "DEBUGINFOD_URLS is set but libdebuginfod.so.1 cannot be "
-			       "loaded (%s): debug files are looked for on this machine only", dlerror());
+			say_not_loaded();
 		else if (pthread_create(&d->thread, NULL, fetcher, d) == 0)
 			d->remote = d->thread_started = true;
 	}

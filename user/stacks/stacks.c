@@ -333,11 +333,16 @@ size_t jw_stacks__frames(struct jw_stacks *st, struct jw_symbolizer *sym,
 
 bool jw_symbol_is_thread_root(const char *symbol)
 {
-	/* glibc's and musl's first frames of the main thread and of every other thread. */
+	/*
+	 * The first frames of the main thread and of every other thread: glibc's; musl's (the
+	 * program's crt1 calls _start_c; its threads start in its libc.so's static functions, named
+	 * only in a static program's symbols); bionic's (__libc_init under _start, __start_thread
+	 * and __pthread_start under clone).
+	 */
 	static const char *const roots[] = {
 		"_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl",
 		"start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal",
-		"thread_start",
+		"thread_start", "_start_c", "__libc_init", "__start_thread", "__pthread_start",
 	};
 	size_t i;
 
