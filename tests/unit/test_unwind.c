@@ -213,6 +213,62 @@ static void test_unwind_frameless_leaf_without_cfi(void **state)
 	assert_int_equal(t.n, 1);
 }
 
+/*
+ * A function without CFI between two with it, as musl's clock_gettime is: its prologue pushes
+ * rbp and rbx and reserves 24 bytes, then it keeps something else than a frame in rbp (so the
+ * frame-pointer chain breaks there) and calls the chain.
+ */
+asm(".text\n"
+    ".globl jw_test_no_cfi_frame\n"
+    ".type jw_test_no_cfi_frame, @function\n"
+    "jw_test_no_cfi_frame:\n"
+    "\tpush %rbp\n"
+    "\tmov $0x5a5a5a5a, %ebp\n"
+    "\tpush %rbx\n"
+    "\tmov %rdi, %rbx\n"
+    "\tsub $24, %rsp\n"
+    "\tcall jw_test_chain1\n"
+    "\tadd $24, %rsp\n"
+    "\tpop %rbx\n"
+    "\tpop %rbp\n"
+    "\tret\n"
+    ".size jw_test_no_cfi_frame, .-jw_test_no_cfi_frame\n");
+int jw_test_no_cfi_frame(struct capture *c);
+
+/* chain1() under a name the asm above can call. */
+int jw_test_chain1(struct capture *c);
+__attribute__((noinline)) int jw_test_chain1(struct capture *c)
+{
+	int ret = chain1(c);
+
+	asm volatile("" ::: "memory");
+	return ret;
+}
+
+/*
+ * Unwound through the function without CFI by its prologue: its caller is this test, with the
+ * registers it saved (rbp among them: the ASan build's frames are rbp-based) put back, and on
+ * to main. libdwfl's fallback alone would take the garbage in rbp for a frame.
+ */
+static void test_unwind_through_code_without_cfi(void **state)
+{
+	struct fixture *fx = *state;
+	struct capture *c = &fx->full;
+	struct trace t;
+	size_t i, middle;
+
+	assert_int_equal(jw_test_no_cfi_frame(c), CHAIN1_RET);
+	check_capture(c);
+	unwind(fx, c, c->stack_size, MAX_FRAMES, &t);
+	assert_activations(c, &t);
+	assert_chain(fx, &t, "jw_test_chain1");
+	middle = 6;
+	assert_frame(fx, &t, middle, "jw_test_no_cfi_frame");
+	assert_frame(fx, &t, middle + 1, "test_unwind_through_code_without_cfi");
+	i = find_frame(fx, &t, middle + 1, "main", fx->exe);
+	assert_true(i != SIZE_MAX);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -224,6 +280,7 @@ int main(void)
 		T(test_unwind_short_copies),
 		T(test_unwind_max_frames),
 		T(test_unwind_frameless_leaf_without_cfi),
+		T(test_unwind_through_code_without_cfi),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

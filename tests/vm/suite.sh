@@ -59,14 +59,24 @@ if [ "$JW_HIDE_BTF" = 1 ]; then
 	export JW_TEST_BTF
 	extra=btf_file
 fi
-# on_kernel VERSION...: whether this kernel's release begins with one of them (none: any kernel).
+# on_kernel WORD...: whether this VM is one the words name: kernel versions (its release begins
+# with one of them; none: any kernel) and machines (x86_64, aarch64: uname -m; none: any).
 on_kernel()
 {
-	[ $# = 0 ] && return 0
+	local v kernels=0 kernel_ok=0 machines=0 machine_ok=0
 	for v in "$@"; do
-		case $(uname -r) in "$v".*) return 0 ;; esac
+		case $v in
+		[0-9]*)
+			kernels=1
+			case $(uname -r) in "$v".*) kernel_ok=1 ;; esac
+			;;
+		*)
+			machines=1
+			[ "$v" = "$(uname -m)" ] && machine_ok=1
+			;;
+		esac
 	done
-	return 1
+	[ $kernels = 0 -o $kernel_ok = 1 ] && [ $machines = 0 -o $machine_ok = 1 ]
 }
 
 grep -v '^#' /jw/vm/tests.list | while read -r name kernels; do

@@ -162,6 +162,32 @@ struct jw_arch_insn {
 	int32_t rel;
 };
 
+/*
+ * The frame of a function that has no CFI (musl's libc.so has it for its few assembly
+ * functions only), read from its code: @code holds the function from its entry up to the
+ * instruction a frame stands at (@len bytes: a sample's pc, or a call's return address), swept
+ * in a line. What its prologue pushed and reserved tells where the return address is
+ * (sp + @ra_at), where the caller's stack pointer is (sp + @cfa_at) and where it saved the
+ * callee-saved registers (sp + saved[].at, by DWARF number).
+ */
+#define JW_ARCH_MAX_SAVED 16
+struct jw_arch_frame {
+	uint64_t ra_at;
+	uint64_t cfa_at;
+	unsigned int n_saved;
+	struct {
+		unsigned int dwarf_reg;
+		uint64_t at;
+	} saved[JW_ARCH_MAX_SAVED];
+};
+
+/*
+ * 0; -ENOENT where the sweep cannot know: the code before the point leaves the stack pointer in
+ * a way it does not follow (a pop, leave, an add to it: an epilogue on another path; an
+ * alloca), or is not decoded; -ENOTSUP on an architecture without this analysis.
+ */
+int jw_arch_prologue_frame(const uint8_t *code, size_t len, struct jw_arch_frame *frame);
+
 /* Decodes the one instruction at @p (@len bytes there, 0: none): only what placement needs. */
 void jw_arch_decode_entry(const uint8_t *p, size_t len, struct jw_arch_insn *in);
 

@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arch.h"
 #include "base/log.h"
 #include "stacks/unwind.h"
+
+/* Registers a frame's state is read into, by DWARF number (arm64 has 33 for the unwinder). */
+#define MAX_REGS 64
+/* The longest stretch of a function's code (entry to the frame's pc) read for its prologue. */
+#define MAX_PROLOGUE_CODE 65536
 
 /* Our one "thread": the sample's. */
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -73,24 +80,59 @@ int jw_unwind_attach(struct jw_unwinder *u, Dwfl *dwfl, pid_t pid)
 }
 
 struct frames {
+	Dwfl *dwfl;
+	const struct jw_unwind_input *in;
 	uint64_t *pcs;
 	bool *activation;
 	size_t n;
 	size_t max;
+	bool first_returns;	/* the first frame is a return address (libdwfl takes it for a pc) */
+	/* The last frame was in code without CFI whose prologue gave its caller: from there. */
+	bool stepped;
+	struct jw_unwind_input next;
+	uint64_t next_regs[MAX_REGS];
 };
+
+static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc);
+static bool prologue_step(Dwfl *dwfl, const struct jw_unwind_input *in, const uint64_t *regs,
+			  uint64_t pc, bool activation, struct jw_unwind_input *next,
+			  uint64_t *next_regs);
 
 static int on_frame(Dwfl_Frame *state, void *arg)
 {
 	struct frames *f = arg;
+	uint64_t regs[MAX_REGS] = { 0 };
 	bool activation;
 	Dwarf_Addr pc;
+	size_t r;
 
 	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
+	if (f->n == 0 && f->first_returns)
+		activation = false;
 	f->pcs[f->n] = pc;
 	f->activation[f->n] = activation;
 	/* The bound: a corrupt stack may loop. */
-	return ++f->n < f->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+	if (++f->n >= f->max)
+		return DWARF_CB_ABORT;
+	/*
+	 * Code without CFI: libdwfl's fallback would follow the frame pointer, which such code
+	 * may use for anything else (musl's clock_gettime keeps its argument there). Its frame
+	 * is read from its prologue instead, from the registers it has here; where the prologue
+	 * cannot say (JIT code, which no module holds), the fallback goes on.
+	 */
+	if (has_cfi(f->dwfl, activation ? pc : pc - 1) || f->in->n_regs > MAX_REGS)
+		return DWARF_CB_OK;
+	memcpy(regs, f->in->regs, f->in->n_regs * sizeof(*regs));
+	for (r = 0; r < f->in->n_regs; r++) {
+		Dwarf_Word v;
+
+		if (dwfl_frame_reg(state, r, &v) == 0)
+			regs[r] = v;
+	}
+	f->stepped = prologue_step(f->dwfl, f->in, regs, pc, activation, &f->next,
+				   f->next_regs);
+	return f->stepped ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
 static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc)
@@ -153,15 +195,140 @@ static uint64_t frameless_leaf_caller(Dwfl *dwfl, const struct jw_unwind_input *
 }
 
 static size_t unwind_from(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unwind_input *in,
-			  uint64_t *pcs, bool *activation, size_t max)
+			  struct frames *f)
 {
-	struct frames f = { .pcs = pcs, .activation = activation, .max = max };
-
 	u->in = in;
 	/* Ends with an error where the copy or the CFI runs out; the frames so far stand. */
-	dwfl_getthread_frames(dwfl, in->tid, on_frame, &f);
+	dwfl_getthread_frames(dwfl, in->tid, on_frame, f);
 	u->in = NULL;
-	return f.n;
+	return f->n;
+}
+
+/* One word of @in's stack copy at @addr into @v; false outside it. */
+static bool stack_word(const struct jw_unwind_input *in, uint64_t addr, uint64_t *v)
+{
+	if (addr < in->base || addr - in->base > in->stack_size ||
+	    in->stack_size - (addr - in->base) < sizeof(*v))
+		return false;
+	memcpy(v, in->stack + (addr - in->base), sizeof(*v));
+	return true;
+}
+
+/*
+ * The code of the function @pc is in, from its entry (its symbol's start) up to @pc, into a
+ * new buffer (*@len bytes); NULL when its symbol or its bytes are not there.
+ */
+static uint8_t *code_to(Dwfl *dwfl, uint64_t pc, bool activation, size_t *len)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Elf_Scn *scn = NULL;
+	GElf_Addr bias, addr;
+	GElf_Off off;
+	GElf_Sym sym;
+	uint8_t *code;
+	Elf *elf;
+
+	if (!mod || !dwfl_module_addrinfo(mod, activation ? pc : pc - 1, &off, &sym, NULL, NULL,
+					  NULL))
+		return NULL;
+	off += activation ? 0 : 1;	/* from the entry to pc itself */
+	elf = dwfl_module_getelf(mod, &bias);
+	if (!elf || off > MAX_PROLOGUE_CODE)
+		return NULL;
+	addr = pc - off - bias;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr ||
+		    addr - sh.sh_addr > sh.sh_size || sh.sh_size - (addr - sh.sh_addr) < off)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || data->d_size != sh.sh_size)
+			return NULL;
+		code = malloc(off ? off : 1);
+		if (code) {
+			memcpy(code, (uint8_t *)data->d_buf + (addr - sh.sh_addr), off);
+			*len = off;
+		}
+		return code;
+	}
+	return NULL;
+}
+
+/*
+ * The caller of a frame in code without CFI, at @pc with registers @regs (by DWARF number): the
+ * function's prologue says where it put the return address and the registers it saved. Fills
+ * @next (its registers in @next_regs) and returns true; false where its code cannot say.
+ */
+static bool prologue_step(Dwfl *dwfl, const struct jw_unwind_input *in, const uint64_t *regs,
+			  uint64_t pc, bool activation, struct jw_unwind_input *next,
+			  uint64_t *next_regs)
+{
+	/* A sample's layout; or, not said, this build's (the unit tests' own captures). */
+	const struct jw_ureg_layout *l = in->layout ? in->layout : jw_ureg_layout(JW_MACHINE);
+	struct jw_arch_frame fr;
+	uint64_t sp, ra, v;
+	uint8_t *code;
+	size_t len = 0;
+	unsigned int i;
+	int ret;
+
+	if (!l || l->sp >= in->n_regs || in->n_regs > MAX_REGS)
+		return false;
+	code = code_to(dwfl, pc, activation, &len);
+	if (!code)
+		return false;
+	ret = jw_arch_prologue_frame(code, len, &fr);
+	free(code);
+	sp = regs[l->sp];
+	if (ret || !stack_word(in, sp + fr.ra_at, &ra) || !ra)
+		return false;
+	memcpy(next_regs, regs, in->n_regs * sizeof(*regs));
+	for (i = 0; i < fr.n_saved; i++)
+		if (fr.saved[i].dwarf_reg < in->n_regs && stack_word(in, sp + fr.saved[i].at, &v))
+			next_regs[fr.saved[i].dwarf_reg] = v;
+	next_regs[l->sp] = sp + fr.cfa_at;
+	if (l->ip < in->n_regs)
+		next_regs[l->ip] = ra;
+	*next = *in;
+	next->regs = next_regs;
+	next->pc = ra;
+	return true;
+}
+
+/*
+ * Unwinds @in into @pcs (at most @max): with libdwfl where there is CFI, and through each frame
+ * in code without it by its prologue; @first_returns: @in's pc is a return address.
+ */
+static size_t unwind_all(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unwind_input *in,
+			 uint64_t *pcs, bool *activation, size_t max, bool first_returns)
+{
+	struct jw_unwind_input from_regs[2];
+	uint64_t regs[2][MAX_REGS];
+	const struct jw_unwind_input *from = in;
+	size_t n = 0;
+	int k = 0;
+
+	while (n < max) {
+		struct frames f = { .dwfl = dwfl, .in = from, .pcs = pcs + n,
+				    .activation = activation + n, .max = max - n,
+				    .first_returns = first_returns };
+		size_t got = unwind_from(u, dwfl, from, &f);
+
+		n += got;
+		if (!got || !f.stepped)
+			break;
+		/* The next run reads the registers from here: the frames struct goes away. */
+		memcpy(regs[k], f.next_regs, from->n_regs * sizeof(regs[k][0]));
+		from_regs[k] = f.next;
+		from_regs[k].regs = regs[k];
+		from = &from_regs[k];
+		k ^= 1;
+		first_returns = true;
+	}
+	return n;
 }
 
 size_t jw_unwind(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unwind_input *in,
@@ -169,19 +336,16 @@ size_t jw_unwind(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unwind_input
 {
 	struct jw_unwind_input from_caller;
 	uint64_t caller;
-	size_t n;
 
 	if (!u->attached || !max)
 		return 0;
 	caller = max > 1 ? frameless_leaf_caller(dwfl, in) : 0;
 	if (!caller)
-		return unwind_from(u, dwfl, in, pcs, activation, max);
+		return unwind_all(u, dwfl, in, pcs, activation, max, false);
 	pcs[0] = in->pc;
 	activation[0] = true;
 	from_caller = *in;
 	from_caller.pc = caller;
-	n = unwind_from(u, dwfl, &from_caller, pcs + 1, activation + 1, max - 1);
-	if (n)
-		activation[1] = false;	/* a return address, though libdwfl began there */
-	return n + 1;
+	/* A return address, though libdwfl begins there. */
+	return unwind_all(u, dwfl, &from_caller, pcs + 1, activation + 1, max - 1, true) + 1;
 }
