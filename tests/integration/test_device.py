@@ -13,7 +13,9 @@ Driven from outside the root through chroot. There, with the device's defaults:
   log keeps their addresses), kptr_restrict said once; a hang is raised while the task runs;
 - without --btf it refuses in one line; --user takes uid:gid with no /etc/passwd, and a name is
   refused in one line; times are UTC, said so, and the file names are in UTC;
-- `jankwatch stats` reaches the running instance through the device's run directory.
+- `jankwatch stats` reaches the running instance through the device's run directory;
+- the release tarball, unpacked into an empty directory and run there in a chroot with only
+  /proc, /sys and /dev, watches a process of the host.
 In the VM matrix (JW_VM=1) the kernel-independent parts are left to the host's run."""
 import calendar
 import platform
@@ -183,7 +185,8 @@ try:
               f"sleep: cause blocked, or a switch unseen said so ({json.dumps(ev)})")
         stack = ev["heaviest_stack"]
         check(stack.startswith("[kernel]<-") and "[kernel]+0x" not in stack and
-              stack.count("[kernel]") == 1, f"sleep: the kernel's frames are one [kernel] ({stack})")
+              stack.count("[kernel]") == 1,
+              f"sleep: the kernel's frames are one [kernel] ({stack})")
         check("dispatch" in stack and "main" in stack, f"sleep: the stack reaches main ({stack})")
         text = open(dev.path(ev["external_log"][0])).read()
         check("[kernel]+0x" in text or " [kernel]" in text,
@@ -292,4 +295,51 @@ try:
               "stats: its socket is in /data/local/tmp/jankwatch-run")
 finally:
     dev.close()
+
+if not IN_VM:
+    # The release tarball (scripts/dist.sh), unpacked into an empty directory and run from there
+    # with only /proc, /sys and /dev mounted: it watches a process of the host, whose files it
+    # reaches under the process's own root.
+    out = tempfile.mkdtemp(prefix="jw-dist-")
+    made = subprocess.run([os.path.join(os.environ.get("JW_SRC", "."), "scripts/dist.sh"),
+                           "--arch", {"aarch64": "arm64"}.get(ARCH, ARCH), "--out", out],
+                          capture_output=True, text=True, timeout=900)
+    check(made.returncode == 0, f"dist.sh makes the tarball ({made.stderr.strip()})")
+    tarball = [f for f in os.listdir(out) if f.endswith(".tar.gz")]
+    check(len(tarball) == 1 and "SHA256SUMS" in os.listdir(out),
+          f"one tarball and its sums ({tarball})")
+    empty = tempfile.mkdtemp(prefix="jw-empty-")
+    os.chmod(empty, 0o755)
+    subprocess.run(["tar", "-C", empty, "-xzf", os.path.join(out, tarball[0])], check=True)
+    top = os.path.join(empty, tarball[0][:-len(".tar.gz")])
+    mounts = []
+    target = start_target(*BUSY)
+    try:
+        for how, at in ((["-t", "proc", "proc"], "proc"), (["-t", "sysfs", "sysfs"], "sys"),
+                        (["--bind", "/dev"], "dev")):
+            os.makedirs(os.path.join(top, at))
+            subprocess.run(["mount", *how, os.path.join(top, at)], check=True)
+            mounts.append(os.path.join(top, at))
+        wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+        jw = Proc([CHROOT, top, "/jankwatch", "-p", str(target.pid), "--set",
+                   "ignore_startup_time=3", "--all", "--duration", "4", "--log-dir", "/logs"],
+                  env={"PATH": "/"})
+        rc = jw.wait(120)
+    finally:
+        target.kill()
+        for m in reversed(mounts):
+            subprocess.run(["umount", "-l", m])
+    events = events_of(jw.out)
+    tasks = target_tasks(target)
+    check(rc == 0 and len(events) >= 3, f"tarball: a host process's janks ({rc}, {len(events)}, "
+          f"{jw.err[-3:]})")
+    for ev in events:
+        mine = task_of(ev, tasks, "tarball: the event matches one task of the program")
+        check(matches_own(ev, mine.dur_ns / 1e6),
+              f"tarball: wall_ms {ev['wall_ms']} within 5% of {own_figures(mine, ev)}")
+        check(os.path.exists(os.path.join(top, ev["external_log"][0].lstrip("/"))),
+              "tarball: its stack log is in the directory it runs in")
+        check("busy_work" in (ev["heaviest_stack"] or ""), f"tarball: {ev['heaviest_stack']}")
+    shutil.rmtree(empty, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
 print("PASS")

@@ -36,8 +36,12 @@ def watch(kind, blocking_fn, waker):
     for ev in events:
         mine = task_of(ev, tasks, f"{kind}: the event matches one task of the target")
         own_ms = mine.dur_ns / 1e6
-        check(abs(ev["wall_ms"] - own_ms) <= 0.05 * own_ms,
-              f"{kind}: wall_ms {ev['wall_ms']} within 5% of the target's own {own_ms:.3f}")
+        # The probe sees the call from dispatch()'s entry: the part of the program's figure
+        # before it is the call's edges, which the program measures (14 and 17 ms of the first
+        # task after attaching, in unstable's x86-64 VM under emulation).
+        check(matches_own(ev, own_ms, body_ms=mine.body_ns / 1e6),
+              f"{kind}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of "
+              f"{own_figures(mine, ev)}")
         # What the thread ran around its sleep: the target's own figure, plus a little for the
         # probe hits and clock reads at the task's edges (1 ms, and 1% of the task where a
         # loaded host stretches an emulated guest's traps).

@@ -7,7 +7,9 @@
  * prints what it measured itself: "task <n> <kind> <begin_ns> <duration_ns> <waited_ns>
  * <cpu_ns>" (CLOCK_MONOTONIC), waited_ns being how long the thread waited for a CPU meanwhile
  * (schedstat's run_delay: it may have waited after the task ended, which no monitor counts in
- * the task) and cpu_ns how long it ran (CLOCK_THREAD_CPUTIME_ID).
+ * the task) and cpu_ns how long it ran (CLOCK_THREAD_CPUTIME_ID); then "body=<body_ns>", the
+ * part of it inside the outermost dispatch()'s body, timed from within (what a probe on
+ * dispatch() can see of it; none when a longjmp left it).
  * after_dispatch() runs right after each dispatch (an exit symbol for --probe BIN:ENTRY:EXIT);
  * with --longjmp a slow task leaves dispatch() by longjmp, so its return never comes; with
  * --queue slow tasks go through run_queued(), which starts by checking its argument; with --spin
@@ -170,8 +172,17 @@ __attribute__((noinline)) void after_dispatch(void)
  * task's time is split: the nested one spins for half of @ms, this one for the rest once it
  * has returned, so that every level has work after its inner dispatch's return.
  */
+/*
+ * The outermost dispatch()'s body, timed from within (as jw_chain times its own): what of the
+ * program's own figure a probe on dispatch() can see. Per thread (--twin dispatches too).
+ */
+static __thread unsigned long long body_begin, body_end;
+static __thread int dispatch_depth;
+
 __attribute__((noinline)) void dispatch(enum kind kind, unsigned int ms, int depth)
 {
+	if (!dispatch_depth++)
+		body_begin = now_ns();
 	if (depth > 0) {
 		dispatch(kind, kind == BUSY ? ms / 2 : ms, depth - 1);
 		if (kind == BUSY)
@@ -190,6 +201,8 @@ __attribute__((noinline)) void dispatch(enum kind kind, unsigned int ms, int dep
 	/* Work after the calls keeps them real calls, not tail jumps. */
 	__asm__ volatile("" ::: "memory");
 	sink++;
+	if (!--dispatch_depth)
+		body_end = now_ns();
 }
 
 /* --twin: dispatches trivial tasks as fast as it can. */
@@ -219,6 +232,8 @@ static __attribute__((noinline)) void run_slow_task(enum kind kind, unsigned int
 {
 	if (!setjmp(escape))
 		dispatch(kind, ms, nest);
+	else
+		dispatch_depth = 0;	/* left by longjmp: its body has no end */
 }
 
 /*
@@ -247,6 +262,7 @@ static void timed_task(unsigned int n, enum kind kind, unsigned int ms, int nest
 		       unsigned long long posted)
 {
 	unsigned long long begin, end, waited, cpu;
+	char body[32];
 
 	waited = run_delay_ns();
 	cpu = thread_cpu_ns();
@@ -262,12 +278,16 @@ static void timed_task(unsigned int n, enum kind kind, unsigned int ms, int nest
 	end = now_ns();
 	cpu = thread_cpu_ns() - cpu;
 	waited = run_delay_ns() - waited;
-	if (posted)
-		printf("task %u %s %llu %llu %llu %llu %llu\n", n, kind_names[kind], begin,
-		       end - begin, waited, cpu, begin - posted);
+	if (body_begin < begin || body_end < body_begin || body_end > end)
+		body[0] = '\0';	/* a longjmp left dispatch(): no end of its body */
 	else
-		printf("task %u %s %llu %llu %llu %llu\n", n, kind_names[kind], begin, end - begin,
-		       waited, cpu);
+		snprintf(body, sizeof(body), " body=%llu", body_end - body_begin);
+	if (posted)
+		printf("task %u %s %llu %llu %llu %llu %llu%s\n", n, kind_names[kind], begin,
+		       end - begin, waited, cpu, begin - posted, body);
+	else
+		printf("task %u %s %llu %llu %llu %llu%s\n", n, kind_names[kind], begin, end - begin,
+		       waited, cpu, body);
 }
 
 /* --fed: sleeps on the feeder's pipe, then runs each item it posted. */

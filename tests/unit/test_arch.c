@@ -112,6 +112,63 @@ static void test_scan_jumps(void **state)
 	assert_int_equal(j.t[3], 22 - 4096);
 }
 
+/* Saved register @reg at @at in frame @f. */
+static void assert_saved(const struct jw_arch_frame *f, unsigned int reg, uint64_t at)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n_saved; i++)
+		if (f->saved[i].dwarf_reg == reg) {
+			assert_int_equal(f->saved[i].at, at);
+			return;
+		}
+	fail_msg("register %u not saved", reg);
+}
+
+/* musl 1.2.3's clock_gettime (Debian's x86-64 libc.so, no CFI), up to its call of the vdso. */
+static const uint8_t musl_clock_gettime[] = {
+	0x55,					/* push %rbp */
+	0x48, 0x89, 0xf5,			/* mov %rsi,%rbp */
+	0x53,					/* push %rbx */
+	0x89, 0xfb,				/* mov %edi,%ebx */
+	0x48, 0x83, 0xec, 0x08,			/* sub $0x8,%rsp */
+	0x48, 0x8b, 0x05, 0x0e, 0xdf, 0x03, 0x00,	/* mov 0x3df0e(%rip),%rax */
+	0x48, 0x85, 0xc0,			/* test %rax,%rax */
+	0x74, 0x0b,				/* je +11 */
+	0xff, 0xd0,				/* call *%rax */
+};
+
+/* A frame read from its prologue: where the return address and the saved registers are. */
+static void test_prologue_frame(void **state)
+{
+	static const uint8_t alloca_[] = { 0x55, 0x48, 0x29, 0xc4 };	/* push; sub %rax,%rsp */
+	static const uint8_t aligned[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xe4, 0xf0 };
+	struct jw_arch_frame f;
+
+	(void)state;
+	assert_int_equal(jw_arch_prologue_frame(musl_clock_gettime, sizeof(musl_clock_gettime),
+						&f), 0);
+	assert_int_equal(f.ra_reg, -1);
+	assert_int_equal(f.ra_at, 24);
+	assert_int_equal(f.cfa_at, 32);
+	assert_int_equal(f.n_saved, 2);
+	assert_saved(&f, 6, 16);	/* rbp, its caller's: before musl used it for the argument */
+	assert_saved(&f, 3, 8);		/* rbx */
+	/* At the entry: the return address at sp. */
+	assert_int_equal(jw_arch_prologue_frame(musl_clock_gettime, 0, &f), 0);
+	assert_true(f.ra_at == 0 && f.cfa_at == 8 && f.n_saved == 0);
+	/* redis's call(), up to its call: three pushes and 0x48 bytes. */
+	assert_int_equal(jw_arch_prologue_frame(debian_call, sizeof(debian_call) - 1, &f), 0);
+	assert_true(f.ra_at == 96 && f.cfa_at == 104);
+	assert_saved(&f, 15, 88);
+	assert_saved(&f, 14, 80);
+	assert_saved(&f, 13, 72);
+	/* Past a return, an alloca, an alignment of rsp: not known. */
+	assert_int_equal(jw_arch_prologue_frame(debian_call, sizeof(debian_call), &f), -ENOENT);
+	assert_int_equal(jw_arch_prologue_frame(alloca_, sizeof(alloca_), &f), -ENOENT);
+	assert_int_equal(jw_arch_prologue_frame(aligned, sizeof(aligned), &f), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -119,6 +176,7 @@ int main(void)
 		cmocka_unit_test(test_other_register),
 		cmocka_unit_test(test_not_understood),
 		cmocka_unit_test(test_scan_jumps),
+		cmocka_unit_test(test_prologue_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
@@ -253,6 +311,64 @@ static void test_wait_syscalls(void **state)
 	assert_int_equal(jw_arch_wait_syscalls[0], 22);	/* epoll_pwait */
 }
 
+/* Saved register @reg at @at in frame @f. */
+static void assert_saved(const struct jw_arch_frame *f, unsigned int reg, uint64_t at)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n_saved; i++)
+		if (f->saved[i].dwarf_reg == reg) {
+			assert_int_equal(f->saved[i].at, at);
+			return;
+		}
+	fail_msg("register %u not saved", reg);
+}
+
+/* musl 1.2.3's clock_gettime (Debian's arm64 libc.so, no CFI), up to its call of the vdso. */
+static const uint32_t musl_clock_gettime[] = {
+	0xa9be7bfd,	/* stp x29, x30, [sp, #-32]! */
+	0xd0000262, 0x910003fd,	/* adrp x2; mov x29, sp */
+	0xf941d842,	/* ldr x2, [x2, #944] */
+	0xa90153f3,	/* stp x19, x20, [sp, #16] */
+	0x2a0003f4, 0xaa0103f3, 0xb40000a2,
+	0xd63f0040,	/* blr x2 */
+};
+
+/* A frame read from its prologue: where the return address and the saved registers are. */
+static void test_prologue_frame(void **state)
+{
+	static const uint32_t epilogues[][2] = {
+		{ 0xa9be7bfd, 0xa8c27bfd },	/* ldp x29, x30, [sp], #32 */
+		{ 0xa9be7bfd, 0xd65f03c0 },	/* ret */
+		{ 0xd10083ff, 0x910083ff },	/* sub sp, sp, #32; add sp, sp, #32 */
+		{ 0xa9be7bfd, 0xcb2063ff },	/* sub sp, sp, x0: an alloca */
+	};
+	struct jw_arch_frame f;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(jw_arch_prologue_frame((const uint8_t *)musl_clock_gettime,
+						sizeof(musl_clock_gettime), &f), 0);
+	assert_int_equal(f.ra_reg, -1);
+	assert_int_equal(f.ra_at, 8);
+	assert_int_equal(f.cfa_at, 32);
+	assert_saved(&f, 29, 0);
+	assert_saved(&f, 19, 16);
+	assert_saved(&f, 20, 24);
+	/* A leaf at its entry: the return address is still in x30. */
+	assert_int_equal(jw_arch_prologue_frame((const uint8_t *)musl_clock_gettime, 0, &f), 0);
+	assert_true(f.ra_reg == 30 && f.cfa_at == 0 && f.n_saved == 0);
+	/* redis's call(): sp lowered first, the frame record stored above the locals. */
+	assert_int_equal(jw_arch_prologue_frame((const uint8_t *)debian_call, 4 * 4, &f), 0);
+	assert_true(f.ra_reg == -1 && f.ra_at == 56 && f.cfa_at == 144);
+	assert_saved(&f, 29, 48);
+	assert_saved(&f, 27, 128);
+	assert_saved(&f, 28, 136);
+	for (i = 0; i < sizeof(epilogues) / sizeof(epilogues[0]); i++)
+		assert_int_equal(jw_arch_prologue_frame((const uint8_t *)epilogues[i],
+							sizeof(epilogues[i]), &f), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_decode),
 		cmocka_unit_test(test_scan_jumps),
 		cmocka_unit_test(test_wait_syscalls),
+		cmocka_unit_test(test_prologue_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

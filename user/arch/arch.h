@@ -167,11 +167,13 @@ struct jw_arch_insn {
  * functions only), read from its code: @code holds the function from its entry up to the
  * instruction a frame stands at (@len bytes: a sample's pc, or a call's return address), swept
  * in a line. What its prologue pushed and reserved tells where the return address is
- * (sp + @ra_at), where the caller's stack pointer is (sp + @cfa_at) and where it saved the
- * callee-saved registers (sp + saved[].at, by DWARF number).
+ * (sp + @ra_at, or register @ra_reg in a leaf that has not saved it), where the caller's stack
+ * pointer is (sp + @cfa_at) and where it saved the callee-saved registers (sp + saved[].at, by
+ * DWARF number).
  */
 #define JW_ARCH_MAX_SAVED 16
 struct jw_arch_frame {
+	int ra_reg;		/* the return address is still in this register (arm64's x30); -1 */
 	uint64_t ra_at;
 	uint64_t cfa_at;
 	unsigned int n_saved;

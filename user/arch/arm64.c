@@ -565,15 +565,3 @@ uint32_t jw_arch_thread_size(long page_size, bool kasan)
 
 	return page_size > (long)size ? (uint32_t)page_size : size;
 }
-
-/*
- * arm64: not read from the code yet. A function without CFI is unwound by libdwfl's own
- * fallback (the frame record at x29), or, as a leaf, from the link register (stacks/unwind.c).
- */
-int jw_arch_prologue_frame(const uint8_t *code, size_t len, struct jw_arch_frame *frame)
-{
-	(void)code;
-	(void)len;
-	(void)frame;
-	return -ENOTSUP;
-}

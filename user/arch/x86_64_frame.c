@@ -75,6 +75,7 @@ int jw_arch_prologue_frame(const uint8_t *code, size_t len, struct jw_arch_frame
 	if (at != len)
 		return -ENOENT;
 	memset(frame, 0, sizeof(*frame));
+	frame->ra_reg = -1;
 	frame->ra_at = depth;
 	frame->cfa_at = depth + 8;
 	for (i = 0; i < n_pushed; i++) {

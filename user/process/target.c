@@ -280,19 +280,39 @@ static bool mapping_matches(const char *path, const char *name)
 	return strncmp(base, name, n) == 0 && base[n] == '.';
 }
 
+/* Whether @path is the file of inode @ino (the maps line's; 0: not said, taken as it). */
+static bool is_inode(const char *path, unsigned long ino)
+{
+	struct stat st;
+
+	return !stat(path, &st) && (!ino || st.st_ino == ino);
+}
+
 /*
- * A path that opens the file a maps line names: the path itself, or, for a file deleted or
- * replaced since it was mapped, the mapping's /proc/PID/map_files entry.
+ * A path that opens the file a maps line names: the path itself when it is that file here;
+ * else, the process being in another root (a container, or jankwatch in a chroot of its own),
+ * the path under its root (/proc/PID/root/...); else, for a file deleted or replaced since it
+ * was mapped, the mapping's /proc/PID/map_files entry.
  */
 static void mapped_path(pid_t pid, const char *line, char *file, char *path, size_t len)
 {
 	size_t n = strlen(file), sl = strlen(DELETED_SUFFIX);
 	int range = strcspn(line, " ");
+	unsigned long ino = 0;
 
-	if (n > sl && strcmp(file + n - sl, DELETED_SUFFIX) == 0)
+	if (sscanf(line, "%*s %*s %*s %*s %lu", &ino) != 1)
+		ino = 0;
+	if (n > sl && strcmp(file + n - sl, DELETED_SUFFIX) == 0) {
 		snprintf(path, len, "/proc/%d/map_files/%.*s", pid, range, line);
-	else
-		snprintf(path, len, "%s", file);
+		return;
+	}
+	snprintf(path, len, "%s", file);
+	if (is_inode(path, ino))
+		return;
+	snprintf(path, len, "/proc/%d/root%s", pid, file);
+	if (is_inode(path, ino))
+		return;
+	snprintf(path, len, "/proc/%d/map_files/%.*s", pid, range, line);
 }
 
 int jw_maps_line_match(pid_t pid, const char *line, const char *name, char *path, size_t len)

@@ -282,8 +282,18 @@ static bool prologue_step(Dwfl *dwfl, const struct jw_unwind_input *in, const ui
 		return false;
 	ret = jw_arch_prologue_frame(code, len, &fr);
 	free(code);
+	if (ret)
+		return false;
 	sp = regs[l->sp];
-	if (ret || !stack_word(in, sp + fr.ra_at, &ra) || !ra)
+	/* A return address still in its register: only where the frame is the leaf's. */
+	if (fr.ra_reg >= 0 ? !activation || (size_t)fr.ra_reg >= in->n_regs :
+			     !stack_word(in, sp + fr.ra_at, &ra))
+		return false;
+	if (fr.ra_reg >= 0)
+		ra = regs[fr.ra_reg];
+	if (l->lr >= 0)
+		ra &= l->ra_mask;	/* arm64: the bits pointer authentication signed it with */
+	if (!ra)
 		return false;
 	memcpy(next_regs, regs, in->n_regs * sizeof(*regs));
 	for (i = 0; i < fr.n_saved; i++)

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* arm64: the frame of a function without CFI, from its prologue (see arch.h). */
+#include <errno.h>
+#include <string.h>
+
+#include "arch/arch.h"
+
+#define SP 31		/* as a base or destination register of the forms read here */
+#define FP 29
+#define LR 30
+
+/* A store's slot, relative to the entry's sp (negative: below it), and the register stored. */
+struct slot {
+	unsigned int reg;
+	int64_t at;
+};
+
+struct sweep {
+	int64_t sp;		/* sp relative to the entry's */
+	int64_t fp;		/* x29 relative to the entry's sp, when fp_known */
+	bool fp_known;
+	struct slot saved[JW_ARCH_MAX_SAVED];
+	unsigned int n_saved;
+};
+
+static int64_t sext(uint32_t v, unsigned int bits)
+{
+	return (int64_t)((uint64_t)v << (64 - bits)) >> (64 - bits);
+}
+
+/* A callee-saved register (x19-x30) stored at @at (relative to the entry's sp), once. */
+static void save(struct sweep *w, unsigned int reg, int64_t at)
+{
+	unsigned int i;
+
+	if (reg < 19 || reg > 30 || w->n_saved >= JW_ARCH_MAX_SAVED)
+		return;
+	for (i = 0; i < w->n_saved; i++)
+		if (w->saved[i].reg == reg)
+			return;
+	w->saved[w->n_saved].reg = reg;
+	w->saved[w->n_saved++].at = at;
+}
+
+/* The base register @rn's value relative to the entry's sp; false when not known. */
+static bool base_of(const struct sweep *w, unsigned int rn, int64_t *base)
+{
+	if (rn == SP)
+		*base = w->sp;
+	else if (rn == FP && w->fp_known)
+		*base = w->fp;
+	else
+		return false;
+	return true;
+}
+
+/* One instruction: 1 understood (or harmless), 0 it leaves the line (an epilogue, an alloca). */
+static int step(struct sweep *w, uint32_t insn)
+{
+	unsigned int rd = insn & 31, rn = (insn >> 5) & 31, rt2 = (insn >> 10) & 31;
+	int64_t base;
+
+	/* stp xT, xT2, [xN, #imm]! (pre-index) and stp xT, xT2, [xN, #imm] (signed offset) */
+	if ((insn & 0xffc00000) == 0xa9800000 || (insn & 0xffc00000) == 0xa9000000) {
+		int64_t off = sext((insn >> 15) & 0x7f, 7) * 8;
+
+		if (!base_of(w, rn, &base))
+			return 1;
+		if ((insn & 0xffc00000) == 0xa9800000) {
+			if (rn != SP)
+				return 0;
+			w->sp += off;
+			base = w->sp;
+		} else {
+			base += off;
+		}
+		save(w, rd, base);
+		save(w, rt2, base + 8);
+		return 1;
+	}
+	/* str xT, [xN, #imm] (unsigned offset) */
+	if ((insn & 0xffc00000) == 0xf9000000) {
+		if (base_of(w, rn, &base))
+			save(w, rd, base + ((insn >> 10) & 0xfff) * 8);
+		return 1;
+	}
+	/* str xT, [sp, #imm]! (pre-index) */
+	if ((insn & 0xffe00c00) == 0xf8000c00) {
+		if (rn != SP)
+			return 1;
+		w->sp += sext((insn >> 12) & 0x1ff, 9);
+		save(w, rd, w->sp);
+		return 1;
+	}
+	/* add/sub xD, xN, #imm{, lsl #12} */
+	if ((insn & 0x1f800000) == 0x11000000 && (insn >> 31)) {
+		int64_t imm = ((insn >> 10) & 0xfff) << ((insn >> 22) & 1 ? 12 : 0);
+		bool sub = (insn >> 30) & 1;
+
+		if (insn & 0x20000000)
+			return rd == SP ? 0 : 1;	/* adds/subs: rd 31 is xzr */
+		if (rd == SP) {
+			if (rn != SP || !sub)
+				return 0;	/* sp restored from another register, or freed */
+			w->sp -= imm;
+			return 1;
+		}
+		if (rd == FP) {
+			w->fp_known = base_of(w, rn, &base);
+			if (w->fp_known)
+				w->fp = base + (sub ? -imm : imm);
+		}
+		return 1;
+	}
+	/* ret, and the loads that restore the frame record or move sp: an epilogue */
+	if ((insn & 0xfffffc1f) == 0xd65f0000 || insn == 0xd65f0bff || insn == 0xd65f0fff)
+		return 0;
+	if ((insn & 0xffc00000) == 0xa8c00000 || (insn & 0xffc00000) == 0xa9c00000)
+		return 0;	/* ldp post-/pre-index */
+	if ((insn & 0xffc00000) == 0xa9400000 && (rd == FP || rd == LR || rt2 == LR))
+		return 0;	/* ldp x29, x30, [...] */
+	if ((insn & 0xffe00c00) == 0xf8400400 || (insn & 0xffe00c00) == 0xf8400c00)
+		return rn == SP ? 0 : 1;	/* ldr post-/pre-index from sp */
+	/* add/sub (extended register) writing sp: an alloca */
+	if ((insn & 0x7fe00000) == 0x0b200000 || (insn & 0x7fe00000) == 0x4b200000)
+		return rd == SP ? 0 : 1;
+	/* mov xD, xN (orr xD, xzr, xN) into x29: fp no longer known */
+	if ((insn & 0xffe0ffe0) == 0xaa0003e0 && rd == FP)
+		w->fp_known = false;
+	return 1;
+}
+
+int jw_arch_prologue_frame(const uint8_t *code, size_t len, struct jw_arch_frame *frame)
+{
+	struct sweep w = { 0 };
+	unsigned int i;
+	size_t at;
+
+	if (len % 4)
+		return -ENOENT;
+	for (at = 0; at < len; at += 4) {
+		uint32_t insn;
+
+		memcpy(&insn, code + at, sizeof(insn));
+		if (!step(&w, insn))
+			return -ENOENT;
+	}
+	if (w.sp > 0)
+		return -ENOENT;
+	memset(frame, 0, sizeof(*frame));
+	frame->ra_reg = LR;
+	frame->cfa_at = -w.sp;
+	for (i = 0; i < w.n_saved; i++) {
+		if (w.saved[i].at - w.sp < 0)
+			continue;	/* below sp: not a frame slot */
+		if (w.saved[i].reg == LR) {
+			frame->ra_reg = -1;
+			frame->ra_at = w.saved[i].at - w.sp;
+			continue;
+		}
+		frame->saved[frame->n_saved].dwarf_reg = w.saved[i].reg;
+		frame->saved[frame->n_saved++].at = w.saved[i].at - w.sp;
+	}
+	return 0;
+}
