@@ -367,6 +367,16 @@ def samples_through(frames, symbol, roots=ROOT_SYMBOLS):
     return total
 
 
+def events_of(lines):
+    """The events among stdout @lines that a program started by -- CMD shares with jankwatch."""
+    return [json.loads(l) for l in lines if l.startswith("{")]
+
+
+def tasks_of(lines):
+    """The tasks (TargetTask) a target says among @lines it shares with jankwatch's events."""
+    return [TargetTask(l) for l in lines if l.startswith("task ")]
+
+
 def json_lines(proc):
     """The JSON lines a running jankwatch has printed so far."""
     events = []

@@ -93,14 +93,6 @@ class Device:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def events_of(lines):
-    return [json.loads(l) for l in lines if l.startswith("{")]
-
-
-def tasks_of(lines):
-    return [TargetTask(l) for l in lines if l.startswith("task ")]
-
-
 def jankwatch(dev, args, seconds, cmd=None, btf=True):
     """Runs the static jankwatch in the root for @seconds; returns it once it has exited."""
     jw = dev.run("/jw/jankwatch", *(["--btf", BTF] if btf else []), "--all", "--duration",

@@ -24,14 +24,6 @@ if not (os.path.exists(MUSL) and os.path.exists(STATIC)):
 BUSY = ["--busy", "--ms", "300", "--every", "700", "--fast", "5"]
 
 
-def events_of(lines):
-    return [json.loads(l) for l in lines if l.startswith("{")]
-
-
-def tasks_of(lines):
-    return [TargetTask(l) for l in lines if l.startswith("task ")]
-
-
 def by_pid(binary, wt, logs):
     """jankwatch -p on a running program: (rc, events, stderr, the program's tasks)."""
     target = Proc([binary, *BUSY])

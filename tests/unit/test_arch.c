@@ -26,6 +26,19 @@ static int note_jump(int64_t target, void *ctx)
 	return 0;
 }
 
+/* Saved register @reg at @at in frame @f. */
+static void assert_saved(const struct jw_arch_frame *f, unsigned int reg, uint64_t at)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n_saved; i++)
+		if (f->saved[i].dwarf_reg == reg) {
+			assert_int_equal(f->saved[i].at, at);
+			return;
+		}
+	fail_msg("register %u not saved", reg);
+}
+
 #if defined(__x86_64__)
 /* The start of call() in Debian's redis 7.0 (build-id a50d6825...), cut down. */
 static const uint8_t debian_call[] = {
@@ -110,19 +123,6 @@ static void test_scan_jumps(void **state)
 	assert_int_equal(j.t[1], 0);
 	assert_int_equal(j.t[2], 0x1c);
 	assert_int_equal(j.t[3], 22 - 4096);
-}
-
-/* Saved register @reg at @at in frame @f. */
-static void assert_saved(const struct jw_arch_frame *f, unsigned int reg, uint64_t at)
-{
-	unsigned int i;
-
-	for (i = 0; i < f->n_saved; i++)
-		if (f->saved[i].dwarf_reg == reg) {
-			assert_int_equal(f->saved[i].at, at);
-			return;
-		}
-	fail_msg("register %u not saved", reg);
 }
 
 /* musl 1.2.3's clock_gettime (Debian's x86-64 libc.so, no CFI), up to its call of the vdso. */
@@ -309,19 +309,6 @@ static void test_wait_syscalls(void **state)
 	(void)state;
 	assert_int_equal(jw_arch_n_wait_syscalls, 4);
 	assert_int_equal(jw_arch_wait_syscalls[0], 22);	/* epoll_pwait */
-}
-
-/* Saved register @reg at @at in frame @f. */
-static void assert_saved(const struct jw_arch_frame *f, unsigned int reg, uint64_t at)
-{
-	unsigned int i;
-
-	for (i = 0; i < f->n_saved; i++)
-		if (f->saved[i].dwarf_reg == reg) {
-			assert_int_equal(f->saved[i].at, at);
-			return;
-		}
-	fail_msg("register %u not saved", reg);
 }
 
 /* musl 1.2.3's clock_gettime (Debian's arm64 libc.so, no CFI), up to its call of the vdso. */

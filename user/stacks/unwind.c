@@ -38,16 +38,22 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 }
 
 /* Reads one word of the copied stack; addresses outside it are unknown. */
+/* One word of @in's stack copy at @addr into @v; false outside it. */
+static bool stack_word(const struct jw_unwind_input *in, uint64_t addr, uint64_t *v)
+{
+	if (addr < in->base || addr - in->base > in->stack_size ||
+	    in->stack_size - (addr - in->base) < sizeof(*v))
+		return false;
+	memcpy(v, in->stack + (addr - in->base), sizeof(*v));
+	return true;
+}
+
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	const struct jw_unwind_input *in = ((struct jw_unwinder *)arg)->in;
 
 	(void)dwfl;
-	if (!in || addr < in->base || addr - in->base > in->stack_size ||
-	    in->stack_size - (addr - in->base) < sizeof(*result))
-		return false;
-	memcpy(result, in->stack + (addr - in->base), sizeof(*result));
-	return true;
+	return in && stack_word(in, addr, result);
 }
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
@@ -185,12 +191,9 @@ static uint64_t frameless_leaf_caller(Dwfl *dwfl, const struct jw_unwind_input *
 	if (!lr || has_cfi(dwfl, in->pc) || !has_cfi(dwfl, lr) || same_function(dwfl, in->pc, lr))
 		return 0;
 	/* Its frame record saved at the frame pointer: it is not frameless. */
-	if (fp >= in->regs[l->sp] && fp >= in->base && fp - in->base < in->stack_size &&
-	    in->stack_size - (fp - in->base) >= 2 * sizeof(saved)) {
-		memcpy(&saved, in->stack + (fp - in->base) + sizeof(saved), sizeof(saved));
-		if (saved == lr)
-			return 0;
-	}
+	if (fp >= in->regs[l->sp] && fp >= in->base && stack_word(in, fp + sizeof(saved), &saved) &&
+	    saved == lr)
+		return 0;
 	return lr;
 }
 
@@ -202,16 +205,6 @@ static size_t unwind_from(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unw
 	dwfl_getthread_frames(dwfl, in->tid, on_frame, f);
 	u->in = NULL;
 	return f->n;
-}
-
-/* One word of @in's stack copy at @addr into @v; false outside it. */
-static bool stack_word(const struct jw_unwind_input *in, uint64_t addr, uint64_t *v)
-{
-	if (addr < in->base || addr - in->base > in->stack_size ||
-	    in->stack_size - (addr - in->base) < sizeof(*v))
-		return false;
-	memcpy(v, in->stack + (addr - in->base), sizeof(*v));
-	return true;
 }
 
 /*
