@@ -85,6 +85,19 @@ class Device:
         """A process in the root (chroot execs it: the pid is the program's)."""
         return Proc([CHROOT, self.root, *argv], env={"PATH": "/bin"})
 
+    def target(self, binary, *args):
+        """A test program in the root, once chroot has exec'd it: before that the pid is
+        chroot's, a glibc program outside the root, which jankwatch -p would refuse."""
+        target = self.run(f"/jw/targets/{binary}", *args)
+
+        def execd():
+            try:
+                return os.readlink(f"/proc/{target.pid}/exe").endswith(f"/{binary}")
+            except OSError:
+                return target.p.poll() is not None
+        wait_for(execd, 10, f"{binary} to be exec'd")
+        return target
+
     def close(self):
         with open("/proc/sys/kernel/kptr_restrict", "w") as f:
             f.write(self.kptr)
@@ -105,7 +118,7 @@ def jankwatch(dev, args, seconds, cmd=None, btf=True):
 
 
 def by_pid(dev, binary, args, seconds=4, target_args=BUSY):
-    target = dev.run(f"/jw/targets/{binary}", *target_args)
+    target = dev.target(binary, *target_args)
     try:
         wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
         jw = jankwatch(dev, ["-p", str(target.pid), "--set", "ignore_startup_time=3", *args],
@@ -143,6 +156,11 @@ def check_busy(dev, what, jw, events, tasks):
         names = {f.symbol for f in frames}
         check({"busy_work", "dispatch", "main"} <= names,
               f"{what}: the stack log reaches main by name ({sorted(map(str, names))})")
+        # Every sample, wherever it stood (the vdso, musl's clock_gettime, a PLT stub).
+        through_main = sum(f.count for f in frames if f.symbol == "main")
+        check(through_main == tree_samples(frames),
+              f"{what}: each sample's stack reaches main ({through_main} of "
+              f"{tree_samples(frames)})")
 
 
 dev = Device()
@@ -185,7 +203,7 @@ try:
               "sleep: the stack log keeps the kernel frames' addresses")
 
     # A hang, raised while the task still runs.
-    target = dev.run("/jw/targets/jw_target_musl", "--sleep", "--ms", "5000", "--every", "500",
+    target = dev.target("jw_target_musl", "--sleep", "--ms", "5000", "--every", "500",
                      "--count", "1", "--hold")
     try:
         wait_for(lambda: "hold" in target.out, 10, "the target to hold")
@@ -204,7 +222,7 @@ try:
 
     if not IN_VM:
         # Without --btf: one line, saying how.
-        target = dev.run("/jw/targets/jw_target_musl", *BUSY)
+        target = dev.target("jw_target_musl", *BUSY)
         try:
             jw = jankwatch(dev, ["-p", str(target.pid)], 1, btf=False)
         finally:
@@ -244,7 +262,7 @@ try:
         # DEBUGINFOD_URLS set (libdw's debuginfod client dlopens libdebuginfod then), no loader
         # cache, shared C library, NSS or gconv module is opened after jankwatch starts; one
         # line says that no debug files are fetched.
-        target = dev.run("/jw/targets/jw_target_musl", *BUSY)
+        target = dev.target("jw_target_musl", *BUSY)
         trace = dev.path("/data/local/tmp/strace.out")
         try:
             wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
@@ -269,7 +287,7 @@ try:
         check(len(said) == 1, f"DEBUGINFOD_URLS: one line says no debug files come ({said})")
 
         # `jankwatch stats` finds the running instance in the device's run directory.
-        target = dev.run("/jw/targets/jw_target_musl", *BUSY)
+        target = dev.target("jw_target_musl", *BUSY)
         try:
             jw = dev.run("/jw/jankwatch", "--btf", BTF, "-p", str(target.pid))
             wait_for(lambda: any("ready" in l for l in jw.err) or jw.p.poll() is not None, 60,
@@ -278,11 +296,12 @@ try:
             stats = subprocess.run([CHROOT, dev.root, "/jw/jankwatch", "stats"],
                                    capture_output=True, text=True, timeout=60)
             jw.p.send_signal(signal.SIGINT)
-            jw.wait(60)
+            rc = jw.wait(60)
         finally:
             target.kill()
         check(stats.returncode == 0 and "jw_target_musl" in stats.stdout,
-              f"stats: reaches the instance ({stats.returncode}, {stats.stderr.strip()})")
+              f"stats: reaches the instance ({stats.returncode}, {stats.stderr.strip()}; the "
+              f"instance: {rc}, {jw.err})")
         check(os.path.isdir(dev.path("/data/local/tmp/jankwatch-run")),
               "stats: its socket is in /data/local/tmp/jankwatch-run")
 finally:

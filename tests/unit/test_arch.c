@@ -125,7 +125,11 @@ static void test_scan_jumps(void **state)
 	assert_int_equal(j.t[3], 22 - 4096);
 }
 
-/* musl 1.2.3's clock_gettime (Debian's x86-64 libc.so, no CFI), up to its call of the vdso. */
+/*
+ * musl 1.2.3's clock_gettime (Debian's x86-64 libc.so, no CFI): up to its call of the vdso
+ * (MUSL_CALL_END bytes), and on past its first return, up to its second system call, in a block
+ * only a branch reaches.
+ */
 static const uint8_t musl_clock_gettime[] = {
 	0x55,					/* push %rbp */
 	0x48, 0x89, 0xf5,			/* mov %rsi,%rbp */
@@ -134,26 +138,66 @@ static const uint8_t musl_clock_gettime[] = {
 	0x48, 0x83, 0xec, 0x08,			/* sub $0x8,%rsp */
 	0x48, 0x8b, 0x05, 0x0e, 0xdf, 0x03, 0x00,	/* mov 0x3df0e(%rip),%rax */
 	0x48, 0x85, 0xc0,			/* test %rax,%rax */
-	0x74, 0x0b,				/* je +11 */
+	0x74, 0x0b,				/* je 0x22 */
 	0xff, 0xd0,				/* call *%rax */
+	0x85, 0xc0, 0x74, 0x27,			/* 0x19: test; je 0x44 */
+	0x83, 0xf8, 0xea, 0x74, 0x36,		/* cmp; je 0x58 */
+	0x48, 0x63, 0xfb, 0xb8, 0xe4, 0x00, 0x00, 0x00, 0x48, 0x89, 0xee, 0x0f, 0x05,
+	0x83, 0xf8, 0xda, 0x75, 0x1c,		/* 0x2f: cmp; jne 0x50 */
+	0x48, 0xc7, 0xc7, 0xea, 0xff, 0xff, 0xff,
+	0x85, 0xdb, 0x74, 0x31,			/* 0x3b: test %ebx,%ebx; je 0x70 */
+	0xe8, 0x5c, 0x0d, 0xfb, 0xff,		/* call */
+	0x48, 0x83, 0xc4, 0x08,			/* 0x44: add $0x8,%rsp */
+	0x5b, 0x5d,				/* pop %rbx; pop %rbp */
+	0xc3,					/* 0x4a: ret */
+	0x0f, 0x1f, 0x44, 0x00, 0x00,
+	0x48, 0x63, 0xf8,			/* 0x50 */
+	0xeb, 0xea,				/* jmp 0x3f */
+	0x0f, 0x1f, 0x00,
+	0x48, 0xc7, 0xc7, 0xea, 0xff, 0xff, 0xff,	/* 0x58 */
+	0xe8, 0x3c, 0x0d, 0xfb, 0xff,
+	0xeb, 0xde,				/* jmp 0x44 */
+	0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0xb8, 0x60, 0x00, 0x00, 0x00,		/* 0x70 */
+	0x31, 0xf6, 0x48, 0x89, 0xef,
+	0x0f, 0x05,				/* syscall */
 };
+#define MUSL_CALL_END 0x19
 
 /* A frame read from its prologue: where the return address and the saved registers are. */
 static void test_prologue_frame(void **state)
 {
 	static const uint8_t alloca_[] = { 0x55, 0x48, 0x29, 0xc4 };	/* push; sub %rax,%rsp */
 	static const uint8_t aligned[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xe4, 0xf0 };
+
+	static const size_t body[] = { MUSL_CALL_END, 0x50, 0x58, sizeof(musl_clock_gettime) };
+	static const size_t unknown[] = { 0x48, 0x4a, 0x4b, 0x4f };
+	static const uint8_t early_out[] = {
+		0x48, 0x85, 0xff, 0x74, 0x03,	/* test %rdi,%rdi; je 0x8 */
+		0x53, 0x5b, 0xc3,		/* push %rbx; pop %rbx; ret */
+		0x31, 0xc0,			/* 0x8: xor %eax,%eax */
+	};
 	struct jw_arch_frame f;
+	size_t i;
 
 	(void)state;
-	assert_int_equal(jw_arch_prologue_frame(musl_clock_gettime, sizeof(musl_clock_gettime),
-						&f), 0);
-	assert_int_equal(f.ra_reg, -1);
-	assert_int_equal(f.ra_at, 24);
-	assert_int_equal(f.cfa_at, 32);
-	assert_int_equal(f.n_saved, 2);
-	assert_saved(&f, 6, 16);	/* rbp, its caller's: before musl used it for the argument */
-	assert_saved(&f, 3, 8);		/* rbx */
+	/* At the call, and in the blocks past the return that branches from the body reach. */
+	for (i = 0; i < sizeof(body) / sizeof(body[0]); i++) {
+		assert_int_equal(jw_arch_prologue_frame(musl_clock_gettime, body[i], &f), 0);
+		assert_int_equal(f.ra_reg, -1);
+		assert_int_equal(f.ra_at, 24);
+		assert_int_equal(f.cfa_at, 32);
+		assert_int_equal(f.n_saved, 2);
+		assert_saved(&f, 6, 16);	/* rbp, its caller's: before musl used it */
+		assert_saved(&f, 3, 8);		/* rbx */
+	}
+	/* In the epilogue, and past the return where no branch leads. */
+	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+		assert_int_equal(jw_arch_prologue_frame(musl_clock_gettime, unknown[i], &f),
+				 -ENOENT);
+	/* A return taken before the frame is made (shrink-wrapping): the return address at sp. */
+	assert_int_equal(jw_arch_prologue_frame(early_out, sizeof(early_out), &f), 0);
+	assert_true(f.ra_at == 0 && f.cfa_at == 8 && f.n_saved == 0);
 	/* At the entry: the return address at sp. */
 	assert_int_equal(jw_arch_prologue_frame(musl_clock_gettime, 0, &f), 0);
 	assert_true(f.ra_at == 0 && f.cfa_at == 8 && f.n_saved == 0);
@@ -311,7 +355,11 @@ static void test_wait_syscalls(void **state)
 	assert_int_equal(jw_arch_wait_syscalls[0], 22);	/* epoll_pwait */
 }
 
-/* musl 1.2.3's clock_gettime (Debian's arm64 libc.so, no CFI), up to its call of the vdso. */
+/*
+ * musl 1.2.3's clock_gettime (Debian's arm64 libc.so, no CFI): up to its call of the vdso
+ * (MUSL_CALL_END bytes), and on past its first return, up to its second system call, in a block
+ * only a branch reaches.
+ */
 static const uint32_t musl_clock_gettime[] = {
 	0xa9be7bfd,	/* stp x29, x30, [sp, #-32]! */
 	0xd0000262, 0x910003fd,	/* adrp x2; mov x29, sp */
@@ -319,7 +367,39 @@ static const uint32_t musl_clock_gettime[] = {
 	0xa90153f3,	/* stp x19, x20, [sp, #16] */
 	0x2a0003f4, 0xaa0103f3, 0xb40000a2,
 	0xd63f0040,	/* blr x2 */
+	0x34000180, 0x3100581f, 0x540003a0, 0x93407e80, 0xaa1303e1, 0xd2800e28, 0xd4000001,
+	0x3100981f, 0x540000e1,	/* 0x40: cmn; b.ne 0x60 */
+	0x928002a0,
+	0x34000114,	/* 0x4c: cbz w20, 0x6c */
+	0x97febc48,	/* bl */
+	0xa94153f3,	/* 0x54: ldp x19, x20, [sp, #16] */
+	0xa8c27bfd,	/* ldp x29, x30, [sp], #32 */
+	0xd65f03c0,	/* 0x5c: ret */
+	0x93407c00, 0x97febc43,
+	0x17fffffb,	/* 0x68: b 0x54 */
+	0xd2801528, 0xaa1303e0, 0xd2800001,	/* 0x6c */
+	0xd4000001,	/* svc #0 */
 };
+#define MUSL_CALL_END 0x24
+
+/*
+ * Linux 6.12's vdso __kernel_clock_gettime (Debian's arm64 kernel; no CFI, no frame): a leaf
+ * that returns on its fast path, and for a clock the vdso has not, branches past that return
+ * to the system call (VDSO_SYSCALL_END bytes, where a sample in the call stands).
+ */
+static const uint32_t vdso_clock_gettime[] = {
+	0x71003c1f, 0x540005a8,	/* cmp w0, #15; b.hi 0xb8 */
+	0x52800022, 0x52811064, 0x1ac02042, 0x10fee563, 0x6a040044, 0x54000600, 0xb9400067,
+	0x37000507, 0xd50339bf, 0xb9400462, 0x34000442, 0xd5033fdf, 0xd53be042, 0xca020044,
+	0x8b2463e4,	/* add x4, sp, x4 */
+	0xf940009f, 0x8b20d064, 0xa940a86b, 0xa9422486, 0x29432065, 0xd50339bf, 0xb9400064,
+	0x6b0400ff, 0x54fffde1, 0xcb0b0040, 0x2a0503e5, 0x8a0a0000, 0xd2993fe3, 0xf2a77343,
+	0x9b052400, 0x9ac82400, 0xeb03001f, 0x54000129, 0x92993fe4, 0x52800002, 0xf2b88ca4,
+	0x8b040000, 0x11000442, 0xeb03001f, 0x54ffffa8, 0x8b2240c6, 0xa9000026, 0x52800000,
+	0xd65f03c0,	/* 0xb4: ret */
+	0xd2800e28, 0xd4000001,	/* 0xb8: mov x8, #113; svc #0 */
+};
+#define VDSO_SYSCALL_END 0xc0
 
 /* A frame read from its prologue: where the return address and the saved registers are. */
 static void test_prologue_frame(void **state)
@@ -330,18 +410,43 @@ static void test_prologue_frame(void **state)
 		{ 0xd10083ff, 0x910083ff },	/* sub sp, sp, #32; add sp, sp, #32 */
 		{ 0xa9be7bfd, 0xcb2063ff },	/* sub sp, sp, x0: an alloca */
 	};
+	/* A return taken before the frame is made (shrink-wrapping): its path keeps x30. */
+	static const uint32_t early_out[] = {
+		0xb4000080,	/* cbz x0, 0x10 */
+		0xa9be7bfd,	/* stp x29, x30, [sp, #-32]! */
+		0xa8c27bfd,	/* ldp x29, x30, [sp], #32 */
+		0xd65f03c0,	/* ret */
+		0x52800000,	/* 0x10: mov w0, #0 */
+	};
+	static const size_t body[] = { MUSL_CALL_END, 0x58, 0x60, 0x6c,
+				       sizeof(musl_clock_gettime) };
+	static const size_t unknown[] = { 0x5c };
 	struct jw_arch_frame f;
 	size_t i;
 
 	(void)state;
-	assert_int_equal(jw_arch_prologue_frame((const uint8_t *)musl_clock_gettime,
-						sizeof(musl_clock_gettime), &f), 0);
-	assert_int_equal(f.ra_reg, -1);
-	assert_int_equal(f.ra_at, 8);
-	assert_int_equal(f.cfa_at, 32);
-	assert_saved(&f, 29, 0);
-	assert_saved(&f, 19, 16);
-	assert_saved(&f, 20, 24);
+	/* At the call, and in the blocks past the return that branches from the body reach. */
+	for (i = 0; i < sizeof(body) / sizeof(body[0]); i++) {
+		assert_int_equal(jw_arch_prologue_frame((const uint8_t *)musl_clock_gettime, body[i],
+							&f), 0);
+		assert_int_equal(f.ra_reg, -1);
+		assert_int_equal(f.ra_at, 8);
+		assert_int_equal(f.cfa_at, 32);
+		assert_saved(&f, 29, 0);
+		assert_saved(&f, 19, 16);
+		assert_saved(&f, 20, 24);
+	}
+	/* In the epilogue, once the frame record is loaded back. */
+	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+		assert_int_equal(jw_arch_prologue_frame((const uint8_t *)musl_clock_gettime,
+							unknown[i], &f), -ENOENT);
+	/* The vdso's leaf in its system call: x30 holds the return address, sp is the caller's. */
+	assert_int_equal(jw_arch_prologue_frame((const uint8_t *)vdso_clock_gettime,
+						VDSO_SYSCALL_END, &f), 0);
+	assert_true(f.ra_reg == 30 && f.cfa_at == 0 && f.n_saved == 0);
+	assert_int_equal(jw_arch_prologue_frame((const uint8_t *)early_out, sizeof(early_out), &f),
+			 0);
+	assert_true(f.ra_reg == 30 && f.cfa_at == 0 && f.n_saved == 0);
 	/* A leaf at its entry: the return address is still in x30. */
 	assert_int_equal(jw_arch_prologue_frame((const uint8_t *)musl_clock_gettime, 0, &f), 0);
 	assert_true(f.ra_reg == 30 && f.cfa_at == 0 && f.n_saved == 0);

@@ -152,12 +152,15 @@ static void test_unwind_max_frames(void **state)
 	assert_int_equal(t.n, 0);
 }
 
-/* A function without CFI: the compiler gives top-level asm none. */
+/*
+ * A function without CFI (the compiler gives top-level asm none) whose frame its code cannot
+ * tell past its first instruction: a pop, which the prologue's sweep does not follow.
+ */
 asm(".text\n"
     ".globl jw_test_no_cfi\n"
     ".type jw_test_no_cfi, @function\n"
     "jw_test_no_cfi:\n"
-    "\tnop\n\tnop\n\tnop\n\tret\n"
+    "\tpop %rax\n\tnop\n\tnop\n\tret\n"
     ".size jw_test_no_cfi, .-jw_test_no_cfi\n");
 void jw_test_no_cfi(void);
 
@@ -169,11 +172,11 @@ static const struct jw_ureg_layout with_lr = {
 };
 
 /*
- * A leaf without CFI (arm64's vdso) whose caller is in the link register: the leaf, then the
- * whole stack from the caller on, as if the leaf had been called there and saved nothing. Not
- * so when no link register is known, nor when the link register points into the leaf's own
- * function (it called something that returned): libdwfl's own fallback (the frame record at
- * rbp) never gives the caller that only the link register holds.
+ * A leaf without CFI whose code cannot say where its frame is, and whose caller is in the link
+ * register: the leaf, then the whole stack from the caller on, as if the leaf had been called
+ * there and saved nothing. Not so when no link register is known, nor when the link register
+ * points into the leaf's own function (it called something that returned): libdwfl's own
+ * fallback (the frame record at rbp) never gives the caller that only the link register holds.
  */
 static void test_unwind_frameless_leaf_without_cfi(void **state)
 {

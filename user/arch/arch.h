@@ -166,7 +166,8 @@ struct jw_arch_insn {
  * The frame of a function that has no CFI (musl's libc.so has it for its few assembly
  * functions only), read from its code: @code holds the function from its entry up to the
  * instruction a frame stands at (@len bytes: a sample's pc, or a call's return address), swept
- * in a line. What its prologue pushed and reserved tells where the return address is
+ * in a line, a block after a return taking the frame of the branches that lead to it (sweep.h).
+ * What its prologue pushed and reserved tells where the return address is
  * (sp + @ra_at, or register @ra_reg in a leaf that has not saved it), where the caller's stack
  * pointer is (sp + @cfa_at) and where it saved the callee-saved registers (sp + saved[].at, by
  * DWARF number).
@@ -184,9 +185,10 @@ struct jw_arch_frame {
 };
 
 /*
- * 0; -ENOENT where the sweep cannot know: the code before the point leaves the stack pointer in
- * a way it does not follow (a pop, leave, an add to it: an epilogue on another path; an
- * alloca), or is not decoded; -ENOTSUP on an architecture without this analysis.
+ * 0; -ENOENT where the sweep cannot know: the point is in an epilogue (after a pop, leave, an
+ * add to the stack pointer) or after an alloca, in a block no branch before it leads to, where
+ * two branches disagree, or in code not decoded; -ENOTSUP on an architecture without this
+ * analysis.
  */
 int jw_arch_prologue_frame(const uint8_t *code, size_t len, struct jw_arch_frame *frame);
 

@@ -4,46 +4,26 @@
 #include <string.h>
 
 #include "arch/arch.h"
+#include "arch/sweep.h"
 
 #define SP 31		/* as a base or destination register of the forms read here */
 #define FP 29
 #define LR 30
-
-/* A store's slot, relative to the entry's sp (negative: below it), and the register stored. */
-struct slot {
-	unsigned int reg;
-	int64_t at;
-};
-
-struct sweep {
-	int64_t sp;		/* sp relative to the entry's */
-	int64_t fp;		/* x29 relative to the entry's sp, when fp_known */
-	bool fp_known;
-	struct slot saved[JW_ARCH_MAX_SAVED];
-	unsigned int n_saved;
-};
 
 static int64_t sext(uint32_t v, unsigned int bits)
 {
 	return (int64_t)((uint64_t)v << (64 - bits)) >> (64 - bits);
 }
 
-/* A callee-saved register (x19-x30) stored at @at (relative to the entry's sp), once. */
-static void save(struct sweep *w, unsigned int reg, int64_t at)
+/* A callee-saved register (x19-x30) stored at @at (relative to the entry's sp). */
+static void save(struct jw_sweep *w, unsigned int reg, int64_t at)
 {
-	unsigned int i;
-
-	if (reg < 19 || reg > 30 || w->n_saved >= JW_ARCH_MAX_SAVED)
-		return;
-	for (i = 0; i < w->n_saved; i++)
-		if (w->saved[i].reg == reg)
-			return;
-	w->saved[w->n_saved].reg = reg;
-	w->saved[w->n_saved++].at = at;
+	if (reg >= 19 && reg <= 30)
+		jw_sweep_save(w, reg, at);
 }
 
 /* The base register @rn's value relative to the entry's sp; false when not known. */
-static bool base_of(const struct sweep *w, unsigned int rn, int64_t *base)
+static bool base_of(const struct jw_sweep *w, unsigned int rn, int64_t *base)
 {
 	if (rn == SP)
 		*base = w->sp;
@@ -54,8 +34,11 @@ static bool base_of(const struct sweep *w, unsigned int rn, int64_t *base)
 	return true;
 }
 
-/* One instruction: 1 understood (or harmless), 0 it leaves the line (an epilogue, an alloca). */
-static int step(struct sweep *w, uint32_t insn)
+/*
+ * One instruction's effect on the frame: 1 followed (or none), 0 one the sweep does not follow
+ * (an epilogue's restore of sp or of the frame record, an alloca).
+ */
+static int effect(struct jw_sweep *w, uint32_t insn)
 {
 	unsigned int rd = insn & 31, rn = (insn >> 5) & 31, rt2 = (insn >> 10) & 31;
 	int64_t base;
@@ -112,9 +95,7 @@ static int step(struct sweep *w, uint32_t insn)
 		}
 		return 1;
 	}
-	/* ret, and the loads that restore the frame record or move sp: an epilogue */
-	if ((insn & 0xfffffc1f) == 0xd65f0000 || insn == 0xd65f0bff || insn == 0xd65f0fff)
-		return 0;
+	/* the loads that restore the frame record or move sp: an epilogue */
 	if ((insn & 0xffc00000) == 0xa8c00000 || (insn & 0xffc00000) == 0xa9c00000)
 		return 0;	/* ldp post-/pre-index */
 	if ((insn & 0xffc00000) == 0xa9400000 && (rd == FP || rd == LR || rt2 == LR))
@@ -130,22 +111,54 @@ static int step(struct sweep *w, uint32_t insn)
 	return 1;
 }
 
+/* Where @insn goes: a return, a jump (its target at + @target) or a trap ends the way on. */
+static enum jw_sweep_flow flow(uint32_t insn, bool *branches, int64_t *target)
+{
+	*branches = true;
+	if ((insn & 0xfc000000) == 0x14000000) {		/* b */
+		*target = sext(insn & 0x3ffffff, 26) * 4;
+		return JW_SWEEP_END;
+	}
+	if ((insn & 0xff000010) == 0x54000000 ||		/* b.cond */
+	    (insn & 0x7e000000) == 0x34000000) {		/* cbz, cbnz */
+		*target = sext((insn >> 5) & 0x7ffff, 19) * 4;
+		return JW_SWEEP_NEXT;
+	}
+	if ((insn & 0x7e000000) == 0x36000000) {		/* tbz, tbnz */
+		*target = sext((insn >> 5) & 0x3fff, 14) * 4;
+		return JW_SWEEP_NEXT;
+	}
+	*branches = false;
+	/* ret, retaa/retab, br, and brk/udf: nothing follows */
+	if ((insn & 0xfffffc1f) == 0xd65f0000 || insn == 0xd65f0bff || insn == 0xd65f0fff ||
+	    (insn & 0xfffffc1f) == 0xd61f0000 || (insn & 0xffe0001f) == 0xd4200000 ||
+	    (insn & 0xffff0000) == 0)
+		return JW_SWEEP_END;
+	return JW_SWEEP_NEXT;
+}
+
+static bool sweep_step(struct jw_sweep *w, const uint8_t *code, size_t at, size_t len,
+		       struct jw_sweep_insn *in)
+{
+	uint32_t insn;
+
+	if (len - at < sizeof(insn))
+		return false;
+	memcpy(&insn, code + at, sizeof(insn));
+	in->len = sizeof(insn);
+	in->flow = flow(insn, &in->branches, &in->target);
+	in->target += (int64_t)at;
+	if (in->flow == JW_SWEEP_NEXT && !effect(w, insn))
+		in->flow = JW_SWEEP_LOST;
+	return true;
+}
+
 int jw_arch_prologue_frame(const uint8_t *code, size_t len, struct jw_arch_frame *frame)
 {
-	struct sweep w = { 0 };
+	struct jw_sweep w;
 	unsigned int i;
-	size_t at;
 
-	if (len % 4)
-		return -ENOENT;
-	for (at = 0; at < len; at += 4) {
-		uint32_t insn;
-
-		memcpy(&insn, code + at, sizeof(insn));
-		if (!step(&w, insn))
-			return -ENOENT;
-	}
-	if (w.sp > 0)
+	if (len % 4 || jw_sweep_code(code, len, sweep_step, &w) || w.sp > 0)
 		return -ENOENT;
 	memset(frame, 0, sizeof(*frame));
 	frame->ra_reg = LR;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "arch/arch.h"
+#include "arch/sweep.h"
 #include "arch/x86_64_insn.h"
 
 #define RSP 4
@@ -38,57 +39,80 @@ static int64_t sub_rsp(const struct jw_x86_insn *in)
 	return -1;
 }
 
+/* Where @in (at @at) goes: a return, a jump or a trap ends the way on; a jump's target. */
+static enum jw_sweep_flow flow(const struct jw_x86_insn *in, const uint8_t *p, size_t at,
+			       bool *branches, int64_t *target)
+{
+	const uint8_t *end = p + in->len;
+	unsigned int op = in->op, reg = in->modrm ? (*in->modrm >> 3) & 7 : 0;
+	int32_t rel;
+
+	*branches = true;
+	if (op == 0xeb || (op >= 0x70 && op <= 0x7f)) {			/* jmp, jcc rel8 */
+		*target = (int64_t)(at + in->len) + (int8_t)end[-1];
+		return op == 0xeb ? JW_SWEEP_END : JW_SWEEP_NEXT;
+	}
+	if (op == 0xe9 || (!op && in->len >= 6 && end[-6] == 0x0f &&	/* jmp, jcc rel32 */
+			   (end[-5] & 0xf0) == 0x80)) {
+		memcpy(&rel, end - 4, sizeof(rel));
+		*target = (int64_t)(at + in->len) + rel;
+		return op == 0xe9 ? JW_SWEEP_END : JW_SWEEP_NEXT;
+	}
+	*branches = false;
+	/* ret, jmp *x, ud2, hlt */
+	if (op == 0xc3 || op == 0xc2 || (op == 0xff && (reg == 4 || reg == 5)) || op == 0xf4 ||
+	    (!op && in->len >= 2 && end[-2] == 0x0f && end[-1] == 0x0b))
+		return JW_SWEEP_END;
+	return JW_SWEEP_NEXT;
+}
+
+/* One instruction's effect on the frame: false for one the sweep does not follow. */
+static bool effect(struct jw_sweep *w, const struct jw_x86_insn *in)
+{
+	unsigned int op = in->op;
+	int64_t imm;
+
+	if (op >= 0x50 && op <= 0x57) {				/* push reg */
+		w->sp -= 8;
+		jw_sweep_save(w, (op & 7) | (in->rex & 1 ? 8 : 0), w->sp);
+	} else if (op == 0x68 || op == 0x6a) {			/* push imm */
+		w->sp -= 8;
+	} else if ((imm = sub_rsp(in)) >= 0 && (op == 0x83 || op == 0x81)) {
+		w->sp -= imm;
+	} else if ((op >= 0x58 && op <= 0x5f) || writes_rsp(in)) {
+		return false;	/* a pop, leave, an add to rsp, an alloca */
+	}
+	return true;
+}
+
+static bool sweep_step(struct jw_sweep *w, const uint8_t *code, size_t at, size_t len,
+		       struct jw_sweep_insn *out)
+{
+	struct jw_x86_insn in;
+
+	if (!jw_x86_decode(code + at, len - at, &in) || !in.len)
+		return false;
+	out->len = in.len;
+	out->flow = flow(&in, code + at, at, &out->branches, &out->target);
+	if (out->flow == JW_SWEEP_NEXT && !effect(w, &in))
+		out->flow = JW_SWEEP_LOST;
+	return true;
+}
+
 int jw_arch_prologue_frame(const uint8_t *code, size_t len, struct jw_arch_frame *frame)
 {
-	struct {
-		unsigned int reg;	/* hardware number */
-		uint64_t depth;		/* below the entry's rsp, once pushed */
-	} pushed[JW_ARCH_MAX_SAVED];
-	unsigned int n_pushed = 0, i;
-	uint64_t depth = 0;
-	size_t at = 0;
+	struct jw_sweep w;
+	unsigned int i;
 
-	while (at < len) {
-		struct jw_x86_insn in;
-		unsigned int op;
-		int64_t imm;
-
-		if (!jw_x86_decode(code + at, len - at, &in) || !in.len)
-			return -ENOENT;
-		op = in.op;
-		if (op >= 0x50 && op <= 0x57) {		/* push reg */
-			depth += 8;
-			if (n_pushed < JW_ARCH_MAX_SAVED) {
-				pushed[n_pushed].reg = (op & 7) | (in.rex & 1 ? 8 : 0);
-				pushed[n_pushed++].depth = depth;
-			}
-		} else if (op == 0x68 || op == 0x6a) {		/* push imm */
-			depth += 8;
-		} else if ((imm = sub_rsp(&in)) >= 0 && (op == 0x83 || op == 0x81)) {
-			depth += imm;
-		} else if ((op >= 0x58 && op <= 0x5f) || op == 0xc3 || op == 0xc2 ||
-			   writes_rsp(&in)) {
-			return -ENOENT;	/* a pop, a return, leave, add or alloca: off the line */
-		}
-		at += in.len;
-	}
-	if (at != len)
+	if (jw_sweep_code(code, len, sweep_step, &w) || w.sp > 0)
 		return -ENOENT;
 	memset(frame, 0, sizeof(*frame));
 	frame->ra_reg = -1;
-	frame->ra_at = depth;
-	frame->cfa_at = depth + 8;
-	for (i = 0; i < n_pushed; i++) {
-		/* Saved once: a second push of one register is not its caller's value. */
-		unsigned int j, reg = jw_x86_dwarf_reg[pushed[i].reg];
-		bool again = false;
-
-		for (j = 0; j < frame->n_saved; j++)
-			again |= frame->saved[j].dwarf_reg == reg;
-		if (again)
-			continue;
-		frame->saved[frame->n_saved].dwarf_reg = reg;
-		frame->saved[frame->n_saved++].at = depth - pushed[i].depth;
+	frame->ra_at = -w.sp;
+	frame->cfa_at = -w.sp + 8;
+	for (i = 0; i < w.n_saved; i++) {
+		frame->saved[frame->n_saved].dwarf_reg = jw_x86_dwarf_reg[w.saved[i].reg];
+		frame->saved[frame->n_saved++].at = w.saved[i].at - w.sp;
 	}
 	return 0;
 }

@@ -392,6 +392,16 @@ static void preset_named(struct jw_symbolizer *s, struct jw_frame *fr, uint64_t 
 	}
 }
 
+/*
+ * An arm64 (or arm) mapping symbol, "$x", "$d", "$x.12": it marks where code or data begins, and
+ * names no function (the nearest symbol to a PLT stub is one).
+ */
+static bool mapping_symbol(const char *name)
+{
+	return name[0] == '$' && name[1] && strchr("adtx", name[1]) &&
+	       (!name[2] || name[2] == '.');
+}
+
 static void module_frame(struct jw_symbolizer *s, Dwfl_Module *mod, uint64_t pc, uint64_t lookup,
 			 struct jw_frame *fr)
 {
@@ -408,7 +418,7 @@ static void module_frame(struct jw_symbolizer *s, Dwfl_Module *mod, uint64_t pc,
 	if (dwfl_module_getelf(mod, &bias))
 		fr->rel_pc = pc - bias;
 	name = dwfl_module_addrinfo(mod, lookup, &off, &sym, NULL, NULL, NULL);
-	if (name) {
+	if (name && !mapping_symbol(name)) {
 		fr->symbol = intern_symbol(s, name);
 		fr->sym_off = off + (pc - lookup);
 	} else {

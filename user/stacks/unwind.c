@@ -177,20 +177,109 @@ static bool same_function(Dwfl *dwfl, Dwarf_Addr a, Dwarf_Addr b)
 	return na && nb && a - oa == b - ob;
 }
 
-/* The link register when the leaf is a function without CFI that saved nothing; else 0. */
+/*
+ * @len bytes of code at @addr (the ELF's own addresses) into a new buffer: from the executable
+ * section that holds them, or, in an ELF without section headers (the vdso, read from the
+ * process's memory), from the executable segment; NULL when neither holds them.
+ */
+static uint8_t *code_at(Elf *elf, GElf_Addr addr, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	uint8_t *code;
+	size_t i, n;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr ||
+		    addr - sh.sh_addr > sh.sh_size || sh.sh_size - (addr - sh.sh_addr) < len)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || data->d_size != sh.sh_size)
+			return NULL;
+		code = malloc(len ? len : 1);
+		if (code)
+			memcpy(code, (uint8_t *)data->d_buf + (addr - sh.sh_addr), len);
+		return code;
+	}
+	if (elf_getphdrnum(elf, &n))
+		return NULL;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		Elf_Data *data;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+		    addr < ph.p_vaddr || addr - ph.p_vaddr > ph.p_filesz ||
+		    ph.p_filesz - (addr - ph.p_vaddr) < len)
+			continue;
+		data = elf_getdata_rawchunk(elf, ph.p_offset + (addr - ph.p_vaddr), len ? len : 1,
+					    ELF_T_BYTE);
+		if (!data || !data->d_buf)
+			return NULL;
+		code = malloc(len ? len : 1);
+		if (code)
+			memcpy(code, data->d_buf, len);
+		return code;
+	}
+	return NULL;
+}
+
+/*
+ * The code of the function @pc is in, from its entry (its symbol's start) up to @pc, into a
+ * new buffer (*@len bytes); NULL when its symbol or its bytes are not there.
+ */
+static uint8_t *code_to(Dwfl *dwfl, uint64_t pc, bool activation, size_t *len)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	GElf_Addr bias;
+	GElf_Off off;
+	GElf_Sym sym;
+	uint8_t *code;
+	Elf *elf;
+
+	if (!mod || !dwfl_module_addrinfo(mod, activation ? pc : pc - 1, &off, &sym, NULL, NULL,
+					  NULL))
+		return NULL;
+	off += activation ? 0 : 1;	/* from the entry to pc itself */
+	elf = dwfl_module_getelf(mod, &bias);
+	if (!elf || off > MAX_PROLOGUE_CODE)
+		return NULL;
+	code = code_at(elf, pc - off - bias, off);
+	if (code)
+		*len = off;
+	return code;
+}
+
+/*
+ * The link register when the leaf is a function without CFI that saved nothing yet; else 0.
+ * Its prologue says so where its code can be read; where it cannot (code no module holds), a
+ * frame record at the frame pointer that holds the link register says it saved one.
+ */
 static uint64_t frameless_leaf_caller(Dwfl *dwfl, const struct jw_unwind_input *in)
 {
 	const struct jw_ureg_layout *l = in->layout;
+	struct jw_arch_frame fr;
 	uint64_t lr, fp, saved;
+	uint8_t *code;
+	size_t len = 0;
+	int ret;
 
 	if (!l || l->lr < 0 || (size_t)l->lr >= in->n_regs || l->fp >= in->n_regs ||
 	    l->sp >= in->n_regs)
 		return 0;
 	lr = in->regs[l->lr];
 	fp = in->regs[l->fp];
-	if (!lr || has_cfi(dwfl, in->pc) || !has_cfi(dwfl, lr) || same_function(dwfl, in->pc, lr))
+	if (!lr || has_cfi(dwfl, in->pc) || same_function(dwfl, in->pc, lr))
 		return 0;
-	/* Its frame record saved at the frame pointer: it is not frameless. */
+	code = code_to(dwfl, in->pc, true, &len);
+	if (code) {
+		ret = jw_arch_prologue_frame(code, len, &fr);
+		free(code);
+		if (!ret)
+			return fr.ra_reg == l->lr && fr.cfa_at == 0 ? lr : 0;
+	}
 	if (fp >= in->regs[l->sp] && fp >= in->base && stack_word(in, fp + sizeof(saved), &saved) &&
 	    saved == lr)
 		return 0;
@@ -205,49 +294,6 @@ static size_t unwind_from(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unw
 	dwfl_getthread_frames(dwfl, in->tid, on_frame, f);
 	u->in = NULL;
 	return f->n;
-}
-
-/*
- * The code of the function @pc is in, from its entry (its symbol's start) up to @pc, into a
- * new buffer (*@len bytes); NULL when its symbol or its bytes are not there.
- */
-static uint8_t *code_to(Dwfl *dwfl, uint64_t pc, bool activation, size_t *len)
-{
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
-	Elf_Scn *scn = NULL;
-	GElf_Addr bias, addr;
-	GElf_Off off;
-	GElf_Sym sym;
-	uint8_t *code;
-	Elf *elf;
-
-	if (!mod || !dwfl_module_addrinfo(mod, activation ? pc : pc - 1, &off, &sym, NULL, NULL,
-					  NULL))
-		return NULL;
-	off += activation ? 0 : 1;	/* from the entry to pc itself */
-	elf = dwfl_module_getelf(mod, &bias);
-	if (!elf || off > MAX_PROLOGUE_CODE)
-		return NULL;
-	addr = pc - off - bias;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr ||
-		    addr - sh.sh_addr > sh.sh_size || sh.sh_size - (addr - sh.sh_addr) < off)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf || data->d_size != sh.sh_size)
-			return NULL;
-		code = malloc(off ? off : 1);
-		if (code) {
-			memcpy(code, (uint8_t *)data->d_buf + (addr - sh.sh_addr), off);
-			*len = off;
-		}
-		return code;
-	}
-	return NULL;
 }
 
 /*
