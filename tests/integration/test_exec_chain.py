@@ -8,7 +8,9 @@ status comes back, and jankwatch does not crash. The same chain under `-p PID` (
 to the first shim, which then execs): watched anew. A command that starts a loop in the background
 and exits: the loop is followed to its end, and jankwatch exits with the command's status. A new
 program watched while it sits in its first wait (entered before its probes): the task that wait's
-end begins is reported too."""
+end begins is reported too. A process caught by -p between its exec and its loader's mapping of
+the C library: its waits are its interpreter's C library's."""
+import ctypes
 import stat
 import subprocess
 
@@ -141,6 +143,9 @@ try:
     target = Proc([held, APP, *APP_ARGS], pass_fds=(go_r,))
     os.close(go_r)
     try:
+        # Once it is held.sh (the fork's exec done; its loader may still run: see below).
+        wait_for(lambda: open(f"/proc/{target.pid}/comm").read().strip() == "held.sh", 10,
+                 "the shim to be exec'd")
         jw = start_jankwatch(["-p", str(target.pid), "--set", f"ignore_startup_time={STARTUP_S}",
                               "--all", "--log-dir", logs.path])
         os.write(go_w, b"go\n")
@@ -155,6 +160,51 @@ try:
     check(any(f"pid {target.pid} (held.sh) exec'd" in l for l in jw.err),
           "-p: it says the process exec'd a new program")
     check_janks("-p", json_lines(jw), target_tasks(target))
+    logs.cleanup()
+
+    # -p on a process caught between its exec and its loader's mapping of the C library (held
+    # there by ptrace, as a race with a fresh exec can catch one): the waits are the ones its
+    # interpreter will map, and its janks are reported once it runs.
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    PTRACE_TRACEME, PTRACE_DETACH = 0, 17
+    out = tempfile.TemporaryFile()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.dup2(out.fileno(), 1)
+            libc.ptrace(PTRACE_TRACEME, 0, None, None)
+            os.execv(TARGET, [TARGET, "--busy", "--ms", "250", "--every", "700", "--count", "8"])
+        finally:
+            os._exit(127)
+    _, status = os.waitpid(pid, 0)
+    try:
+        check(os.WIFSTOPPED(status), f"caught at exec: stopped after its exec ({status:#x})")
+        with open(f"/proc/{pid}/maps") as f:
+            maps = f.read()
+        check("libc.so.6" not in maps and "ld-linux" in maps,
+              "caught at exec: its loader is mapped, its C library not yet")
+        logs = LogDir()
+        jw = start_jankwatch(["-p", str(pid), "--set", f"ignore_startup_time={STARTUP_S}",
+                              "--all", "--log-dir", logs.path])
+        libc.ptrace(PTRACE_DETACH, pid, None, None)
+        _, status = os.waitpid(pid, 0)
+        rc = stop_jankwatch(jw)
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+    out.seek(0)
+    tasks = tasks_of(out.read().decode().splitlines())
+    events = json_lines(jw)
+    check(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and rc == 0,
+          f"caught at exec: the program and jankwatch end well ({status:#x}, {rc})")
+    check(len(tasks) == 8 and len(events) >= 3,
+          f"caught at exec: its janks past the start-up window reported ({len(events)} of "
+          f"{len(tasks)})")
+    check_loop_janks("caught at exec", events, tasks)
     logs.cleanup()
 finally:
     shutil.rmtree(tmp, ignore_errors=True)

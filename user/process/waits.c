@@ -220,15 +220,26 @@ int jw_waits_mapped_libc(pid_t pid, char *path, size_t len)
 int jw_find_wait_funcs(pid_t pid, const char *root, const char *exe, struct jw_wait_func *out,
 		       size_t max, char *err, size_t errlen)
 {
-	char libc[PATH_MAX];
+	char libc[PATH_MAX], proc_root[32];
+	bool mapped = false;
 	size_t i;
 	int n = 0;
 
 	if (pid > 0) {
 		/* glibc's libc.so.6 first: "libc.so" would match it too. */
-		for (i = 0; i < ARRAY_LEN(libc_mapped) && n == 0; i++)
-			if (jw_target_find_mapping(pid, libc_mapped[i], libc, sizeof(libc)) == 0)
-				n = waits_in(libc, out, max);
+		for (i = 0; i < ARRAY_LEN(libc_mapped) && n == 0; i++) {
+			if (jw_target_find_mapping(pid, libc_mapped[i], libc, sizeof(libc)))
+				continue;
+			mapped = true;
+			n = waits_in(libc, out, max);
+		}
+		/*
+		 * None mapped: a process caught between its exec and its loader's mapping of the
+		 * C library (watched.c checks the one it maps then), or a static one.
+		 */
+		snprintf(proc_root, sizeof(proc_root), "/proc/%d/root", (int)pid);
+		if (!mapped)
+			n = waits_of_program(proc_root, exe, out, max);
 	} else {
 		n = waits_of_program(root, exe, out, max);
 	}

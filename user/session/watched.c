@@ -159,7 +159,10 @@ static int resolve_waits(struct jw_watched *w, const struct jw_watch_how *how)
 	struct jw_proc *p = &w->proc;
 	char err[512];
 
-	/* A program not started yet maps no C library yet: its interpreter says which it will. */
+	/*
+	 * A program not started yet, or caught before its loader ran, maps no C library yet: its
+	 * interpreter says which it will.
+	 */
 	w->n_waits = jw_find_wait_funcs(how->holding ? 0 : p->target.pid, NULL, p->target.exe,
 					w->waits, JW_MAX_WAIT_FUNCS, err, sizeof(err));
 	if (w->n_waits < 0) {
@@ -167,7 +170,9 @@ static int resolve_waits(struct jw_watched *w, const struct jw_watch_how *how)
 		return w->n_waits;
 	}
 	p->handlers[how->cfg->n_probes] = JW_WAIT_HANDLER;
-	w->check_waits = how->holding;
+	/* Found before it maps them (held, or caught just after its exec): checked once it does. */
+	w->check_waits = how->holding || (w->n_waits > 0 &&
+					  !jw_target_maps_file(p->target.pid, w->waits[0].path));
 	return 0;
 }
 

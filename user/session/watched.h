@@ -51,7 +51,7 @@ struct jw_watched {
 	struct jw_resolved_probe preset_probes[JW_MAX_PRESET_PROBES];
 	struct jw_samplebuf samples;	/* of its thread's task in flight */
 	bool redetect;		/* caught at exec or started by us: look for a preset once it runs */
-	bool check_waits;	/* started by us, its waits found before it ran: check once it runs */
+	bool check_waits;	/* its waits found before it mapped them: check once it runs */
 	uint32_t waits_checks;	/* how many times they were checked */
 	bool attached;		/* jw_watched__attach() began: there is something to undo */
 	int pidfd;		/* its thread, to unlink it from its slot; -1: none */
