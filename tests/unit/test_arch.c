@@ -171,7 +171,14 @@ static void test_prologue_frame(void **state)
 	static const uint8_t aligned[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xe4, 0xf0 };
 
 	static const size_t body[] = { MUSL_CALL_END, 0x50, 0x58, sizeof(musl_clock_gettime) };
-	static const size_t unknown[] = { 0x48, 0x4a, 0x4b, 0x4f };
+	/* In its epilogue, each instruction followed: where the return address is, what is saved. */
+	static const struct {
+		size_t at;
+		uint64_t ra_at;
+		unsigned int n_saved;
+		uint64_t rbp_at;	/* where rbp is saved, when it is */
+	} epilogue[] = { { 0x48, 16, 2, 8 }, { 0x49, 8, 1, 0 }, { 0x4a, 0, 0, 0 } };
+	static const size_t unknown[] = { 0x4b, 0x4f };
 	static const uint8_t early_out[] = {
 		0x48, 0x85, 0xff, 0x74, 0x03,	/* test %rdi,%rdi; je 0x8 */
 		0x53, 0x5b, 0xc3,		/* push %rbx; pop %rbx; ret */
@@ -191,7 +198,15 @@ static void test_prologue_frame(void **state)
 		assert_saved(&f, 6, 16);	/* rbp, its caller's: before musl used it */
 		assert_saved(&f, 3, 8);		/* rbx */
 	}
-	/* In the epilogue, and past the return where no branch leads. */
+	for (i = 0; i < sizeof(epilogue) / sizeof(epilogue[0]); i++) {
+		assert_int_equal(jw_arch_prologue_frame(musl_clock_gettime, epilogue[i].at, &f), 0);
+		assert_int_equal(f.ra_at, epilogue[i].ra_at);
+		assert_int_equal(f.cfa_at, epilogue[i].ra_at + 8);
+		assert_int_equal(f.n_saved, epilogue[i].n_saved);
+		if (f.n_saved)
+			assert_saved(&f, 6, epilogue[i].rbp_at);
+	}
+	/* Past the return where no branch leads, and cut inside an instruction. */
 	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
 		assert_int_equal(jw_arch_prologue_frame(musl_clock_gettime, unknown[i], &f),
 				 -ENOENT);
@@ -404,10 +419,14 @@ static const uint32_t vdso_clock_gettime[] = {
 /* A frame read from its prologue: where the return address and the saved registers are. */
 static void test_prologue_frame(void **state)
 {
-	static const uint32_t epilogues[][2] = {
-		{ 0xa9be7bfd, 0xa8c27bfd },	/* ldp x29, x30, [sp], #32 */
-		{ 0xa9be7bfd, 0xd65f03c0 },	/* ret */
+	/* A frame made and unmade: x30 holds the return address again, sp is the entry's. */
+	static const uint32_t unmade[][2] = {
+		{ 0xa9be7bfd, 0xa8c27bfd },	/* stp x29, x30, [sp, #-32]!; ldp x29, x30, [sp], #32 */
 		{ 0xd10083ff, 0x910083ff },	/* sub sp, sp, #32; add sp, sp, #32 */
+		{ 0xf81f0ffe, 0xf84107fe },	/* str x30, [sp, #-16]!; ldr x30, [sp], #16 */
+	};
+	static const uint32_t unknowable[][2] = {
+		{ 0xa9be7bfd, 0xd65f03c0 },	/* ret: what follows, no branch leads to */
 		{ 0xa9be7bfd, 0xcb2063ff },	/* sub sp, sp, x0: an alloca */
 	};
 	/* A return taken before the frame is made (shrink-wrapping): its path keeps x30. */
@@ -420,7 +439,6 @@ static void test_prologue_frame(void **state)
 	};
 	static const size_t body[] = { MUSL_CALL_END, 0x58, 0x60, 0x6c,
 				       sizeof(musl_clock_gettime) };
-	static const size_t unknown[] = { 0x5c };
 	struct jw_arch_frame f;
 	size_t i;
 
@@ -436,10 +454,9 @@ static void test_prologue_frame(void **state)
 		assert_saved(&f, 19, 16);
 		assert_saved(&f, 20, 24);
 	}
-	/* In the epilogue, once the frame record is loaded back. */
-	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
-		assert_int_equal(jw_arch_prologue_frame((const uint8_t *)musl_clock_gettime,
-							unknown[i], &f), -ENOENT);
+	/* At its return, the frame record loaded back and sp freed: x30 again. */
+	assert_int_equal(jw_arch_prologue_frame((const uint8_t *)musl_clock_gettime, 0x5c, &f), 0);
+	assert_true(f.ra_reg == 30 && f.cfa_at == 0 && f.n_saved == 0);
 	/* The vdso's leaf in its system call: x30 holds the return address, sp is the caller's. */
 	assert_int_equal(jw_arch_prologue_frame((const uint8_t *)vdso_clock_gettime,
 						VDSO_SYSCALL_END, &f), 0);
@@ -456,9 +473,14 @@ static void test_prologue_frame(void **state)
 	assert_saved(&f, 29, 48);
 	assert_saved(&f, 27, 128);
 	assert_saved(&f, 28, 136);
-	for (i = 0; i < sizeof(epilogues) / sizeof(epilogues[0]); i++)
-		assert_int_equal(jw_arch_prologue_frame((const uint8_t *)epilogues[i],
-							sizeof(epilogues[i]), &f), -ENOENT);
+	for (i = 0; i < sizeof(unmade) / sizeof(unmade[0]); i++) {
+		assert_int_equal(jw_arch_prologue_frame((const uint8_t *)unmade[i],
+							sizeof(unmade[i]), &f), 0);
+		assert_true(f.ra_reg == 30 && f.cfa_at == 0 && f.n_saved == 0);
+	}
+	for (i = 0; i < sizeof(unknowable) / sizeof(unknowable[0]); i++)
+		assert_int_equal(jw_arch_prologue_frame((const uint8_t *)unknowable[i],
+							sizeof(unknowable[i]), &f), -ENOENT);
 }
 
 int main(void)

@@ -185,10 +185,10 @@ struct jw_arch_frame {
 };
 
 /*
- * 0; -ENOENT where the sweep cannot know: the point is in an epilogue (after a pop, leave, an
- * add to the stack pointer) or after an alloca, in a block no branch before it leads to, where
- * two branches disagree, or in code not decoded; -ENOTSUP on an architecture without this
- * analysis.
+ * 0 (an epilogue's pops and loads followed too); -ENOENT where the sweep cannot know: after an
+ * alloca, leave or a stack pointer from a register it does not follow, in a block no branch
+ * before it leads to, where two branches disagree, or in code not decoded; -ENOTSUP on an
+ * architecture without this analysis.
  */
 int jw_arch_prologue_frame(const uint8_t *code, size_t len, struct jw_arch_frame *frame);
 

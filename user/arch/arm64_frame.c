@@ -36,7 +36,7 @@ static bool base_of(const struct jw_sweep *w, unsigned int rn, int64_t *base)
 
 /*
  * One instruction's effect on the frame: 1 followed (or none), 0 one the sweep does not follow
- * (an epilogue's restore of sp or of the frame record, an alloca).
+ * (an alloca, sp or x30 from where it cannot say).
  */
 static int effect(struct jw_sweep *w, uint32_t insn)
 {
@@ -81,11 +81,11 @@ static int effect(struct jw_sweep *w, uint32_t insn)
 		bool sub = (insn >> 30) & 1;
 
 		if (insn & 0x20000000)
-			return rd == SP ? 0 : 1;	/* adds/subs: rd 31 is xzr */
+			return 1;	/* adds/subs (cmp, cmn): their rd 31 is xzr, not sp */
 		if (rd == SP) {
-			if (rn != SP || !sub)
-				return 0;	/* sp restored from another register, or freed */
-			w->sp -= imm;
+			if (!base_of(w, rn, &base))
+				return 0;	/* sp from another register */
+			w->sp = base + (sub ? -imm : imm);	/* lowered, freed, or from x29 */
 			return 1;
 		}
 		if (rd == FP) {
@@ -95,13 +95,43 @@ static int effect(struct jw_sweep *w, uint32_t insn)
 		}
 		return 1;
 	}
-	/* the loads that restore the frame record or move sp: an epilogue */
-	if ((insn & 0xffc00000) == 0xa8c00000 || (insn & 0xffc00000) == 0xa9c00000)
-		return 0;	/* ldp post-/pre-index */
-	if ((insn & 0xffc00000) == 0xa9400000 && (rd == FP || rd == LR || rt2 == LR))
-		return 0;	/* ldp x29, x30, [...] */
-	if ((insn & 0xffe00c00) == 0xf8400400 || (insn & 0xffe00c00) == 0xf8400c00)
-		return rn == SP ? 0 : 1;	/* ldr post-/pre-index from sp */
+	/* ldp xT, xT2, [xN], #imm (post-index), [xN, #imm]! (pre-index), [xN, #imm]: an epilogue's */
+	if ((insn & 0xffc00000) == 0xa8c00000 || (insn & 0xffc00000) == 0xa9c00000 ||
+	    (insn & 0xffc00000) == 0xa9400000) {
+		int64_t off = sext((insn >> 15) & 0x7f, 7) * 8;
+		bool signed_off = (insn & 0xffc00000) == 0xa9400000;
+
+		if (!base_of(w, rn, &base))
+			return rd == LR || rt2 == LR ? 0 : 1;	/* x30 from where the sweep cannot say */
+		if (!signed_off && rn != SP)
+			return 0;
+		if ((insn & 0xffc00000) == 0xa9c00000)
+			w->sp = base = base + off;
+		else if (signed_off)
+			base += off;
+		jw_sweep_restore(w, rd, base);
+		jw_sweep_restore(w, rt2, base + 8);
+		if ((insn & 0xffc00000) == 0xa8c00000)
+			w->sp += off;
+		if (rd == FP || rt2 == FP)
+			w->fp_known = false;
+		return 1;
+	}
+	/* ldr xT, [sp], #imm (post-index) and ldr xT, [sp, #imm]! (pre-index) */
+	if ((insn & 0xffe00c00) == 0xf8400400 || (insn & 0xffe00c00) == 0xf8400c00) {
+		int64_t off = sext((insn >> 12) & 0x1ff, 9);
+
+		if (rn != SP)
+			return rd == LR ? 0 : 1;
+		if (insn & 0x800)
+			w->sp += off;
+		jw_sweep_restore(w, rd, w->sp);
+		if (!(insn & 0x800))
+			w->sp += off;
+		if (rd == FP)
+			w->fp_known = false;
+		return 1;
+	}
 	/* add/sub (extended register) writing sp: an alloca */
 	if ((insn & 0x7fe00000) == 0x0b200000 || (insn & 0x7fe00000) == 0x4b200000)
 		return rd == SP ? 0 : 1;

@@ -30,6 +30,20 @@ void jw_sweep_save(struct jw_sweep *w, unsigned int reg, int64_t at)
 	w->saved[w->n_saved++].at = at;
 }
 
+void jw_sweep_restore(struct jw_sweep *w, unsigned int reg, int64_t at)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->n_saved; i++) {
+		if (w->saved[i].reg != reg || w->saved[i].at != at)
+			continue;
+		/* In order: two paths' frames are compared slot by slot. */
+		for (w->n_saved--; i < w->n_saved; i++)
+			w->saved[i] = w->saved[i + 1];
+		return;
+	}
+}
+
 /* Whether two paths' frames agree: the stack pointer and every saved register's slot. */
 static bool same_frame(const struct jw_sweep *a, const struct jw_sweep *b)
 {

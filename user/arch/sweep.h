@@ -30,7 +30,7 @@ struct jw_sweep {
 enum jw_sweep_flow {
 	JW_SWEEP_NEXT,		/* on, its effect followed */
 	JW_SWEEP_LOST,		/* on, with an effect on the frame the sweep does not follow (an
-				 * epilogue's pops, an alloca): not known until a return ends it */
+				 * alloca, sp from a register): not known until a return ends it */
 	JW_SWEEP_END,		/* nowhere next: a return, a jump, a trap */
 };
 
@@ -50,6 +50,9 @@ typedef bool (*jw_sweep_step_fn)(struct jw_sweep *w, const uint8_t *code, size_t
 
 /* A register saved at @at, the first time only: a later store is not the caller's value. */
 void jw_sweep_save(struct jw_sweep *w, unsigned int reg, int64_t at);
+
+/* A register loaded back from @at (an epilogue's): no longer to be read from its slot. */
+void jw_sweep_restore(struct jw_sweep *w, unsigned int reg, int64_t at);
 
 /*
  * Sweeps @code (@len bytes, up to the point wanted) with @step into @w: 0, or -ENOENT when the

@@ -23,10 +23,13 @@ static bool writes_rsp(const struct jw_x86_insn *in)
 	       (m >> 6 == 3 && (m & 7) == RSP && !(in->rex & 1));
 }
 
-/* The signed immediate of "sub $imm, %rsp" (83 /5 ib, 81 /5 id with REX.W), or -1: not one. */
-static int64_t sub_rsp(const struct jw_x86_insn *in)
+/*
+ * The immediate of "sub $imm, %rsp" (@modrm 0xec: 83 /5 ib, 81 /5 id with REX.W) or of
+ * "add $imm, %rsp" (@modrm 0xc4), or -1: not one.
+ */
+static int64_t imm_to_rsp(const struct jw_x86_insn *in, uint8_t modrm)
 {
-	if (!(in->rex & 8) || !in->modrm || *in->modrm != 0xec || !in->imm)
+	if (!(in->rex & 8) || !in->modrm || *in->modrm != modrm || !in->imm)
 		return -1;
 	if (in->op == 0x83)
 		return (int8_t)in->imm[0];
@@ -77,10 +80,15 @@ static bool effect(struct jw_sweep *w, const struct jw_x86_insn *in)
 		jw_sweep_save(w, (op & 7) | (in->rex & 1 ? 8 : 0), w->sp);
 	} else if (op == 0x68 || op == 0x6a) {			/* push imm */
 		w->sp -= 8;
-	} else if ((imm = sub_rsp(in)) >= 0 && (op == 0x83 || op == 0x81)) {
+	} else if ((imm = imm_to_rsp(in, 0xec)) >= 0 && (op == 0x83 || op == 0x81)) {
 		w->sp -= imm;
-	} else if ((op >= 0x58 && op <= 0x5f) || writes_rsp(in)) {
-		return false;	/* a pop, leave, an add to rsp, an alloca */
+	} else if (op >= 0x58 && op <= 0x5f) {			/* pop reg: an epilogue's */
+		jw_sweep_restore(w, (op & 7) | (in->rex & 1 ? 8 : 0), w->sp);
+		w->sp += 8;
+	} else if ((imm = imm_to_rsp(in, 0xc4)) >= 0 && (op == 0x83 || op == 0x81)) {
+		w->sp += imm;
+	} else if (writes_rsp(in)) {
+		return false;	/* leave, an alloca, rsp from a register */
 	}
 	return true;
 }
