@@ -99,6 +99,14 @@ class Device:
         return target
 
     def close(self):
+        # What jankwatch started with -- CMD and left running when it stopped (--duration, a
+        # SIGINT to it alone): every process whose root is this one.
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if os.readlink(f"/proc/{pid}/root") == self.root:
+                    os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
         with open("/proc/sys/kernel/kptr_restrict", "w") as f:
             f.write(self.kptr)
         for m in reversed(self.mounts):
