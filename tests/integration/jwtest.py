@@ -506,6 +506,14 @@ class Nginx:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def split_hidden(ev):
+    """Whether the kernel kept a context switch of the event's thread inside its task from
+    jankwatch's programs (this machine's kernel hides some: the summary counts them): the event
+    says so (offcpu_partial), and its off-CPU split (cpu, runq, blocked, the cause, the waker,
+    the stacks where it slept) is short by that switch. Its wall time is not."""
+    return bool(ev.get("offcpu_partial"))
+
+
 def matches_own(ev, own_ms, tol=0.05, waited_ms=0.0, body_ms=None):
     """Whether an event's wall_ms is the program's own measurement within @tol: time spent
     waiting for a CPU (runq_ms) may fall inside what the program measured or around it, so the

@@ -437,8 +437,7 @@ static void test_prologue_frame(void **state)
 		0xd65f03c0,	/* ret */
 		0x52800000,	/* 0x10: mov w0, #0 */
 	};
-	static const size_t body[] = { MUSL_CALL_END, 0x58, 0x60, 0x6c,
-				       sizeof(musl_clock_gettime) };
+	static const size_t body[] = { MUSL_CALL_END, 0x60, 0x6c, sizeof(musl_clock_gettime) };
 	struct jw_arch_frame f;
 	size_t i;
 
@@ -454,7 +453,10 @@ static void test_prologue_frame(void **state)
 		assert_saved(&f, 19, 16);
 		assert_saved(&f, 20, 24);
 	}
-	/* At its return, the frame record loaded back and sp freed: x30 again. */
+	/* In its epilogue: x19 and x20 loaded back, then the frame record with sp freed. */
+	assert_int_equal(jw_arch_prologue_frame((const uint8_t *)musl_clock_gettime, 0x58, &f), 0);
+	assert_true(f.ra_reg == -1 && f.ra_at == 8 && f.cfa_at == 32 && f.n_saved == 1);
+	assert_saved(&f, 29, 0);
 	assert_int_equal(jw_arch_prologue_frame((const uint8_t *)musl_clock_gettime, 0x5c, &f), 0);
 	assert_true(f.ra_reg == 30 && f.cfa_at == 0 && f.n_saved == 0);
 	/* The vdso's leaf in its system call: x30 holds the return address, sp is the caller's. */
