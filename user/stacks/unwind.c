@@ -37,7 +37,6 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
-/* Reads one word of the copied stack; addresses outside it are unknown. */
 /* One word of @in's stack copy at @addr into @v; false outside it. */
 static bool stack_word(const struct jw_unwind_input *in, uint64_t addr, uint64_t *v)
 {
@@ -252,6 +251,20 @@ static uint8_t *code_to(Dwfl *dwfl, uint64_t pc, bool activation, size_t *len)
 	return code;
 }
 
+/* The frame at @pc in code without CFI, from its function's code (arch.h); -ENOENT: not known. */
+static int frame_at(Dwfl *dwfl, uint64_t pc, bool activation, struct jw_arch_frame *fr)
+{
+	size_t len = 0;
+	uint8_t *code = code_to(dwfl, pc, activation, &len);
+	int ret;
+
+	if (!code)
+		return -ENOENT;
+	ret = jw_arch_prologue_frame(code, len, fr);
+	free(code);
+	return ret;
+}
+
 /*
  * The link register when the leaf is a function without CFI that saved nothing yet; else 0.
  * Its prologue says so where its code can be read; where it cannot (code no module holds), a
@@ -262,9 +275,6 @@ static uint64_t frameless_leaf_caller(Dwfl *dwfl, const struct jw_unwind_input *
 	const struct jw_ureg_layout *l = in->layout;
 	struct jw_arch_frame fr;
 	uint64_t lr, fp, saved;
-	uint8_t *code;
-	size_t len = 0;
-	int ret;
 
 	if (!l || l->lr < 0 || (size_t)l->lr >= in->n_regs || l->fp >= in->n_regs ||
 	    l->sp >= in->n_regs)
@@ -273,13 +283,8 @@ static uint64_t frameless_leaf_caller(Dwfl *dwfl, const struct jw_unwind_input *
 	fp = in->regs[l->fp];
 	if (!lr || has_cfi(dwfl, in->pc) || same_function(dwfl, in->pc, lr))
 		return 0;
-	code = code_to(dwfl, in->pc, true, &len);
-	if (code) {
-		ret = jw_arch_prologue_frame(code, len, &fr);
-		free(code);
-		if (!ret)
-			return fr.ra_reg == l->lr && fr.cfa_at == 0 ? lr : 0;
-	}
+	if (!frame_at(dwfl, in->pc, true, &fr))
+		return fr.ra_reg == l->lr && fr.cfa_at == 0 ? lr : 0;
 	if (fp >= in->regs[l->sp] && fp >= in->base && stack_word(in, fp + sizeof(saved), &saved) &&
 	    saved == lr)
 		return 0;
@@ -309,19 +314,11 @@ static bool prologue_step(Dwfl *dwfl, const struct jw_unwind_input *in, const ui
 	const struct jw_ureg_layout *l = in->layout ? in->layout : jw_ureg_layout(JW_MACHINE);
 	struct jw_arch_frame fr;
 	uint64_t sp, ra, v;
-	uint8_t *code;
-	size_t len = 0;
 	unsigned int i;
-	int ret;
 
 	if (!l || l->sp >= in->n_regs || in->n_regs > MAX_REGS)
 		return false;
-	code = code_to(dwfl, pc, activation, &len);
-	if (!code)
-		return false;
-	ret = jw_arch_prologue_frame(code, len, &fr);
-	free(code);
-	if (ret)
+	if (frame_at(dwfl, pc, activation, &fr))
 		return false;
 	sp = regs[l->sp];
 	/* A return address still in its register: only where the frame is the leaf's. */
