@@ -177,19 +177,18 @@ static bool same_function(Dwfl *dwfl, Dwarf_Addr a, Dwarf_Addr b)
 }
 
 /*
- * @len bytes of code at @addr (the ELF's own addresses) into a new buffer: from the executable
- * section that holds them, or, in an ELF without section headers (the vdso, read from the
- * process's memory), from the executable segment; NULL when neither holds them.
+ * Where @len bytes of code at @addr (the ELF's own addresses) are in @elf's image: in the
+ * executable section that holds them, or, in an ELF without section headers (the vdso, read
+ * from the process's memory), in the executable segment; NULL when neither holds them.
  */
-static uint8_t *code_at(Elf *elf, GElf_Addr addr, size_t len)
+static const uint8_t *code_bytes(Elf *elf, GElf_Addr addr, size_t len)
 {
 	Elf_Scn *scn = NULL;
-	uint8_t *code;
+	Elf_Data *data;
 	size_t i, n;
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		Elf_Data *data;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr ||
@@ -198,16 +197,12 @@ static uint8_t *code_at(Elf *elf, GElf_Addr addr, size_t len)
 		data = elf_getdata(scn, NULL);
 		if (!data || !data->d_buf || data->d_size != sh.sh_size)
 			return NULL;
-		code = malloc(len ? len : 1);
-		if (code)
-			memcpy(code, (uint8_t *)data->d_buf + (addr - sh.sh_addr), len);
-		return code;
+		return (const uint8_t *)data->d_buf + (addr - sh.sh_addr);
 	}
 	if (elf_getphdrnum(elf, &n))
 		return NULL;
 	for (i = 0; i < n; i++) {
 		GElf_Phdr ph;
-		Elf_Data *data;
 
 		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
 		    addr < ph.p_vaddr || addr - ph.p_vaddr > ph.p_filesz ||
@@ -215,14 +210,23 @@ static uint8_t *code_at(Elf *elf, GElf_Addr addr, size_t len)
 			continue;
 		data = elf_getdata_rawchunk(elf, ph.p_offset + (addr - ph.p_vaddr), len ? len : 1,
 					    ELF_T_BYTE);
-		if (!data || !data->d_buf)
-			return NULL;
-		code = malloc(len ? len : 1);
-		if (code)
-			memcpy(code, data->d_buf, len);
-		return code;
+		return data ? data->d_buf : NULL;
 	}
 	return NULL;
+}
+
+/* The same bytes in a new buffer (at least one byte long), or NULL. */
+static uint8_t *code_at(Elf *elf, GElf_Addr addr, size_t len)
+{
+	const uint8_t *bytes = code_bytes(elf, addr, len);
+	uint8_t *code;
+
+	if (!bytes)
+		return NULL;
+	code = malloc(len ? len : 1);
+	if (code)
+		memcpy(code, bytes, len);
+	return code;
 }
 
 /*
