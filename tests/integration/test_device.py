@@ -252,6 +252,9 @@ try:
         rc = jw.wait(60)
         check(rc == 0 and ids == [["2000", "2000"], ["2001", "2001"]],
               f"--user 2000:2001 with no /etc/passwd: the program runs so ({rc}, {ids})")
+        check(started and not os.path.exists(f"/proc/{pid}")
+              and any("still ran: ended it" in l for l in jw.err),
+              f"--user 2000:2001: the program ended with jankwatch ({jw.err[-3:]})")
         jw = jankwatch(dev, ["--user", "shell"], 2, cmd=["/bin/busybox", "true"])
         said = [l for l in jw.err if "--user shell" in l]
         check(jw.rc != 0 and len(said) == 1 and "/etc/passwd" in said[0],

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """`jankwatch -- CMD` starts the program held before exec, attaches, then lets it run: its janks
 are reported from its first task, and jankwatch exits with the program's status. --user runs it
-as another user with that user's groups only. A program that cannot run: one line, exit 1."""
+as another user with that user's groups only. The program does not outlive jankwatch. A program
+that cannot run: one line, exit 1."""
 import subprocess
 
 from jwtest import *
@@ -50,6 +51,52 @@ check(p.returncode == 0 and "uid=65534(nobody)" in p.stdout and "groups=65534" i
 p = subprocess.run([JW_BIN, "--log-dir", logs.path, "--", "sh", "-c", "exit 7"],
                    capture_output=True, text=True, timeout=60)
 check(p.returncode == 7, f"a program's status comes back ({p.returncode})")
+
+# The program lives no longer than jankwatch's watch of it, as the user or not: at --duration's
+# end it is sent SIGTERM (here it handles it and says so), one that ignores SIGTERM gets SIGKILL
+# 2 s later, and jankwatch exits with its own status (0); one whose jankwatch is killed dies
+# with it (the parent-death signal, set again after --user's change of uid).
+def gone(pid, within_s):
+    end = time.monotonic() + within_s
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
+
+handles = ("import os, signal, sys, time\n"
+           "signal.signal(signal.SIGTERM, lambda *a: (print('TERM', flush=True), sys.exit(5)))\n"
+           "print('pid', os.getpid(), flush=True)\ntime.sleep(600)\n")
+ignores = ("import os, signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+           "print('pid', os.getpid(), flush=True)\ntime.sleep(600)\n")
+for user in ([], ["--user", "nobody"]):
+    for prog, sig in ((handles, "SIGTERM"), (ignores, "SIGKILL")):
+        p = subprocess.run([JW_BIN, "--duration", "3", "--log-dir", logs.path, *user, "--",
+                            python, "-c", prog], capture_output=True, text=True, timeout=60)
+        pid = next((int(l.split()[1]) for l in p.stdout.splitlines() if l.startswith("pid ")), 0)
+        said = [l for l in p.stderr.splitlines() if "still ran" in l]
+        check(p.returncode == 0 and pid and gone(pid, 2) and len(said) == 1 and sig in said[0]
+              and (sig != "SIGTERM" or "TERM" in p.stdout.splitlines()),
+              f"{user} --duration 3: the program still running is ended by {sig}, jankwatch "
+              f"exits 0 (rc {p.returncode}, pid {pid}, {said}, stdout {p.stdout.split()})")
+
+    jw = subprocess.Popen([JW_BIN, "--log-dir", logs.path, *user, "--", "/bin/sleep", "600"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    child = None
+    end = time.monotonic() + 30
+    while not child and time.monotonic() < end and jw.poll() is None:
+        with open(f"/proc/{jw.pid}/task/{jw.pid}/children") as f:
+            kids = [int(k) for k in f.read().split()]
+        child = next((k for k in kids if os.path.realpath(f"/proc/{k}/exe").endswith("/sleep")), None)
+        time.sleep(0.05)
+    check(child, f"{user}: jankwatch started sleep ({jw.poll()})")
+    jw.kill()
+    jw.wait()
+    check(gone(child, 3), f"{user}: the program dies with a jankwatch killed by SIGKILL")
 
 for argv, what in ((["/nonexistent/prog"], "No such file"),
                    (["--user", "no_such_user_x", "--", "/usr/bin/id"], "no user no_such_user_x in /etc/passwd")):

@@ -73,7 +73,7 @@ static int drop_privileges(const struct credentials *cr)
 
 /* The child: wait for the go, become the user, exec; on failure tell the parent why. */
 static void child_run(char *const *argv, const char *exe, const struct credentials *cr,
-		      int go_fd, int err_fd)
+		      pid_t parent, int go_fd, int err_fd)
 {
 	char go;
 	int e;
@@ -84,8 +84,17 @@ static void child_run(char *const *argv, const char *exe, const struct credentia
 		_exit(127);
 	close(go_fd);
 	signal(SIGPIPE, SIG_DFL);
-	if (drop_privileges(cr) == 0)
+	if (drop_privileges(cr) == 0) {
+		/*
+		 * A change of uid clears the parent-death signal: set it again, so that the program
+		 * never outlives a jankwatch that dies abruptly, as the user or not. It survives the
+		 * exec (unless the program is set-user-ID).
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
 		execv(exe, argv);
+	}
 	e = errno;
 	if (write(err_fd, &e, sizeof(e)) < 0)
 		_exit(127);
@@ -97,6 +106,7 @@ int jw_child_spawn(char *const *argv, const char *user, struct jw_child *c, char
 {
 	struct credentials cr = { 0 };
 	int go[2], fail[2], ret;
+	pid_t parent;
 
 	memset(c, 0, sizeof(*c));
 	c->go_fd = c->err_fd = -1;
@@ -114,6 +124,7 @@ int jw_child_spawn(char *const *argv, const char *user, struct jw_child *c, char
 		ret = -errno;
 		goto err_close_go;
 	}
+	parent = getpid();
 	c->pid = fork();
 	if (c->pid < 0) {
 		ret = -errno;
@@ -123,7 +134,7 @@ int jw_child_spawn(char *const *argv, const char *user, struct jw_child *c, char
 	if (c->pid == 0) {
 		close(go[1]);
 		close(fail[0]);
-		child_run(argv, c->exe, &cr, go[0], fail[1]);
+		child_run(argv, c->exe, &cr, parent, go[0], fail[1]);
 	}
 	close(go[0]);
 	close(fail[1]);
@@ -174,6 +185,16 @@ void jw_child_abort(struct jw_child *c)
 	if (c->err_fd >= 0)
 		close(c->err_fd);
 	c->go_fd = c->err_fd = -1;
+}
+
+int jw_child_end(struct jw_child *c, int grace_ms, int *status)
+{
+	if (jw_child_exited(c, 0, status))
+		return 0;
+	if (kill(c->pid, SIGTERM) == 0 && jw_child_exited(c, grace_ms, status))
+		return SIGTERM;
+	kill(c->pid, SIGKILL);
+	return jw_child_exited(c, 1000, status) ? SIGKILL : -1;
 }
 
 bool jw_child_exited(struct jw_child *c, int wait_ms, int *status)

@@ -40,4 +40,11 @@ void jw_child_abort(struct jw_child *c);
  */
 bool jw_child_exited(struct jw_child *c, int wait_ms, int *status);
 
+/*
+ * Ends a released child that still runs: SIGTERM, up to @grace_ms for it to exit, then SIGKILL,
+ * and reaps it. Returns the signal that ended it (0: it had exited; -1: not reaped, as when it
+ * is stuck in the kernel), its status in @status when reaped.
+ */
+int jw_child_end(struct jw_child *c, int grace_ms, int *status);
+
 #endif

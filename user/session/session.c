@@ -40,6 +40,7 @@
 #define STATUS_EVERY_NS 1000000000ULL
 
 static volatile sig_atomic_t stop_requests;
+static volatile sig_atomic_t stop_signal;	/* the first one's */
 static volatile sig_atomic_t reload_requests;
 
 static void on_reload_signal(int sig)
@@ -50,10 +51,10 @@ static void on_reload_signal(int sig)
 
 static void on_stop_signal(int sig)
 {
-	(void)sig;
 	/* A second Ctrl-C exits at once. */
 	if (++stop_requests > 1)
 		_exit(130);
+	stop_signal = sig;
 }
 
 static int install_signals(void)
@@ -476,21 +477,37 @@ static void teardown(struct session *s)
 }
 
 /*
- * With -- CMD, jankwatch exits with the program's status once it has started: a program still
- * running when jankwatch stops (Ctrl-C reaches it too; --duration does not) is given a moment,
- * then left running and jankwatch exits 0. A program that never started: 127, as a shell says.
+ * With -- CMD, the program lives no longer than jankwatch's watch of it. One that exited by
+ * itself (a terminal's Ctrl-C reaches it too: it is given 2 s) gives jankwatch its status. One still
+ * running when jankwatch stops (--duration, SIGTERM to jankwatch, a failure) is ended,
+ * SIGTERM and SIGKILL 2 s later, said in one line, and jankwatch exits with its own status
+ * (@own). The processes it started and left running are left so. Should jankwatch die
+ * abruptly, the parent-death signal ends the program (launch.c). Never started: 127.
  */
-static int child_status(struct session *s)
+static int child_status(struct session *s, int own)
 {
+	int sig;
+
 	if (!s->child_running) {
 		if (!s->child_done)
 			jw_child_abort(&s->child);
 		return s->child_done ? s->child_status : 127;
 	}
 	if (!s->child_done)
-		s->child_done = jw_child_exited(&s->child, stop_requests ? 2000 : 0,
+		s->child_done = jw_child_exited(&s->child, stop_signal == SIGINT ? 2000 : 0,
 						&s->child_status);
-	return s->child_done ? s->child_status : 0;
+	if (s->child_done)
+		return s->child_status;
+	sig = jw_child_end(&s->child, 2000, &s->child_status);
+	s->child_done = sig >= 0;
+	if (sig == SIGTERM)
+		jw_log(JW_LOG_INFO, "%s (pid %d) still ran: ended it (SIGTERM)", s->cfg->cmd[0],
+		       s->child.pid);
+	else
+		jw_log(JW_LOG_WARN, "%s (pid %d) still ran: %s", s->cfg->cmd[0], s->child.pid,
+		       sig == SIGKILL ? "ended it (SIGKILL: SIGTERM left it running 2 s)"
+				      : "SIGKILL did not end it within 1 s");
+	return own;
 }
 
 int jw_session_run(struct jw_config *cfg)
@@ -515,7 +532,7 @@ int jw_session_run(struct jw_config *cfg)
 	print_summary(s);
 out:
 	if (s->launched)
-		status = child_status(s);
+		status = child_status(s, status);
 	teardown(s);
 	free(s);
 	return status;
