@@ -244,7 +244,13 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 		s->wake_ns = bpf_ktime_get_ns();
 	if (s->first_wait == 1)
 		first_wakeup(p, s);
-	if (!s->off_ns || s->off_state == JW_OFF_RUNQ)
+	if (!s->off_ns) {
+		/* Seen on the CPU: about to sleep, or asleep after a switch no program saw. */
+		if (s->depth)
+			s->flags |= JW_TASK_WOKEN_ON_CPU;
+		return 0;
+	}
+	if (s->off_state == JW_OFF_RUNQ)
 		return 0;
 	cur = current_task();
 	s->waker.pid = current_tgid(cur);

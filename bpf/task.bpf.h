@@ -155,19 +155,6 @@ static void report_task(struct jw_task_state *s, __u32 tid, __u64 now)
 		count_drop(JW_DROP_TASK);
 		return;
 	}
-#if !JW_COMPAT
-	/*
-	 * It runs (every caller is the thread itself), so an off-CPU time still open means its
-	 * switch back in reached no program: closed, the task flagged. Here, not for every task:
-	 * a task under the threshold leaves it to the thread's next switch out, which counts it.
-	 * (The compatible build has no room for it in 5.10's 512-byte stack of the probes' calls.)
-	 */
-	if (s->off_ns) {
-		s->off_ns = 0;
-		__sync_fetch_and_add(&off_cpu_watched, -1);
-		switch_unseen(s);
-	}
-#endif
 	jw_task_rec_fill(rec, s, tid, now);
 	rec->handler_line = 0;
 	rec->handler_name[0] = 0;
@@ -177,18 +164,69 @@ static void report_task(struct jw_task_state *s, __u32 tid, __u64 now)
 	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
 }
 
+#if !JW_COMPAT
+/*
+ * The longest a thread's time on a CPU by the kernel's count (se.sum_exec_runtime) may lag what
+ * it ran: the count is brought up to date at every scheduler tick (HZ 100 and up) and switch.
+ */
+#define EXEC_LAG_NS 10000000ULL
+
+/*
+ * A task of @wall ns that may be a jank, ending on its thread (every caller is the thread
+ * itself): time off the CPU that reached no program (a kernel may keep some switches from
+ * tracing; seen: one hiding a system agent's threads, and with their switch out the switch in
+ * of the thread that ran next). An off-CPU time still open means the switch back in was
+ * unseen: the time hidden (the wall time less what the programs saw off the CPU and the
+ * kernel's count of what the thread ran) goes where that switch put the thread. A thread
+ * woken while seen on the CPU, with more time hidden than that count may lag, slept after a
+ * switch out that was unseen: the time goes to blocked. (Not without the wakeup: the count
+ * also lags where the tick stops, nohz_full, and leaves out stolen time in a VM.) The task is
+ * flagged (its sleep's stack and waker are not known). Read here, not at every task's end: one under the threshold leaves
+ * an open off-CPU time to the thread's next switch out, which counts it. (The compatible
+ * build has no room for it in 5.10's 512-byte stack of the probes' calls.)
+ */
+static __noinline void count_unseen(struct jw_task_state *s, __u64 wall)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 ran = task->se.sum_exec_runtime - s->exec0, seen = s->runq_ns + s->blocked_ns;
+	__u64 hidden = wall > seen + ran ? wall - seen - ran : 0;
+	__u32 state = s->off_state;
+
+	if (s->off_ns) {
+		s->off_ns = 0;
+		__sync_fetch_and_add(&off_cpu_watched, -1);
+	} else if (hidden > EXEC_LAG_NS && (s->flags & JW_TASK_WOKEN_ON_CPU)) {
+		state = JW_OFF_BLOCKED;
+	} else {
+		return;
+	}
+	switch_unseen(s);
+	if (state == JW_OFF_RUNQ) {
+		s->runq_ns += hidden;
+		return;
+	}
+	s->blocked_ns += hidden;
+	if (state == JW_OFF_IO)
+		s->io_ns += hidden;
+}
+#endif
+
 /*
  * The outermost dispatch ended at @now: account it, and report it when it may be a jank.
  * Inlined: a task that ends under the threshold, most of them, then makes no call but the clock.
  */
 static __always_inline void finish_task(struct jw_task_state *s, __u32 tid, __u64 now)
 {
-	__u64 wall = now - s->start_ns;
-	__u64 off = s->runq_ns + s->blocked_ns;
-	__u64 cpu = wall > off ? wall - off : 0;
+	__u64 wall = now - s->start_ns, off, cpu;
 	struct jw_stats_val *v;
 	__u32 key;
 
+#if !JW_COMPAT
+	if (wall >= report_min_ns)
+		count_unseen(s, wall);
+#endif
+	off = s->runq_ns + s->blocked_ns;
+	cpu = wall > off ? wall - off : 0;
 	/* A dispatch still open under the waits when they end the task never returned. */
 	close_inner(s, tid, now, true);
 	/* Per CPU, unlocked: a count for the status line, not worth a locked add per task. */
@@ -258,9 +296,18 @@ static __always_inline __u64 queue_delay(struct jw_task_state *s, __u64 now)
 	return s->ready_ns && now >= s->ready_ns ? now - s->ready_ns : JW_DELAY_UNKNOWN;
 }
 
-/* The outermost dispatch begins at @now: a new task. Inlined: it has no locals of its own. */
-static __always_inline void begin_task(struct jw_task_state *s, __u64 now, __u64 cookie)
+/*
+ * The outermost dispatch of thread @task begins at @now: a new task. Inlined: it has no locals
+ * of its own.
+ */
+static __always_inline void begin_task(struct jw_task_state *s, struct task_struct *task, __u64 now,
+				       __u64 cookie)
 {
+#if JW_COMPAT
+	(void)task;
+#else
+	s->exec0 = task->se.sum_exec_runtime;
+#endif
 	s->seq++;
 	s->delay_ns = queue_delay(s, now);
 	s->start_ns = now;
@@ -558,7 +605,7 @@ static __always_inline int enter_dispatch(struct pt_regs *ctx, struct task_struc
 		}
 	}
 	if (s->depth == 0)
-		begin_task(s, now, cookie);
+		begin_task(s, task, now, cookie);
 	else if (s->depth == 1 && s->sp[0] == WAIT_FRAME_SP)
 		open_inner(ctx, s, cookie, now);
 	else if ((cookie & JW_COOKIE_CALLEE) && s->cur_probe)

@@ -60,7 +60,7 @@ static __noinline void first_wakeup(struct task_struct *p, struct jw_task_state 
 	/* Tentative: a wakeup that finds nothing ready puts it back to sleep in the same wait. */
 	s->first_wait = 2;
 	now = bpf_ktime_get_ns();
-	begin_task(s, now, wait_probe_id);
+	begin_task(s, p, now, wait_probe_id);
 	s->sp[0] = WAIT_FRAME_SP;
 	s->depth = 1;
 	s->off_ns = now;
@@ -110,7 +110,7 @@ static __always_inline void wait_returned(struct task_struct *task, __u64 cookie
 	/* A wait that returned without sleeping found its work ready: the run begins now. */
 	if (!s->wake_ns)
 		s->ready_ns = now;
-	begin_task(s, now, cookie);
+	begin_task(s, task, now, cookie);
 	s->sp[0] = WAIT_FRAME_SP;
 	s->depth = 1;
 }

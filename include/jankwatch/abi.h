@@ -160,10 +160,13 @@ enum jw_task_flags {
 	JW_TASK_HANG = 1 << 3,		/* user space: the task is still running past hang_ms */
 	/*
 	 * a context switch of the thread inside the task reached no program (its switch back in:
-	 * seen switched out twice, or running at its end while seen off the CPU): its off-CPU split
-	 * is short by one period, counted as on-CPU time
+	 * seen switched out twice, or running at its end while seen off the CPU; or, in a jank,
+	 * more time off the CPU than seen, by the kernel's count of its time on one): a jank's
+	 * split then takes the time hidden from that count, its sleep's stack and waker unknown
 	 */
 	JW_TASK_SWITCH_UNSEEN = 1 << 4,
+	/* the thread was woken while the programs saw it on the CPU (a race, or a switch unseen) */
+	JW_TASK_WOKEN_ON_CPU = 1 << 5,
 };
 
 /* What a sample carries; user space unwinds the copy with DWARF CFI. */
@@ -499,6 +502,11 @@ struct jw_task_state {
 	__u64 nest_start;
 	__u64 nest_val;
 	__u64 nest_best;
+	/*
+	 * The thread's time on a CPU by the kernel's count (se.sum_exec_runtime) at its task's
+	 * start: off-CPU time that reached no program shows against it (count_unseen()).
+	 */
+	__u64 exec0;
 };
 
 /* A delay that is not known: the thread was not seen waking before the run began. */

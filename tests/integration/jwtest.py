@@ -509,8 +509,9 @@ class Nginx:
 def split_hidden(ev):
     """Whether the kernel kept a context switch of the event's thread inside its task from
     jankwatch's programs (this machine's kernel hides some: the summary counts them): the event
-    says so (offcpu_partial), and its off-CPU split (cpu, runq, blocked, the cause, the waker,
-    the stacks where it slept) is short by that switch. Its wall time is not."""
+    says so (offcpu_partial). Its wall time and cause hold (the time the switch hid is put
+    where the kernel's own counts of the thread say, to a tick); what woke it and the stacks
+    where it slept are not known."""
     return bool(ev.get("offcpu_partial"))
 
 

@@ -77,8 +77,8 @@ static void test_switches_unseen(void **state)
 	l.drops[JW_DROP_SWITCH] = 2;
 	assert_int_equal(jw_lost_lines(&l, b), 1);
 	assert_string_equal(b->data, "the kernel kept 2 context switches of watched threads inside "
-			    "tasks from jankwatch: those tasks' off-CPU split is short "
-			    "(offcpu_partial in their events)\n");
+			    "tasks from jankwatch: a jank's time off the CPU then comes from the "
+			    "kernel's counts, where it slept is not known (offcpu_partial in its event)\n");
 }
 
 int main(void)
