@@ -181,9 +181,9 @@ static void report_task(struct jw_task_state *s, __u32 tid, __u64 now)
  * woken while seen on the CPU, with more time hidden than that count may lag, slept after a
  * switch out that was unseen: the time goes to blocked. (Not without the wakeup: the count
  * also lags where the tick stops, nohz_full, and leaves out stolen time in a VM.) The task is
- * flagged (its sleep's stack and waker are not known). Read here, not at every task's end: one under the threshold leaves
- * an open off-CPU time to the thread's next switch out, which counts it. (The compatible
- * build has no room for it in 5.10's 512-byte stack of the probes' calls.)
+ * flagged (its sleep's stack and waker are not known). Read here, not at every task's end: one
+ * under the threshold leaves an open off-CPU time to the thread's next switch out, which counts
+ * it. (The compatible build has no room for it in 5.10's 512-byte stack of the probes' calls.)
  */
 static __noinline void count_unseen(struct jw_task_state *s, __u64 wall)
 {

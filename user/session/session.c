@@ -478,11 +478,11 @@ static void teardown(struct session *s)
 
 /*
  * With -- CMD, the program lives no longer than jankwatch's watch of it. One that exited by
- * itself (a terminal's Ctrl-C reaches it too: it is given 2 s) gives jankwatch its status. One still
- * running when jankwatch stops (--duration, SIGTERM to jankwatch, a failure) is ended,
- * SIGTERM and SIGKILL 2 s later, said in one line, and jankwatch exits with its own status
- * (@own). The processes it started and left running are left so. Should jankwatch die
- * abruptly, the parent-death signal ends the program (launch.c). Never started: 127.
+ * itself (a terminal's Ctrl-C reaches it too: it is given 2 s) gives jankwatch its status.
+ * One still running when jankwatch stops (--duration, SIGTERM to jankwatch, a failure) is
+ * ended, SIGTERM and SIGKILL 2 s later, said in one line, and jankwatch exits with its own
+ * status (@own). The processes it started and left running are left so. Should jankwatch
+ * die abruptly, the parent-death signal ends the program (launch.c). Never started: 127.
  */
 static int child_status(struct session *s, int own)
 {
