@@ -181,18 +181,35 @@ def own_run_delay_ms():
         return int(f.read().split()[1]) / 1e6
 
 
+def proc_state(pid):
+    """Process @pid's state letter now (R, S, D, Z, ...); None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def children_of(pid):
+    """The children of process @pid's main thread now; [] once it is gone."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
 def asleep_in_wait(pid):
     """Whether process @pid's main thread sleeps in a poll or epoll wait now (its wchan: the
     kernel's do_epoll_wait, ep_poll, do_sys_poll, ...): back in its loop's wait, so that the task
     before it has ended."""
+    if proc_state(pid) != "S":
+        return False
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            state = f.read().rsplit(")", 1)[1].split()[0]
         with open(f"/proc/{pid}/wchan") as f:
-            wchan = f.read()
+            return "poll" in f.read()
     except OSError:
         return False
-    return state == "S" and "poll" in wchan
 
 
 def process_age_s(pid):
@@ -472,11 +489,7 @@ class Nginx:
 
     def children(self):
         """The master's children now: its workers (and, for a moment, an exiting one's)."""
-        try:
-            with open(f"/proc/{self.pid}/task/{self.pid}/children") as f:
-                return [int(p) for p in f.read().split()]
-        except OSError:
-            return []
+        return children_of(self.pid)
 
     def jank(self, ms):
         """One /jank request: (TargetTask of what the worker measured, the worker's pid)."""

@@ -59,11 +59,7 @@ check(p.returncode == 7, f"a program's status comes back ({p.returncode})")
 def gone(pid, within_s):
     end = time.monotonic() + within_s
     while time.monotonic() < end:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
-                    return True
-        except FileNotFoundError:
+        if proc_state(pid) in (None, "Z", "X"):
             return True
         time.sleep(0.05)
     return False
@@ -89,9 +85,8 @@ for user in ([], ["--user", "nobody"]):
     child = None
     end = time.monotonic() + 30
     while not child and time.monotonic() < end and jw.poll() is None:
-        with open(f"/proc/{jw.pid}/task/{jw.pid}/children") as f:
-            kids = [int(k) for k in f.read().split()]
-        child = next((k for k in kids if os.path.realpath(f"/proc/{k}/exe").endswith("/sleep")), None)
+        child = next((k for k in children_of(jw.pid)
+                      if os.path.realpath(f"/proc/{k}/exe").endswith("/sleep")), None)
         time.sleep(0.05)
     check(child, f"{user}: jankwatch started sleep ({jw.poll()})")
     jw.kill()

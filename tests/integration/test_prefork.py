@@ -74,11 +74,7 @@ class Gunicorn:
             raise
 
     def workers(self):
-        try:
-            with open(f"/proc/{self.pid}/task/{self.pid}/children") as f:
-                pids = [int(p) for p in f.read().split()]
-        except FileNotFoundError:
-            return []
+        pids = children_of(self.pid)
         self.seen.update(pids)
         return pids
 
