@@ -15,6 +15,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define TASK_RUNNING 0
+#define TASK_WAKING 0x0200
 
 /*
  * The settings, all in one place. Set by user space between open and load (rodata), except the

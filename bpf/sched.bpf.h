@@ -56,6 +56,11 @@ static void block_ends(struct jw_task_state *s, __u64 d)
 	struct jw_sample_rec *rec;
 	__u64 size;
 
+	/* No wakeup reached a program (a run skipped, or one the kernel kept): waker unknown. */
+	if (!s->waker.flags) {
+		s->waker.flags = JW_WAKER_UNSEEN;
+		count_drop(JW_DROP_WAKING);
+	}
 	if (d > s->longest_ns) {
 		s->longest_ns = d;
 		s->longest_wchan = s->block_wchan;
@@ -164,6 +169,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 {
 	struct jw_task_state *s;
 	__u64 now = 0;
+	__u32 state;
 
 	if (stopped)
 		return 0;
@@ -188,7 +194,12 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			count_drop(JW_DROP_SWITCH);	/* in a task already ended */
 		s->off_ns = now;
 		s->switches++;
-		if (preempt || task_state(prev) == TASK_RUNNING)
+		state = task_state(prev);
+		/*
+		 * Runnable; or woken already (TASK_WAKING: the wakeup came after the scheduler took
+		 * it off the run queue, before this program ran): its wait is for the CPU.
+		 */
+		if (preempt || state == TASK_RUNNING || state == TASK_WAKING)
 			s->off_state = JW_OFF_RUNQ;
 		else if (BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
 			s->off_state = JW_OFF_IO;

@@ -185,6 +185,7 @@ enum jw_sample_kind {
 /* What woke a thread (jw_task_rec.waker_flags). */
 enum jw_waker_flags {
 	JW_WAKER_KNOWN = 1 << 0,	/* a wakeup was seen: waker_* describe its context */
+	JW_WAKER_UNSEEN = 1 << 1,	/* the sleep ended with no wakeup seen (summary: counted) */
 };
 
 /* Failed ring buffer reservations and other losses, counted by the kernel side. */
@@ -196,6 +197,7 @@ enum jw_drop {
 	JW_DROP_TRACE,		/* a SCHED or SLICE record could not be reserved */
 	JW_DROP_PROC,		/* a FORK, EXEC or EXIT record lost, or the followed map full */
 	JW_DROP_SWITCH,		/* a watched thread's switch inside a task that no program saw */
+	JW_DROP_WAKING,		/* a watched thread's sleep inside a task ended with no wakeup seen */
 	JW_DROP_MAX,
 };
 

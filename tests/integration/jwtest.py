@@ -528,6 +528,13 @@ def split_hidden(ev):
     return bool(ev.get("offcpu_partial"))
 
 
+def wakings_unseen(err):
+    """The summary's line that some sleeps inside tasks ended with no wakeup seen (a run of
+    on_sched_waking the kernel skipped, or a wakeup it kept from tracing): their events have no
+    waker. None when jankwatch's stderr @err has no such line."""
+    return next((l for l in err if "ended with no wakeup seen" in l), None)
+
+
 def matches_own(ev, own_ms, tol=0.05, waited_ms=0.0, body_ms=None):
     """Whether an event's wall_ms is the program's own measurement within @tol: time spent
     waiting for a CPU (runq_ms) may fall inside what the program measured or around it, so the

@@ -81,6 +81,24 @@ static void test_switches_unseen(void **state)
 			    "kernel's counts, where it slept is not known (offcpu_partial in its event)\n");
 }
 
+/* Sleeps that ended with no wakeup seen: their events' waker is null, the summary says why. */
+static void test_wakings_unseen(void **state)
+{
+	struct jw_buf *b = *state;
+	struct jw_lost l = { 0 };
+
+	l.drops[JW_DROP_WAKING] = 1;
+	assert_int_equal(jw_lost_lines(&l, b), 1);
+	assert_string_equal(b->data, "1 sleep of watched threads inside tasks ended with no wakeup "
+			    "seen (a program's run skipped, or the kernel kept it from tracing): what "
+			    "woke it is not known (waker null in its event)\n");
+	jw_buf_reset(b);
+	l.drops[JW_DROP_WAKING] = 3;
+	assert_int_equal(jw_lost_lines(&l, b), 1);
+	assert_non_null(strstr(b->data, "3 sleeps of watched threads"));
+	assert_non_null(strstr(b->data, "what woke them is not known"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -88,6 +106,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_skipped_runs, buf_setup, buf_teardown),
 		cmocka_unit_test_setup_teardown(test_one_line_each, buf_setup, buf_teardown),
 		cmocka_unit_test_setup_teardown(test_switches_unseen, buf_setup, buf_teardown),
+		cmocka_unit_test_setup_teardown(test_wakings_unseen, buf_setup, buf_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -242,6 +242,7 @@ static void test_format(void **state)
 	const char *text;
 
 	fx->info.drops[JW_DROP_SAMPLE] = 4;
+	fx->info.drops[JW_DROP_WAKING] = 3;
 	fx->info.watched = 2;
 	jw_metrics__rows_begin(fx->m);
 	row(fx, 1, 1, "we\"ird\\", "cls\n", "h\xff", &v);
@@ -253,6 +254,7 @@ static void test_format(void **state)
 	assert_non_null(strstr(text, "# TYPE jankwatch_tasks_total counter\n"));
 	assert_non_null(strstr(text, "jankwatch_build_info{version=\"0.1.0\",bpf=\"core\"} 1\n"));
 	assert_true(value_of(fx, "jankwatch_drops_total{what=\"sample\"}") == 4);
+	assert_true(value_of(fx, "jankwatch_drops_total{what=\"waking_unseen\"}") == 3);
 	assert_true(value_of(fx, "jankwatch_watched_processes") == 2);
 	/* One TYPE line per family. */
 	assert_null(strstr(strstr(text, "# TYPE jankwatch_tasks_total ") + 1,

@@ -57,6 +57,14 @@ size_t jw_lost_lines(const struct jw_lost *l, struct jw_buf *b)
 			      d[JW_DROP_SWITCH] == 1 ? "" : "es");
 		lines++;
 	}
+	if (d[JW_DROP_WAKING]) {
+		jw_buf_printf(b, "%" PRIu64 " sleep%s of watched threads inside tasks ended with no "
+			      "wakeup seen (a program's run skipped, or the kernel kept it from "
+			      "tracing): what woke %s is not known (waker null in its event)\n",
+			      d[JW_DROP_WAKING], d[JW_DROP_WAKING] == 1 ? "" : "s",
+			      d[JW_DROP_WAKING] == 1 ? "it" : "them");
+		lines++;
+	}
 	if (l->misses.total) {
 		misses_line(&l->misses, b);
 		lines++;

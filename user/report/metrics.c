@@ -585,7 +585,7 @@ void jw_metrics__render(const struct jw_metrics *m, const struct jw_metrics_info
 	static const char *const drops[JW_DROP_MAX] = {
 		[JW_DROP_TASK] = "task", [JW_DROP_SAMPLE] = "sample", [JW_DROP_NEST] = "nest",
 		[JW_DROP_STATE] = "thread_state", [JW_DROP_TRACE] = "trace", [JW_DROP_PROC] = "process",
-		[JW_DROP_SWITCH] = "switch_unseen",
+		[JW_DROP_SWITCH] = "switch_unseen", [JW_DROP_WAKING] = "waking_unseen",
 	};
 	size_t i;
 
