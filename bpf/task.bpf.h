@@ -437,7 +437,8 @@ static __noinline void name_inner(struct pt_regs *ctx, struct jw_task_state *s,
 	if ((c->flags & JW_CHAIN_CLASS) && follow_path(regs, &c->klass, &due))
 		s->cur_class = due;
 	if ((c->flags & JW_CHAIN_DETAIL) && follow_path(regs, &c->detail, &due))
-		s->cur_detail = due;
+		s->cur_detail = c->detail_bits && c->detail_bits < 64 ?
+					due & ((1ULL << c->detail_bits) - 1) : due;
 	if (c->kind == JW_HANDLER_PY_CODE && c->py_tp_basicsize) {
 		/* The caller's frame, from the thread state: the new frame's link is not set yet. */
 		due = py_timer_due(c, s, py_current_frame(c, s->py_tstate));
@@ -566,6 +567,42 @@ static __always_inline void open_inner(struct pt_regs *ctx, struct jw_task_state
 	name_inner(ctx, s, c, now);
 }
 
+/*
+ * A site that is a task of its own (JW_COOKIE_TASK) is entered at @now: the loop's own work
+ * since its wait (or the last such site) ends as a task of the waits, and this one begins, in
+ * the waits' frame with the site as its naming dispatch; its delay is how late the message ran
+ * where the site reads its due time. Not inlined: one call, in both programs that enter.
+ */
+static __noinline void begin_own_task(struct pt_regs *ctx, struct jw_task_state *s,
+				      struct task_struct *task, __u64 cookie, __u64 now)
+{
+	if (s->depth) {
+		s->depth = 0;
+		finish_task(s, current_tid(task), now);
+	}
+	begin_task(s, task, now, cookie);
+	s->sp[0] = WAIT_FRAME_SP;
+	s->depth = 1;
+	open_inner(ctx, s, cookie, now);
+	s->delay_ns = s->cur_delay_ns;
+}
+
+/*
+ * The exit of a site that is a task of its own: its dispatch closes, its task ends at @now, and
+ * the loop's work after it is a task of the waits again (to the next wait, or the next site).
+ */
+static __noinline void end_own_task(struct jw_task_state *s, struct task_struct *task, __u64 now)
+{
+	__u32 tid = current_tid(task);
+
+	close_inner(s, tid, now, false);
+	s->depth = 0;
+	finish_task(s, tid, now);
+	begin_task(s, task, now, wait_probe_id);
+	s->sp[0] = WAIT_FRAME_SP;
+	s->depth = 1;
+}
+
 /* A dispatch's entry, probe @cookie, by the current thread @task (probe_task()'s). */
 static __always_inline int enter_dispatch(struct pt_regs *ctx, struct task_struct *task,
 					  __u64 cookie)
@@ -588,7 +625,7 @@ static __always_inline int enter_dispatch(struct pt_regs *ctx, struct task_struc
 	 * A preset's dispatch only names and splits the work between two waits; outside them (the
 	 * loop's wait was already under way when the probes were attached) it is not a task.
 	 */
-	if ((cookie & JW_COOKIE_INNER) && s->depth == 0)
+	if ((cookie & (JW_COOKIE_INNER | JW_COOKIE_TASK)) == JW_COOKIE_INNER && s->depth == 0)
 		return 0;
 	now = bpf_ktime_get_ns();
 	tid = current_tid(task);
@@ -604,8 +641,11 @@ static __always_inline int enter_dispatch(struct pt_regs *ctx, struct task_struc
 			finish_task(s, tid, now);
 		}
 	}
-	if (s->depth == 0)
+	if (s->depth == 0 && !(cookie & JW_COOKIE_TASK))
 		begin_task(s, task, now, cookie);
+	else if ((s->depth == 0 || (s->depth == 1 && s->sp[0] == WAIT_FRAME_SP)) &&
+		 (cookie & JW_COOKIE_TASK))
+		begin_own_task(ctx, s, task, cookie, now);
 	else if (s->depth == 1 && s->sp[0] == WAIT_FRAME_SP)
 		open_inner(ctx, s, cookie, now);
 	else if ((cookie & JW_COOKIE_CALLEE) && s->cur_probe)
@@ -660,9 +700,12 @@ static __always_inline int exit_dispatch(__u64 sp, struct task_struct *task, __u
 	}
 	if (s->nest_start && s->depth <= s->nest_depth)
 		close_nested(s, bpf_ktime_get_ns());
-	if (s->depth == 1 && s->cur_probe)
-		close_inner(s, current_tid(task), bpf_ktime_get_ns(), false);
-	else if (s->depth == 0)
+	if (s->depth == 1 && s->cur_probe) {
+		if (cookie & JW_COOKIE_TASK)
+			end_own_task(s, task, bpf_ktime_get_ns());
+		else
+			close_inner(s, current_tid(task), bpf_ktime_get_ns(), false);
+	} else if (s->depth == 0)
 		finish_task(s, current_tid(task), bpf_ktime_get_ns());
 	return 0;
 }

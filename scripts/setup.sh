@@ -25,7 +25,7 @@ packages=(
 	nginx libnginx-mod-http-perl gunicorn
 	libglib2.0-dev libuv1-dev libevent-dev
 	libev-dev libsystemd-dev libpipewire-0.3-dev libwayland-dev
-	qtbase5-dev qt6-base-dev libgtk-4-dev xvfb
+	qtbase5-dev qt6-base-dev libgtk-4-dev xvfb android-libutils-dev
 	dpkg-dev systemd man-db
 	prometheus prometheus-node-exporter systemd-journal-remote
 )

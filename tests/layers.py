@@ -9,7 +9,7 @@ import re
 import sys
 
 # Bottom first. A folder may include only those before it (and itself).
-LAYERS = ["base", "arch", "process", "config", "output", "stacks", "policy", "attach",
+LAYERS = ["base", "arch", "process", "loops", "config", "output", "stacks", "policy", "attach",
           "report", "session"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

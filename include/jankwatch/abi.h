@@ -118,6 +118,12 @@ static inline __u32 jw_tid_bucket(__u32 tid)
  * PyThreadState, kept so that samples read the thread's Python frames (jw_arg_chain's py_*).
  */
 #define JW_COOKIE_PY_TSTATE (1ULL << 38)
+/*
+ * A preset's site whose dispatch is a task of its own (android's Looper: each message and fd
+ * callback), on its entry and its exit: the loop's own work since the wait (or the last such
+ * dispatch) ends at its entry, and the work after its exit is a task again, to the next wait.
+ */
+#define JW_COOKIE_TASK (1ULL << 39)
 #define JW_CALLEE_REG_SHIFT 8
 #define JW_CALLEE_MEM (1ULL << 14)
 #define JW_CALLEE_DISP_SHIFT 16
@@ -614,12 +620,14 @@ struct jw_arg_chain {
 	/*
 	 * Besides the handler (@flags, enum jw_chain_flags): what it belongs to (@klass) and more of
 	 * it (@detail), read as @handler is; @handler_bits: how many low bits of what @handler's
-	 * path read are the handler (a Qt event's 16-bit type); 0: all.
+	 * path read are the handler (a Qt event's 16-bit type); 0: all; @detail_bits the same for
+	 * @detail (a Looper message's 32-bit what).
 	 */
 	struct jw_reg_path klass;
 	struct jw_reg_path detail;
 	__u32 flags;
 	__u32 handler_bits;
+	__u32 detail_bits;
 };
 
 #define JW_PY_NONE 0xffff	/* a py_* offset the version has no such field for */

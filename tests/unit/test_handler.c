@@ -9,7 +9,8 @@
 
 #include <cmocka.h>
 
-#include "process/preset.h"
+#include "loops/preset.h"
+#include "loops/preset_looper.h"
 #include "report/handler.h"
 #include "self_memory.h"
 
@@ -122,6 +123,32 @@ static struct jw_frame fr(const char *symbol, const char *module)
 	return (struct jw_frame){ .kind = JW_FRAME_NATIVE, .symbol = symbol, .module = module };
 }
 
+/*
+ * android's Looper: a message by its what (32 bits of the detail), as LooperStats names one; an
+ * fd callback by its function (none here: the site hooked) and the fd's events.
+ */
+static void test_looper_names(void **state)
+{
+	struct jw_proc p = proc();
+	struct jw_handler_facts f = { .probe_id = 1, .inner_probe = 4, .klass = 0x1000,
+				      .detail = 0xdeadbeef0000002aULL };
+	char buf[96];
+
+	(void)state;
+	p.names = JW_NAMES_LOOPER;
+	p.handlers[3] = JW_LOOPER_MESSAGE;
+	p.handlers[4] = JW_LOOPER_FD;
+	assert_string_equal(jw_handler_name(&p, &f, buf, sizeof(buf)), "0x2a");
+	f.inner_probe = 5;
+	f.detail = 9;
+	f.from_stacks = "clock_gettime";
+	assert_string_equal(jw_handler_name(&p, &f, buf, sizeof(buf)),
+			    "android::LooperCallback::handleEvent (EVENT_INPUT|EVENT_HANGUP)");
+	/* No class read: the rule of the others (the stacks' handler). */
+	f.klass = 0;
+	assert_string_equal(jw_handler_name(&p, &f, buf, sizeof(buf)), "clock_gettime");
+}
+
 /* The handler seen in the most periods wins; a stack showing none counts for nothing. */
 /*
  * sd-event: a source's description, read from the program's memory (here the test's own), is
@@ -211,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_stacks_over_site),
 		cmocka_unit_test(test_read_name),
 		cmocka_unit_test(test_source_class),
+		cmocka_unit_test(test_looper_names),
 		cmocka_unit_test(test_tally),
 		cmocka_unit_test(test_tally_full),
 	};

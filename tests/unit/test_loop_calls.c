@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * What the libev, sd-event, PipeWire and GTK presets find their handler sites by
- * (process/preset_ev.c, preset_sdevent.c, preset_pipewire.c, preset_gtk.c), held to the bytes of
+ * (loops/preset_ev.c, preset_sdevent.c, preset_pipewire.c, preset_gtk.c), held to the bytes of
  * Debian 12's libev.so.4, libsystemd.so.0, libspa-support.so and libgtk-4.so.1 on both
  * architectures: a call's function read through an object's field (via_reg, via_disp), what the
  * argument registers hold at it, the field a getter loads first, a tail call through an
@@ -20,8 +20,8 @@
 
 #include "arch/arch.h"
 #include "self_memory.h"
-#include "process/preset_ev.h"
-#include "process/preset_pipewire.h"
+#include "loops/preset_ev.h"
+#include "loops/preset_pipewire.h"
 #include "report/loopnames.h"
 
 /* The last indirect call jw_arch_scan_calls() saw. */

@@ -226,8 +226,8 @@ static void test_parse_loop(void **state)
 	parse_ok(fx, PARSE(fx, "-p", "1", "--loop", "qt"));
 	assert_string_equal(fx->cfg.loop, "qt");
 	parse_fails(fx, PARSE(fx, "-p", "1", "--loop", "gtk3"),
-		    "--loop gtk3: unknown loop, allowed auto, syscall, qt, wayland, pipewire, gtk, "
-		    "glib, node, libuv, sd-event, libev, libevent, nginx, redis or python");
+		    "--loop gtk3: unknown loop, allowed auto, syscall, qt, android, wayland, pipewire, "
+		    "gtk, glib, node, libuv, sd-event, libev, libevent, nginx, redis or python");
 	parse_fails(fx, PARSE(fx, "-p", "1", "--loop", "glib", "--probe", "a:f"),
 		    "--loop glib and --probe: give one way to hook the loop");
 }

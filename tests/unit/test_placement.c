@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "process/placement.h"
+#include "loops/placement.h"
 
 /* Where the probe goes on @code when it reads the arguments (a preset naming the handler). */
 static uint32_t skip_of(const uint8_t *code, size_t len, struct jw_placement *p)

@@ -11,14 +11,14 @@
 #include <cmocka.h>
 
 #include "arch/arch.h"
-#include "process/preset_nginx.h"
-#include "process/presets.h"
+#include "loops/preset_nginx.h"
+#include "loops/presets.h"
 
 /* --loop's names: auto, syscall, and the table's presets; nothing else. */
 static void test_loop_names(void **state)
 {
 	static const char *const known[] = {
-		"auto", "syscall", "qt", "wayland", "pipewire", "gtk", "glib", "node",
+		"auto", "syscall", "qt", "android", "wayland", "pipewire", "gtk", "glib", "node",
 		"libuv", "sd-event", "libev", "libevent", "nginx", "redis", "python",
 	};
 	char names[256];
@@ -32,8 +32,8 @@ static void test_loop_names(void **state)
 	assert_false(jw_loop_known("Glib"));
 	jw_loop_names(names, sizeof(names));
 	/* qt is a preset of two rows (Qt 5, Qt 6), named once */
-	assert_string_equal(names, "auto, syscall, qt, wayland, pipewire, gtk, glib, node, libuv, "
-			    "sd-event, libev, libevent, nginx, redis or python");
+	assert_string_equal(names, "auto, syscall, qt, android, wayland, pipewire, gtk, glib, node, "
+			    "libuv, sd-event, libev, libevent, nginx, redis or python");
 	assert_true(jw_loop_is_syscall("syscall"));
 	assert_false(jw_loop_is_syscall("auto"));
 }

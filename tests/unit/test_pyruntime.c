@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "process/pyruntime.h"
+#include "loops/pyruntime.h"
 
 /* The first file @pattern matches, or NULL (the machine has none). */
 static const char *first_match(const char *pattern, char *buf, size_t len)

@@ -17,7 +17,7 @@
 
 #include "arch/arch.h"
 #include "self_memory.h"
-#include "process/preset_qt.h"
+#include "loops/preset_qt.h"
 #include "report/qtnames.h"
 
 #if defined(__x86_64__)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Handler sites (process/sites.c) and what they stand on: the instruction decoder's lengths and
+ * Handler sites (loops/sites.c) and what they stand on: the instruction decoder's lengths and
  * calls (arch.h), PLT stubs, and the libraries' struct layouts. On x86-64 they are held to
  * objdump and to Debian's own libglib, libuv, libevent and nginx.
  */
@@ -18,9 +18,9 @@
 
 #include "arch/arch.h"
 #include "process/elfsym.h"
-#include "process/preset_gtk.h"
-#include "process/preset_pipewire.h"
-#include "process/sites.h"
+#include "loops/preset_gtk.h"
+#include "loops/preset_pipewire.h"
+#include "loops/sites.h"
 
 #ifdef JW_LOOP_HEADERS
 #include <glib.h>

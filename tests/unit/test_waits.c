@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Syscall mode's wait functions (process/waits.c) found for a program not started yet, from the
+ * Syscall mode's wait functions (loops/waits.c) found for a program not started yet, from the
  * interpreter it names, in trees laid out as glibc's, musl's and bionic's (Android 10's runtime
  * APEX, and /system before it; 64- and 32-bit), in a static program itself, and nowhere; a wait
  * function that only jumps into another (musl's and bionic's epoll_wait) left to the other's
@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "process/elfsym.h"
-#include "process/waits.h"
+#include "loops/waits.h"
 #include "stacks/stacks.h"
 
 #define FIXTURE(name) JW_FIXTURES "/" name

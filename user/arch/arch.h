@@ -64,7 +64,7 @@ int jw_arch_signal_emitter(const uint8_t *code, size_t len, uint64_t addr, uint6
 /* The register (DWARF numbering, JW_UREG_*) of a function's argument @i (0 to 3) at its entry. */
 unsigned int jw_arch_arg_reg(unsigned int i);
 
-/* A call instruction, as the handler sites (process/sites.h) need to know it. */
+/* A call instruction, as the handler sites (loops/sites.h) need to know it. */
 struct jw_arch_call {
 	size_t at;		/* where it is, from the code's start */
 	size_t len;

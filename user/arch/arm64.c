@@ -366,6 +366,11 @@ static void facts_track(uint32_t w, struct reg_facts *f)
 		facts_write(f, d);
 		f->known[d] = true;
 		f->imm[d] = (int64_t)((uint64_t)(w >> 5 & 0xffff) << ((w >> 21 & 3) * 16));
+	} else if ((w & 0x7fe0ffe0) == 0x2a0003e0 && (w >> 16 & 31) == 31) {
+		/* mov xD, xzr (or wD, wzr): 0 */
+		facts_write(f, d);
+		f->known[d] = true;
+		f->imm[d] = 0;
 	} else if ((w & 0xffe0ffe0) == 0xaa0003e0) {	/* mov xD, xM */
 		m = (int)(w >> 16 & 31);
 		facts_write(f, d);

@@ -20,7 +20,7 @@
 #include "jankwatch.skel.h"
 #include "base/log.h"
 #include "config/options.h"
-#include "process/placement.h"
+#include "loops/placement.h"
 #include "attach/reaper.h"
 
 /*
@@ -40,7 +40,7 @@ _Static_assert(sizeof(struct jw_watch) == 8, "jw_watch layout");
 _Static_assert(sizeof(struct jw_proc_rec) == 56, "jw_proc_rec layout");
 _Static_assert(sizeof(struct jw_sched_rec) == 88, "jw_sched_rec layout");
 _Static_assert(sizeof(struct jw_slice_rec) == 80, "jw_slice_rec layout");
-_Static_assert(sizeof(struct jw_arg_chain) == 152, "jw_arg_chain layout");
+_Static_assert(sizeof(struct jw_arg_chain) == 156, "jw_arg_chain layout");
 _Static_assert(sizeof(struct jw_py_frame) == 16, "jw_py_frame layout");
 _Static_assert((int)JW_UNWIND_MODE_AUTO == (int)JW_UNWIND_AUTO &&
 		       (int)JW_UNWIND_MODE_FP == (int)JW_UNWIND_FP &&
@@ -375,7 +375,8 @@ static int attach_session(struct jw_attach *a, struct bpf_program *prog, pid_t p
 
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, uint32_t slot)
 {
-	uint64_t cookie = jw_probe_cookie(p->probe_id, slot), entry_cookie;
+	uint64_t cookie = jw_probe_cookie(p->probe_id, slot) | (p->own_task ? JW_COOKIE_TASK : 0),
+		 entry_cookie;
 	bool args_read = p->name_chain != NULL;
 	int err;
 

@@ -40,6 +40,7 @@ struct jw_dispatch_probe {
 	const struct jw_arg_chain *name_chain;	/* the entry names the handler this way; or NULL */
 	bool inner;			/* a preset's: counts only inside the waits' envelope */
 	bool exact;			/* hooked at its offsets, never moved past (a handler site) */
+	bool own_task;			/* a site whose dispatch is a task (JW_COOKIE_TASK) */
 	/*
 	 * a handler site, or a preset's probe that runs per callback as one does (Qt's
 	 * notifyInternal2): its calls counted (JW_COOKIE_SITE_EXIT), and its links dropped by

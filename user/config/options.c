@@ -15,7 +15,7 @@
 #include "base/log.h"
 #include "base/places.h"
 #include "config/options.h"
-#include "process/presets.h"
+#include "loops/presets.h"
 
 #define JW_MAX_DURATION_S 31536000.0	/* one year */
 #define JW_PID_MAX 4194304		/* PID_MAX_LIMIT: no kernel hands out a larger PID */

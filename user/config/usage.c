@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* What jankwatch says of itself: --version and --help's text (the parameters' from params.c). */
 #include <stdio.h>
+#include <string.h>
 
 #include "base/buildid.h"
 #include "config/options.h"
 #include "config/params.h"
+#include "loops/presets.h"
 
 void jw_options_version(void *out)
 {
@@ -14,6 +16,23 @@ void jw_options_version(void *out)
 		snprintf(id, sizeof(id), "none");
 	fprintf(out, "jankwatch %s (build-id %s, %s%s)\n", JW_VERSION, id, JW_ARCH_NAME,
 		JW_STATIC ? ", static" : "");
+}
+
+/* --loop's names, from the preset table, wrapped under the options' text. */
+static void loop_names(FILE *f)
+{
+	char names[512], *word, *save = NULL;
+	size_t col = 0;
+
+	jw_loop_names(names, sizeof(names));
+	for (word = strtok_r(names, " ", &save); word; word = strtok_r(NULL, " ", &save)) {
+		if (col && col + 1 + strlen(word) > 78) {
+			fputc('\n', f);
+			col = 0;
+		}
+		col += col ? (size_t)fprintf(f, " %s", word) : (size_t)fprintf(f, "%21s%s", "", word);
+	}
+	fputc('\n', f);
 }
 
 void jw_options_usage(void *out)
@@ -46,10 +65,9 @@ void jw_options_usage(void *out)
 	      "                     (epoll_wait, poll, select, ...) returning and its next wait;\n"
 	      "                     needs no symbols, fits any loop. auto (default): the same,\n"
 	      "                     with the preset that recognizes the program naming the\n"
-	      "                     handlers; or one preset by name: qt, wayland, glib,\n"
-	      "                     libuv, node, sd-event, libev, libevent, redis, nginx,\n"
-	      "                     python\n"
-	      "  --probe BIN:ENTRY[:EXIT]   hook any dispatch function (EXIT: a symbol whose\n"
+	      "                     handlers. NAME is one of:\n", f);
+	loop_names(f);
+	fputs("  --probe BIN:ENTRY[:EXIT]   hook any dispatch function (EXIT: a symbol whose\n"
 	      "                     entry ends the task; without it a return probe is used)\n"
 	      "  --thread TID|NAME  the loop thread, when it is not the main thread\n"
 	      "  --user USER[:GROUP] with -- CMD: run the program as USER (name or uid)\n"

@@ -6,8 +6,9 @@
 
 #include "base/demangle.h"
 #include "base/text.h"
-#include "process/preset.h"
-#include "process/presets.h"
+#include "loops/preset.h"
+#include "loops/preset_looper.h"
+#include "loops/presets.h"
 #include "report/handler.h"
 #include "report/loopnames.h"
 #include "report/qtnames.h"
@@ -81,7 +82,8 @@ const char *jw_handler_class(const struct jw_proc *p, const struct jw_handler_fa
 	struct jw_frame fr;
 	char text[256];
 
-	if (p->names == JW_NAMES_QT && f->klass) {
+	/* A C++ object's class: a Qt receiver's, a Looper handler's or callback's */
+	if ((p->names == JW_NAMES_QT || p->names == JW_NAMES_LOOPER) && f->klass) {
 		if (jw_qt_class_name(p->target.pid, f->klass, buf, len))
 			return buf;
 		/* Its memory gone: the vtable's symbol, where the program has one, names the class. */
@@ -110,6 +112,28 @@ const char *jw_handler_class(const struct jw_proc *p, const struct jw_handler_fa
 static const char *code_name(const struct jw_proc *p, const struct jw_handler_facts *f, char *buf,
 			     size_t len);
 
+/*
+ * A Looper's task: a message by its what, as LooperStats names one ("0x2a"); an fd callback by
+ * its function (the callback's handleEvent, or a SimpleLooperCallback's function) and events.
+ */
+static const char *looper_name(const struct jw_proc *p, const struct jw_handler_facts *f,
+			       char *buf, size_t len)
+{
+	const char *site = f->inner_probe <= JW_MAX_PROBES ? p->handlers[f->inner_probe - 1] : NULL;
+	/* The function as it is, module+offset when unnamed: not a stack's guess past it */
+	struct jw_handler_facts code = *f;
+	char name[512], events[128];
+
+	if (site && !strcmp(site, JW_LOOPER_MESSAGE)) {
+		snprintf(buf, len, "0x%" PRIx32, (uint32_t)f->detail);
+		return buf;
+	}
+	code.from_stacks = NULL;
+	snprintf(buf, len, "%s (%s)", code_name(p, &code, name, sizeof(name)),
+		 jw_looper_events_name((uint32_t)f->detail, events, sizeof(events)));
+	return buf;
+}
+
 const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_facts *f, char *buf,
 			    size_t len)
 {
@@ -122,6 +146,8 @@ const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_fac
 		jw_printable_copy(buf, len, name, strlen(name));
 		return buf;
 	}
+	if (p->names == JW_NAMES_LOOPER && f->inner_probe && f->klass)
+		return looper_name(p, f, buf, len);
 	if (p->names != JW_NAMES_EV || !f->inner_probe || !f->handler_addr)
 		return code_name(p, f, buf, len);
 	/* libev: the callback, and the events it ran for */

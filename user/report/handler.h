@@ -61,7 +61,8 @@ const char *jw_handler_class(const struct jw_proc *p, const struct jw_handler_fa
 
 /*
  * The handler of a task of @p by the rule above; a Qt task's: the slot it called, else its
- * event's type. A name read from the target is made printable
+ * event's type; a Looper's: its message's what ("0x2a"), or the fd callback's function and the
+ * events it ran for. A name read from the target is made printable
  * into @buf (@len); other names are the process's or its symbolizer's. Never NULL.
  */
 const char *jw_handler_name(const struct jw_proc *p, const struct jw_handler_facts *f, char *buf,

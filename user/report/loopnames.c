@@ -5,11 +5,13 @@
 #include "process/target.h"
 #include "report/loopnames.h"
 
-/* ev.h's event bits (libev 4). */
-static const struct {
+struct bit_name {
 	uint32_t bit;
 	const char *name;
-} ev_bits[] = {
+};
+
+/* ev.h's event bits (libev 4). */
+static const struct bit_name ev_bits[] = {
 	{ 0x01, "EV_READ" },	    { 0x02, "EV_WRITE" },     { 0x100, "EV_TIMER" },
 	{ 0x200, "EV_PERIODIC" },   { 0x400, "EV_SIGNAL" },   { 0x800, "EV_CHILD" },
 	{ 0x1000, "EV_STAT" },	    { 0x2000, "EV_IDLE" },    { 0x4000, "EV_PREPARE" },
@@ -18,24 +20,43 @@ static const struct {
 	{ 0x80000000u, "EV_ERROR" },
 };
 
-const char *jw_ev_mask_name(uint32_t revents, char *buf, size_t len)
+/* android::Looper's event bits (utils/Looper.h). */
+static const struct bit_name looper_bits[] = {
+	{ 0x01, "EVENT_INPUT" }, { 0x02, "EVENT_OUTPUT" }, { 0x04, "EVENT_ERROR" },
+	{ 0x08, "EVENT_HANGUP" }, { 0x10, "EVENT_INVALID" },
+};
+
+/* @mask by the @n names of @bits, "A|B" (unknown bits as hex); "0" for none. */
+static const char *mask_name(const struct bit_name *bits, size_t n_bits, uint32_t mask, char *buf,
+			     size_t len)
 {
 	size_t n = 0, k;
 
 	if (!len)
 		return buf;
 	buf[0] = '\0';
-	for (k = 0; k < sizeof(ev_bits) / sizeof(ev_bits[0]); k++) {
-		if (!(revents & ev_bits[k].bit))
+	for (k = 0; k < n_bits; k++) {
+		if (!(mask & bits[k].bit))
 			continue;
-		n += snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "|" : "", ev_bits[k].name);
-		revents &= ~ev_bits[k].bit;
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "|" : "", bits[k].name);
+		mask &= ~bits[k].bit;
 	}
-	if (revents)
-		n += snprintf(buf + n, n < len ? len - n : 0, "%s%#x", n ? "|" : "", revents);
+	if (mask)
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s%#x", n ? "|" : "", mask);
 	if (!n)
 		snprintf(buf, len, "0");
 	return buf;
+}
+
+const char *jw_ev_mask_name(uint32_t revents, char *buf, size_t len)
+{
+	return mask_name(ev_bits, sizeof(ev_bits) / sizeof(ev_bits[0]), revents, buf, len);
+}
+
+const char *jw_looper_events_name(uint32_t events, char *buf, size_t len)
+{
+	return mask_name(looper_bits, sizeof(looper_bits) / sizeof(looper_bits[0]), events, buf,
+			 len);
 }
 
 /* struct wl_interface (wayland-util.h): name, version, method_count, methods, ... */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Names the loops' own data gives a handler besides its function: libev's event masks (the
- * revents a callback ran for); a Wayland request's interface and name, read from the program's
+ * revents a callback ran for) and android's Looper's (an fd's events); a Wayland request's interface and name, read from the program's
  * wl_interface tables.
  */
 #ifndef JW_LOOPNAMES_H
@@ -14,6 +14,9 @@
 
 /* libev's @revents as "EV_READ|EV_WRITE" (unknown bits as hex); "0" for none. */
 const char *jw_ev_mask_name(uint32_t revents, char *buf, size_t len);
+
+/* android::Looper's fd @events as "EVENT_INPUT|EVENT_HANGUP", as jw_ev_mask_name(). */
+const char *jw_looper_events_name(uint32_t events, char *buf, size_t len);
 
 /* The name of the wl_interface at @iface of process @pid ("wl_surface"); false if unread. */
 bool jw_wl_interface_name(pid_t pid, uint64_t iface, char *buf, size_t len);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Qt's names, from what the kernel read at notifyInternal2 and at a slot object's call
- * (process/preset_qt.h) and from the program's memory: a class from its vtable's RTTI, which
+ * (loops/preset_qt.h) and from the program's memory: a class from its vtable's RTTI, which
  * survives strip; an event's type by its QEvent::Type name; the slot a slot object calls.
  */
 #ifndef JW_QTNAMES_H

@@ -9,7 +9,7 @@
 #include "base/log.h"
 #include "session/offline.h"
 #include "config/options.h"
-#include "process/presets.h"
+#include "loops/presets.h"
 #include "output/rawfile.h"
 #include "report/report.h"
 

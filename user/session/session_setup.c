@@ -24,7 +24,7 @@
 #include "session/session_setup.h"
 #include "stacks/debuginfo.h"
 #include "session/session_stats.h"
-#include "process/placement.h"
+#include "loops/placement.h"
 
 #define TRACE_WINDOW_NS 3000000000ULL	/* the seed's: a trace covers 3 s */
 

@@ -199,6 +199,7 @@ static void preset_dispatches(struct jw_watched *w, const struct jw_watch_how *h
 			.name_chain = pp->name_arg ? &pp->chain : NULL,
 			.inner = true,
 			.exact = pp->exact,
+			.own_task = pp->own_task,
 			.site = pp->exact || pp->per_callback,
 			.callee = pp->callee,
 		};

@@ -20,8 +20,8 @@
 #include "report/trace.h"
 #include "stacks/samplebuf.h"
 #include "process/launch.h"
-#include "process/presets.h"
-#include "process/waits.h"
+#include "loops/presets.h"
+#include "loops/waits.h"
 
 /* How the session hooks its processes; it owns this and keeps it current. */
 struct jw_watch_how {

@@ -15,7 +15,7 @@
 
 #include "base/frame.h"
 #include "output/rawfile.h"
-#include "process/pyruntime.h"
+#include "loops/pyruntime.h"
 
 /* CPython's evaluation function: its frames in a native stack run the Python frames. */
 #define JW_PY_EVAL_FUNCTION "_PyEval_EvalFrameDefault"

@@ -3,8 +3,8 @@
 #include <stdio.h>
 
 #include "process/elfsym.h"
-#include "process/preset_wayland.h"
-#include "process/sites.h"
+#include "loops/preset_wayland.h"
+#include "loops/sites.h"
 
 struct wl_scan {
 	struct jw_preset *out;

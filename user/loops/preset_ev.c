@@ -2,8 +2,8 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "process/preset_ev.h"
-#include "process/sites.h"
+#include "loops/preset_ev.h"
+#include "loops/sites.h"
 
 struct ev_scan {
 	struct jw_preset *out;

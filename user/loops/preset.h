@@ -37,6 +37,8 @@ struct jw_preset_probe {
 	 * notifyInternal2): hooked, counted and dropped with the sites (handler_sites)
 	 */
 	bool per_callback;
+	/* a site whose dispatch is a task of its own (JW_COOKIE_TASK: android's messages) */
+	bool own_task;
 	bool name_arg;			/* its registers lead to the handler: */
 	struct jw_arg_chain chain;
 	/*
@@ -81,6 +83,7 @@ enum jw_handler_names {
 	JW_NAMES_EV,		/* libev's: the callback, and the events (detail) it ran for */
 	JW_NAMES_SDEVENT,	/* sd-event's: the class the source's description (klass) */
 	JW_NAMES_WAYLAND,	/* Wayland's: the interface (klass) and its implementation (detail) */
+	JW_NAMES_LOOPER,	/* android's: the handler's class (klass), the what or events (detail) */
 };
 
 #define JW_MAX_CODE_NAMES 8

@@ -6,7 +6,7 @@
 
 #include "arch/arch.h"
 #include "process/elfsym.h"
-#include "process/preset_qt.h"
+#include "loops/preset_qt.h"
 
 #define NOTIFY "_ZN16QCoreApplication15notifyInternal2EP7QObjectP6QEvent"
 #define PLACE_META_CALL "_ZN14QMetaCallEvent13placeMetaCallEP7QObject"

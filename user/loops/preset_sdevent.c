@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "process/elfsym.h"
-#include "process/preset_sdevent.h"
-#include "process/sites.h"
+#include "loops/preset_sdevent.h"
+#include "loops/sites.h"
 
 #define GET_DESCRIPTION "sd_event_source_get_description"
 

@@ -3,7 +3,7 @@
 
 #include "arch/arch.h"
 #include "process/elfsym.h"
-#include "process/preset_redis.h"
+#include "loops/preset_redis.h"
 
 bool jw_redis_hook(pid_t pid, const char *exe, struct jw_preset *out)
 {

@@ -8,8 +8,8 @@
 
 #include "arch/arch.h"
 #include "process/elfsym.h"
-#include "process/sites.h"
-#include "process/sites_scan.h"
+#include "loops/sites.h"
+#include "loops/sites_scan.h"
 
 /* ---- nginx ---- */
 

@@ -15,7 +15,7 @@
 
 #include "arch/arch.h"
 
-#include "process/preset.h"
+#include "loops/preset.h"
 
 /*
  * The struct layouts the sites read, from the libraries' public headers, ABI-stable in their

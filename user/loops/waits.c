@@ -8,7 +8,7 @@
 #include "arch/arch.h"
 #include "process/elfsym.h"
 #include "process/target.h"
-#include "process/waits.h"
+#include "loops/waits.h"
 
 /* The wait calls of an event loop, by their C library names (glibc's, musl's and bionic's). */
 static const char *const wait_funcs[] = {

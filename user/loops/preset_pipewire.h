@@ -9,7 +9,7 @@
 #ifndef JW_PRESET_PIPEWIRE_H
 #define JW_PRESET_PIPEWIRE_H
 
-#include "process/preset.h"
+#include "loops/preset.h"
 
 /* struct spa_source (spa/support/loop.h): its func after the loop it is in. */
 #define JW_PW_SOURCE_FUNC 8

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "process/preset_nginx.h"
+#include "loops/preset_nginx.h"
 
 /* The parent of process @pid, from /proc/PID/stat; 0 when it cannot be read. */
 static pid_t parent_of(pid_t pid)

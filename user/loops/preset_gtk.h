@@ -12,7 +12,7 @@
 #define JW_PRESET_GTK_H
 
 #include "process/elfparts.h"
-#include "process/preset.h"
+#include "loops/preset.h"
 
 /* GdkFrameClock's signals, in the order of its table of ids (GdkFrameClockPhase's). */
 #define JW_GTK_PHASES 7

@@ -12,7 +12,7 @@
 #ifndef JW_PRESET_QT_H
 #define JW_PRESET_QT_H
 
-#include "process/preset.h"
+#include "loops/preset.h"
 
 /* QEvent's type: a 16-bit field after the vtable (Qt 6) or after the vtable and d (Qt 5). */
 #define JW_QT5_EVENT_TYPE 16

@@ -6,8 +6,8 @@
 
 #include "arch/arch.h"
 #include "process/elfsym.h"
-#include "process/preset_pipewire.h"
-#include "process/sites.h"
+#include "loops/preset_pipewire.h"
+#include "loops/sites.h"
 
 /* The wrappers' entries are read this far. */
 #define ENTRY_BYTES 64

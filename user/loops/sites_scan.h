@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the handler sites' finders share (sites.c: GLib, libuv, libevent, any loop's;
- * sites_servers.c: nginx, node): a library's code read, its calls scanned, a timer's site and the
- * callback sites added to a preset. Private to those files.
+ * sites_servers.c: nginx, node; preset_looper.c: android's Looper): a library's code read, its
+ * calls scanned, a timer's site and the callback sites added to a preset. Private to those
+ * files.
  */
 #ifndef JW_SITES_SCAN_H
 #define JW_SITES_SCAN_H
@@ -12,7 +13,7 @@
 #include <stdint.h>
 
 #include "arch/arch.h"
-#include "process/preset.h"
+#include "loops/preset.h"
 
 /* The code of function @name in @path, or of its .text when @name is NULL. */
 struct jw_site_code {
@@ -20,6 +21,9 @@ struct jw_site_code {
 	uint64_t offset;	/* its file offset */
 	uint64_t size;
 };
+
+/* Reads @size bytes of @path's code at file offset @offset into @c. 0, or -errno. */
+int jw_site_read_range(const char *path, uint64_t offset, uint64_t size, struct jw_site_code *c);
 
 /* Reads the code of function @name of @path (NULL: its .text) into @c. 0, or -errno. */
 int jw_site_read_code(const char *path, const char *name, struct jw_site_code *c);

@@ -10,7 +10,7 @@
 #ifndef JW_PRESET_SDEVENT_H
 #define JW_PRESET_SDEVENT_H
 
-#include "process/preset.h"
+#include "loops/preset.h"
 
 /* The callback calls under sd_event_dispatch, added to @out's probes. As jw_sites_glib(). */
 int jw_sites_sdevent(struct jw_preset *out, char *note, size_t len);

@@ -10,7 +10,7 @@
 #ifndef JW_PRESET_WAYLAND_H
 #define JW_PRESET_WAYLAND_H
 
-#include "process/preset.h"
+#include "loops/preset.h"
 
 /* struct wl_object: its interface, then its implementation (wayland-private.h, 1.x) */
 #define JW_WL_OBJECT_INTERFACE 0

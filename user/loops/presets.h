@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "base/frame.h"
-#include "process/preset.h"
+#include "loops/preset.h"
 
 /*
  * Picks how process @pid (executable @exe) is hooked: under --loop auto the most specific preset

@@ -10,8 +10,8 @@
 #ifndef JW_PRESET_PYTHON_H
 #define JW_PRESET_PYTHON_H
 
-#include "process/preset.h"
-#include "process/pyruntime.h"
+#include "loops/preset.h"
+#include "loops/pyruntime.h"
 
 /*
  * How _PyEval_EvalFrameDefault of a CPython laid out as @l leads to the code object it runs,

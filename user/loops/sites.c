@@ -12,12 +12,11 @@
 
 #include "arch/arch.h"
 #include "process/elfsym.h"
-#include "process/placement.h"
-#include "process/sites.h"
-#include "process/sites_scan.h"
+#include "loops/placement.h"
+#include "loops/sites.h"
+#include "loops/sites_scan.h"
 
-/* @size bytes of @path's code at file offset @offset, into @c. */
-static int read_range(const char *path, uint64_t offset, uint64_t size, struct jw_site_code *c)
+int jw_site_read_range(const char *path, uint64_t offset, uint64_t size, struct jw_site_code *c)
 {
 	int ret;
 
@@ -46,7 +45,7 @@ int jw_site_read_code(const char *path, const char *name, struct jw_site_code *c
 	memset(c, 0, sizeof(*c));
 	ret = name ? jw_elf_func_offset(path, name, &offset, &size, err, sizeof(err)) :
 		     jw_elf_section(path, ".text", &offset, &size);
-	return ret ? ret : read_range(path, offset, size, c);
+	return ret ? ret : jw_site_read_range(path, offset, size, c);
 }
 
 /*
@@ -323,7 +322,7 @@ void jw_site_scan_function(struct jw_callback_scan *cs, const char *path, uint64
 	struct jw_site_code c;
 
 	if (jw_elf_function_bounds(path, at, &start, &end) || end - start > (1u << 16) ||
-	    read_range(path, start, end - start, &c))
+	    jw_site_read_range(path, start, end - start, &c))
 		return;
 	cs->base = c.offset;
 	jw_arch_scan_calls(c.bytes, c.size, jw_site_callback_call, cs);
@@ -438,7 +437,7 @@ int jw_sites_scan(const char *path, const char *name, bool callees, jw_site_fn f
 	ss.callees = NULL;
 	for (k = 0; k < lc.n; k++) {
 		if (jw_elf_function_bounds(path, lc.fn[k], &start, &end) ||
-		    end - start > (1u << 16) || read_range(path, start, end - start, &c))
+		    end - start > (1u << 16) || jw_site_read_range(path, start, end - start, &c))
 			continue;
 		ss.base = c.offset;
 		jw_arch_scan_calls(c.bytes, c.size, site_call, &ss);

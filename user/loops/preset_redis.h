@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "process/preset.h"
+#include "loops/preset.h"
 
 /* Hooks call() in @out->where, naming handlers when its code shows the chain. */
 bool jw_redis_hook(pid_t pid, const char *exe, struct jw_preset *out);

@@ -11,17 +11,18 @@
 
 #include "base/demangle.h"
 #include "process/elfsym.h"
-#include "process/preset_ev.h"
-#include "process/preset_gtk.h"
-#include "process/preset_nginx.h"
-#include "process/preset_pipewire.h"
-#include "process/preset_python.h"
-#include "process/preset_qt.h"
-#include "process/preset_redis.h"
-#include "process/preset_sdevent.h"
-#include "process/preset_wayland.h"
-#include "process/presets.h"
-#include "process/sites.h"
+#include "loops/preset_ev.h"
+#include "loops/preset_gtk.h"
+#include "loops/preset_looper.h"
+#include "loops/preset_nginx.h"
+#include "loops/preset_pipewire.h"
+#include "loops/preset_python.h"
+#include "loops/preset_qt.h"
+#include "loops/preset_redis.h"
+#include "loops/preset_sdevent.h"
+#include "loops/preset_wayland.h"
+#include "loops/presets.h"
+#include "loops/sites.h"
 #include "process/target.h"
 
 #define NAMES(...) ((const char *const[]){ __VA_ARGS__, NULL })
@@ -71,6 +72,17 @@ static const struct preset_desc presets[] = {
 	{ .name = "qt", .library = "libQt6Core.so",
 	  .needs = NAMES("_ZN16QCoreApplication15notifyInternal2EP7QObjectP6QEvent"),
 	  .rule = QT_STACK_RULE, .hook = jw_qt_hook, .why = jw_qt_why, .names = JW_NAMES_QT },
+	/*
+	 * AOSP's native Looper (Android's libutils.so, Debian's android-libutils): each message and
+	 * fd callback pollInner dispatches is a task, named by its handler's class and message. A
+	 * program that runs it calls pollOnce or pollAll (an app: its runtime library does).
+	 */
+	{ .name = "android", .library = "libutils.so",
+	  .needs = NAMES("_ZN7android6Looper8pollOnceEiPiS1_PPv"),
+	  .imported = NAMES("_ZN7android6Looper8pollOnceEiPiS1_PPv",
+			    "_ZN7android6Looper7pollAllEiPiS1_PPv"), .imported_by_any = true,
+	  .rule = { .dispatch = "android::Looper::pollOnce(int, int*, int*, void**)" },
+	  .hook = jw_looper_hook, .why = jw_looper_why, .names = JW_NAMES_LOOPER },
 	/*
 	 * A compositor: every client's request, by its interface and name. Mesa's EGL maps the
 	 * server library into every GL program (GTK 4's too): the program must run the loop.

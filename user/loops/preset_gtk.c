@@ -6,8 +6,8 @@
 
 #include "arch/arch.h"
 #include "process/elfsym.h"
-#include "process/preset_gtk.h"
-#include "process/sites.h"
+#include "loops/preset_gtk.h"
+#include "loops/sites.h"
 #include "process/target.h"
 
 /* An emitting function is a few instructions. */

@@ -7,7 +7,7 @@
 #ifndef JW_PRESET_EV_H
 #define JW_PRESET_EV_H
 
-#include "process/preset.h"
+#include "loops/preset.h"
 
 /* ev_watcher: its callback after active, pending, priority and data (ev.h, libev 4, 64-bit). */
 #define JW_EV_WATCHER_CB 24

@@ -5,7 +5,7 @@
 
 #include "process/elfdata.h"
 #include "process/elfparts.h"
-#include "process/pyruntime.h"
+#include "loops/pyruntime.h"
 
 /* PyTypeObject: the same from 3.11 to 3.14 (a heap type's tail aside). */
 #define TP_NAME 24

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
-#include "process/placement.h"
+#include "loops/placement.h"
 
 #define CODE_BYTES 64	/* enough for the instructions passed and the one after */
 #define MAX_SKIPPED 4

@@ -5,7 +5,7 @@
 
 #include "arch/arch.h"
 #include "process/elfsym.h"
-#include "process/preset_python.h"
+#include "loops/preset_python.h"
 
 void jw_python_chain(const struct jw_py_layout *l, struct jw_arg_chain *chain)
 {
