@@ -568,18 +568,15 @@ static __always_inline void open_inner(struct pt_regs *ctx, struct jw_task_state
 }
 
 /*
- * A site that is a task of its own (JW_COOKIE_TASK) is entered at @now: the loop's own work
- * since its wait (or the last such site) ends as a task of the waits, and this one begins, in
- * the waits' frame with the site as its naming dispatch; its delay is how late the message ran
- * where the site reads its due time. Not inlined: one call, in both programs that enter.
+ * A site that is a task of its own (JW_COOKIE_TASK) is entered at @now, the loop's own work
+ * before it ended: its task begins, in the waits' frame with the site as its naming dispatch;
+ * its delay is how late the message ran where the site reads its due time. Not inlined: one
+ * call, in both programs that enter, and its frame small (5.10 holds a program's frames and
+ * name_inner()'s under it to 512 bytes).
  */
 static __noinline void begin_own_task(struct pt_regs *ctx, struct jw_task_state *s,
 				      struct task_struct *task, __u64 cookie, __u64 now)
 {
-	if (s->depth) {
-		s->depth = 0;
-		finish_task(s, current_tid(task), now);
-	}
 	begin_task(s, task, now, cookie);
 	s->sp[0] = WAIT_FRAME_SP;
 	s->depth = 1;
@@ -625,7 +622,7 @@ static __always_inline int enter_dispatch(struct pt_regs *ctx, struct task_struc
 	 * A preset's dispatch only names and splits the work between two waits; outside them (the
 	 * loop's wait was already under way when the probes were attached) it is not a task.
 	 */
-	if ((cookie & (JW_COOKIE_INNER | JW_COOKIE_TASK)) == JW_COOKIE_INNER && s->depth == 0)
+	if ((cookie & JW_COOKIE_INNER) && s->depth == 0 && !(cookie & JW_COOKIE_TASK))
 		return 0;
 	now = bpf_ktime_get_ns();
 	tid = current_tid(task);
@@ -641,11 +638,19 @@ static __always_inline int enter_dispatch(struct pt_regs *ctx, struct task_struc
 			finish_task(s, tid, now);
 		}
 	}
-	if (s->depth == 0 && !(cookie & JW_COOKIE_TASK))
+	if (cookie & JW_COOKIE_TASK) {
+		/*
+		 * The loop's own work since its wait (or the last such site) ends as a task of the
+		 * waits. Nested in another dispatch (a handler polling the loop itself): part of it.
+		 */
+		if (s->depth == 1 && s->sp[0] == WAIT_FRAME_SP) {
+			s->depth = 0;
+			finish_task(s, tid, now);
+		}
+		if (s->depth == 0)
+			begin_own_task(ctx, s, task, cookie, now);
+	} else if (s->depth == 0)
 		begin_task(s, task, now, cookie);
-	else if ((s->depth == 0 || (s->depth == 1 && s->sp[0] == WAIT_FRAME_SP)) &&
-		 (cookie & JW_COOKIE_TASK))
-		begin_own_task(ctx, s, task, cookie, now);
 	else if (s->depth == 1 && s->sp[0] == WAIT_FRAME_SP)
 		open_inner(ctx, s, cookie, now);
 	else if ((cookie & JW_COOKIE_CALLEE) && s->cur_probe)
