@@ -528,6 +528,16 @@ def split_hidden(ev):
     return bool(ev.get("offcpu_partial"))
 
 
+def symbol_offset(binary, name):
+    """The ELF address of function @name (mangled) in @binary, from nm."""
+    out = subprocess.run(["nm", binary], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[2] == name:
+            return int(f[0], 16)
+    fail(f"{binary} has no {name}")
+
+
 def wakings_unseen(err):
     """The summary's line that some sleeps inside tasks ended with no wakeup seen (a run of
     on_sched_waking the kernel skipped, or a wakeup it kept from tracing): their events have no

@@ -17,7 +17,6 @@ Looper_callbackFunc: Looper wraps it in a SimpleLooperCallback) on an eventfd ev
 - --mode java: the thread takes one item of its own queue between calls of pollOnce (Java's
   MessageQueue): each item is one task, from pollOnce's return to its next call, within 5%.
 - handler_sites=0: no site hooked, said so; the waits bound the tasks."""
-import subprocess
 
 from jwtest import *
 
@@ -25,16 +24,6 @@ require_bpf()
 
 WATCH_S = 5
 LOOPER = os.path.join(TARGETS, "jw_looper")
-
-
-def symbol_offset(binary, name):
-    """The ELF address of function @name (mangled) in @binary, from nm."""
-    out = subprocess.run(["nm", binary], capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 3 and f[2] == name:
-            return int(f[0], 16)
-    fail(f"{binary} has no {name}")
 
 
 def own_lines(target, kind, lo, hi):

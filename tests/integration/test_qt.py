@@ -20,23 +20,12 @@ Each jank is within 5% of what the program measured itself, its `group` the slot
 statistics rows have the same names, the slot's row counts every task reported and the ticker's
 row every tick the program made while watched."""
 import concurrent.futures
-import subprocess
 
 from jwtest import *
 
 require_bpf()
 
 WATCH_S = 5
-
-
-def symbol_offset(binary, name):
-    """The ELF address of function @name (mangled) in @binary, from nm."""
-    out = subprocess.run(["nm", binary], capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 3 and f[2] == name:
-            return int(f[0], 16)
-    fail(f"{binary} has no {name}")
 
 
 def watch(binary, mode, env=None, nested=False):
