@@ -16,6 +16,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define TASK_RUNNING 0
 #define TASK_WAKING 0x0200
+#define PF_KTHREAD 0x00200000	/* task_struct.flags: a kernel thread */
 
 /*
  * The settings, all in one place. Set by user space between open and load (rodata), except the

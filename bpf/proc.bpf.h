@@ -19,8 +19,9 @@ struct {
 
 __u32 follow_on;
 
-/* Sends a FORK, EXEC or EXIT record of process @p. */
-static void send_proc(struct task_struct *p, __u16 type, __u16 flags, __u32 parent)
+/* Sends a FORK, EXEC, EXIT or RENAME record of process @p; @name: its new name, or NULL. */
+static void send_proc(struct task_struct *p, __u16 type, __u16 flags, __u32 parent,
+		      const struct jw_name_key *name)
 {
 	struct jw_proc_rec *rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
 
@@ -37,7 +38,10 @@ static void send_proc(struct task_struct *p, __u16 type, __u16 flags, __u32 pare
 	rec->start_boot_ns = KREAD(p, start_boottime);
 	rec->parent = parent;
 	rec->pad = 0;
-	bpf_probe_read_kernel_str(rec->comm, sizeof(rec->comm), p->comm);
+	if (name)
+		__builtin_memcpy(rec->comm, name->comm, sizeof(rec->comm));
+	else
+		bpf_probe_read_kernel_str(rec->comm, sizeof(rec->comm), p->comm);
 	/* Read within user space's poll period: a storm of processes must not wake it for each. */
 	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 }
@@ -62,7 +66,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		count_drop(JW_DROP_PROC);
 		return 0;
 	}
-	send_proc(child, JW_REC_FORK, 0, ptgid);
+	send_proc(child, JW_REC_FORK, 0, ptgid, NULL);
 	return 0;
 }
 
@@ -113,11 +117,55 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 			follow_on = 1;
 	} else if (!flags) {
 		return 0;
-	} else if (*flags & JW_FOLLOW_EXE) {
+	} else if ((*flags & (JW_FOLLOW_EXE | JW_FOLLOW_NAME)) == JW_FOLLOW_EXE) {
 		rec_flags = JW_EXEC_LEFT;
 		bpf_map_delete_elem(&followed, &tgid);
+	} else if (*flags & JW_FOLLOW_EXE) {
+		/* Its name, which the exec's rename kept, keeps it followed. */
+		add = *flags & ~JW_FOLLOW_EXE;
+		bpf_map_update_elem(&followed, &tgid, &add, BPF_EXIST);
 	}
-	send_proc(p, JW_REC_EXEC, rec_flags, 0);
+	send_proc(p, JW_REC_EXEC, rec_flags, 0, NULL);
+	return 0;
+}
+
+/*
+ * --name: a process takes a name (prctl(PR_SET_NAME), a write to its comm, an exec, here before
+ * the exec's own record). One that takes a watched one is followed from here, its forks too (a
+ * zygote child renames itself before it runs its loop); one followed only by its name that takes
+ * another is followed no longer. A thread's name is not its process's: the main thread's only.
+ * Attached only when names are watched; renames are rare.
+ */
+JW_TRACEPOINT(task_rename)
+int BPF_PROG(on_rename, struct task_struct *p, const char *comm)
+{
+	struct jw_name_key key = {};
+	__u32 tgid = KREAD(p, tgid), *flags, add;
+
+	if (stopped || KREAD(p, pid) != tgid || (KREAD(p, flags) & PF_KTHREAD))
+		return 0;
+	bpf_probe_read_kernel_str(key.comm, sizeof(key.comm), comm);
+	flags = bpf_map_lookup_elem(&followed, &tgid);
+	if (bpf_map_lookup_elem(&watched_names, &key)) {
+		add = flags ? *flags | JW_FOLLOW_CHILDREN : JW_FOLLOW_CHILDREN | JW_FOLLOW_NAME;
+		if (bpf_map_update_elem(&followed, &tgid, &add, BPF_ANY)) {
+			count_drop(JW_DROP_PROC);
+			return 0;
+		}
+		follow_on = 1;
+		send_proc(p, JW_REC_RENAME, JW_RENAME_NAMED, 0, &key);
+		return 0;
+	}
+	if (!flags || !(*flags & JW_FOLLOW_NAME))
+		return 0;
+	if (*flags & JW_FOLLOW_EXE) {
+		/* Followed still for the file it runs. */
+		add = *flags & ~JW_FOLLOW_NAME;
+		bpf_map_update_elem(&followed, &tgid, &add, BPF_EXIST);
+		return 0;
+	}
+	bpf_map_delete_elem(&followed, &tgid);
+	send_proc(p, JW_REC_RENAME, JW_RENAME_LEFT, 0, &key);
 	return 0;
 }
 
@@ -155,7 +203,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	tgid = KREAD(p, tgid);
 	if (bpf_map_delete_elem(&followed, &tgid))
 		return 0;
-	send_proc(p, JW_REC_EXIT, 0, 0);
+	send_proc(p, JW_REC_EXIT, 0, 0, NULL);
 	return 0;
 }
 

@@ -104,6 +104,14 @@ struct {
 	__type(value, __u32);
 } watched_exes SEC(".maps");
 
+/* --name: the kernel names whose processes user space wants to hear of (process/names.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, JW_MAX_NAME_KEYS);
+	__type(key, struct jw_name_key);
+	__type(value, __u32);
+} watched_names SEC(".maps");
+
 /* The statistics, sized by user space (stats_max_entries); a full map sends rows to overflow. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

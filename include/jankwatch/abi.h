@@ -141,6 +141,7 @@ enum jw_rec_type {
 	JW_REC_SLICE = 5,	/* a task of a traced process's watched thread ended */
 	JW_REC_FORK = 6,	/* a followed process forked a new process, followed too */
 	JW_REC_EXIT = 7,	/* a followed process exited (its last thread) */
+	JW_REC_RENAME = 8,	/* a process took a --name name, or one followed by it another */
 };
 
 /*
@@ -150,12 +151,19 @@ enum jw_rec_type {
 enum jw_follow_flags {
 	JW_FOLLOW_CHILDREN = 1 << 0,	/* its new processes are followed too (FORK records) */
 	JW_FOLLOW_EXE = 1 << 1,		/* followed while it runs an --exe file, no longer after */
+	JW_FOLLOW_NAME = 1 << 2,	/* followed while its name is a --name one, no longer after */
 };
 
 /* Flags of an EXEC record. */
 enum jw_exec_flags {
 	JW_EXEC_WATCHED_EXE = 1 << 0,	/* the new program is an --exe file */
 	JW_EXEC_LEFT = 1 << 1,		/* a JW_FOLLOW_EXE process exec'd another file: unfollowed */
+};
+
+/* Flags of a RENAME record, whose comm is the new name. */
+enum jw_rename_flags {
+	JW_RENAME_NAMED = 1 << 0,	/* the process took a --name name: followed from here */
+	JW_RENAME_LEFT = 1 << 1,	/* a JW_FOLLOW_NAME process took another: unfollowed */
 };
 
 /* Flags of a TASK record. */
@@ -646,6 +654,12 @@ struct jw_exe_key {
 	__u64 dev;		/* the kernel's dev_t of the file's filesystem */
 	__u64 ino;
 };
+
+/* --name: a kernel name (comm, NUL-padded) a process of a watched name may take. */
+struct jw_name_key {
+	char comm[JW_COMM_LEN];
+};
+#define JW_MAX_NAME_KEYS 64
 
 /*
  * A FORK, EXEC or EXIT record: hdr.pid is the process, hdr.flags its enum jw_exec_flags (EXEC),

@@ -12,7 +12,13 @@
  * --mode java: the thread also keeps a queue of its own, as Java's MessageQueue does: between
  * calls of pollOnce (with the time to the next item as its timeout, 0 once one is due) it takes
  * one due item and runs it: one every --every ms spinning --ms; SlowHandler sends nothing then.
- * --count N: exit after N slow tasks (0: never).
+ * --count N: exit after N slow tasks (0: never). --life MS: exit after MS ms (0: never).
+ * --zygote: shaped like Android's zygote instead: the process runs no loop; it reads requests on
+ * stdin, "fork NAME [OPTIONS...]", and for each forks a child (no exec) that renames itself NAME
+ * as an app does (AndroidRuntime::setArgv0: its main thread's comm NAME, or NAME's last 15 bytes
+ * past 15, then its argv rewritten to NAME) and runs the loop above with OPTIONS (--out FILE: its
+ * lines go there, not to the zygote's stdout). It prints "child <pid> <name>" per child;
+ * children are reaped as they exit. "quit" (or stdin's end) ends it, its children left running.
  * It prints what it measured, CLOCK_MONOTONIC ns, and nothing else on stdout:
  *   "task <n> <kind> <begin_ns> <duration_ns> <waited_ns> <cpu_ns>" per slow task (kind: message,
  *   fd or work), as jw_target does; "tick <n> <begin_ns>" and "late <n> <ns>" per tick (how late
@@ -22,10 +28,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,7 +49,8 @@ using android::Message;
 using android::sp;
 
 static unsigned int opt_ms = 300, opt_every = 1000, opt_tick = 16, opt_fd_ms = 200,
-		    opt_fd_at = 1500, opt_count;
+		    opt_fd_at = 1500, opt_count, opt_life;
+static const char *opt_out;
 static bool java_mode;
 static unsigned int slow_tasks;
 static sp<Looper> looper;
@@ -133,7 +142,10 @@ static int on_eventfd(int fd, int events, void *data)
 
 static int pipe_w = -1, event_fd = -1;
 
-/* Writes the eventfd every 100 ms, and the pipe once, --fd-at ms after the start. */
+/*
+ * Writes the eventfd every 100 ms, and the pipe once, --fd-at ms after the start; ends the
+ * process --life ms after it.
+ */
 static void *feeder(void *)
 {
 	unsigned long long start = now_ns();
@@ -144,6 +156,10 @@ static void *feeder(void *)
 		struct timespec t = { 0, 100 * 1000000L };
 
 		nanosleep(&t, NULL);
+		if (opt_life && now_ns() - start >= opt_life * 1000000ULL) {
+			fflush(stdout);
+			_exit(0);
+		}
 		if (write(event_fd, &one, sizeof(one)) < 0)
 			return NULL;
 		if (!piped && now_ns() - start >= opt_fd_at * 1000000ULL) {
@@ -171,15 +187,10 @@ static void java_loop()
 	}
 }
 
-int main(int argc, char **argv)
+/* The options of a loop, from @argv[@from] on; others are passed over. */
+static void parse_options(int argc, char **argv, int from)
 {
-	sp<TickHandler> ticker = new TickHandler();
-	sp<SlowHandler> slow = new SlowHandler();
-	sp<PipeCallback> piped = new PipeCallback();
-	pthread_t t;
-	int fds[2];
-
-	for (int i = 1; i < argc; i++) {
+	for (int i = from; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : "";
 
 		if (!strcmp(argv[i], "--mode"))
@@ -196,10 +207,25 @@ int main(int argc, char **argv)
 			opt_fd_at = atoi(v);
 		else if (!strcmp(argv[i], "--count"))
 			opt_count = atoi(v);
+		else if (!strcmp(argv[i], "--life"))
+			opt_life = atoi(v);
+		else if (!strcmp(argv[i], "--out"))
+			opt_out = v;
 		else
 			continue;
 		i++;
 	}
+}
+
+/* The loop: SurfaceFlinger's, or Java's (--mode java). */
+static int run_loop()
+{
+	sp<TickHandler> ticker = new TickHandler();
+	sp<SlowHandler> slow = new SlowHandler();
+	sp<PipeCallback> piped = new PipeCallback();
+	pthread_t t;
+	int fds[2];
+
 	looper = Looper::prepare(0);
 	if (pipe2(fds, O_CLOEXEC) || (event_fd = eventfd(0, EFD_CLOEXEC)) < 0) {
 		perror("jw_looper");
@@ -222,4 +248,67 @@ int main(int argc, char **argv)
 		java_loop();
 	for (;;)
 		looper->pollOnce(-1);
+}
+
+/*
+ * What an app does first after zygote forks it (AndroidRuntime::setArgv0): its main thread's
+ * name, as much of @name as fits counted from its end, then its arguments' memory rewritten.
+ */
+static void take_name(const char *name, char *arg_start, size_t arg_len)
+{
+	size_t n = strlen(name);
+
+	prctl(PR_SET_NAME, n < 15 ? name : name + n - 15, 0, 0, 0);
+	memset(arg_start, 0, arg_len);
+	snprintf(arg_start, arg_len, "%s", name);
+}
+
+/* --zygote: forks a child per request; each renames itself and runs the loop. */
+static int zygote(int argc, char **argv)
+{
+	char *arg_start = argv[0];
+	size_t arg_len = (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - arg_start);
+	char line[1024];
+
+	signal(SIGCHLD, SIG_IGN);	/* children reaped by the kernel */
+	while (fgets(line, sizeof(line), stdin)) {
+		char *words[64], *save = NULL, *w;
+		int n = 0;
+		pid_t pid;
+
+		for (w = strtok_r(line, " \t\n", &save); w && n < 63; w = strtok_r(NULL, " \t\n", &save))
+			words[n++] = w;
+		words[n] = NULL;
+		if (n && !strcmp(words[0], "quit"))
+			break;
+		if (n < 2 || strcmp(words[0], "fork"))
+			continue;
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0) {
+			perror("jw_looper: fork");
+			continue;
+		}
+		if (!pid) {
+			signal(SIGCHLD, SIG_DFL);
+			take_name(words[1], arg_start, arg_len);
+			parse_options(n, words, 2);
+			if (opt_out && !freopen(opt_out, "w", stdout)) {
+				perror(opt_out);
+				_exit(1);
+			}
+			return run_loop();
+		}
+		printf("child %d %s\n", (int)pid, words[1]);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--zygote"))
+		return zygote(argc, argv);
+	parse_options(argc, argv, 1);
+	return run_loop();
 }

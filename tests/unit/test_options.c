@@ -284,6 +284,40 @@ static void test_parse_positional_refused(void **state)
 	parse_fails(fx, PARSE(fx, "-p", "1", "--user", "nobody"), "--user nobody: only for");
 	parse_fails(fx, PARSE(fx, "--follow", "--", "sleep", "1"), "--follow: only with -p PID");
 	parse_fails(fx, PARSE(fx, "--follow", "--exe", "/bin/sh"), "--follow: only with -p PID");
+	parse_fails(fx, PARSE(fx, "--follow", "--name", "nginx"), "--follow: only with -p PID");
+}
+
+/* --name NAME: a target alone, with the others, up to JW_MAX_NAMES; what no process can be. */
+static void test_parse_name(void **state)
+{
+	struct fixture *fx = *state;
+	char err[128];
+	int i;
+
+	parse_ok(fx, PARSE(fx, "--name", "com.example.app"));
+	assert_int_equal(fx->cfg.n_names, 1);
+	assert_string_equal(fx->cfg.names[0], "com.example.app");
+	parse_ok(fx, PARSE(fx, "--name", "nginx", "--exe", "/bin/sh", "--name",
+			   "org.jankwatch.zygote.looper"));
+	assert_int_equal(fx->cfg.n_names, 2);
+	assert_string_equal(fx->cfg.names[1], "org.jankwatch.zygote.looper");
+	assert_int_equal(fx->cfg.n_exes, 1);
+	parse_fails(fx, PARSE(fx, "--name", ""), "--name: an empty name");
+	assert_int_equal(fx->cfg.n_names, 0);
+	parse_fails(fx, PARSE(fx, "--name", "a\nb"), "--name: a control character in the name");
+	parse_fails(fx, PARSE(fx, "--name"), "--name");
+	/* One more than JW_MAX_NAMES. */
+	jw_config_free(&fx->cfg);
+	fx->argc = 0;
+	fx->argv[fx->argc++] = "jankwatch";
+	for (i = 0; i <= JW_MAX_NAMES; i++) {
+		fx->argv[fx->argc++] = "--name";
+		fx->argv[fx->argc++] = "n";
+	}
+	fx->argv[fx->argc] = NULL;
+	snprintf(err, sizeof(err), "--name n: at most %d names", JW_MAX_NAMES);
+	parse_fails(fx, jw_options_parse(&fx->cfg, fx->argc, fx->argv, fx->err, sizeof(fx->err)),
+		    err);
 }
 
 /* --follow: -p's processes' children too; off unless given. */
@@ -320,7 +354,8 @@ static void test_parse_needs_target(void **state)
 	struct fixture *fx = *state;
 
 	parse_fails(fx, PARSE(fx, "--all"), "no target: give -p PID");
-	assert_string_equal(fx->err, "no target: give -p PID, --exe PATH, or -- CMD [ARGS...]");
+	assert_string_equal(fx->err, "no target: give -p PID, --exe PATH, --name NAME, or -- CMD "
+			    "[ARGS...]");
 	parse_fails(fx, parse(fx, (const char *)NULL), "no target: give -p PID");
 }
 
@@ -423,10 +458,17 @@ static void test_config_targets(void **state)
 	assert_int_equal(p.v[JW_P_THRESHOLD_MS], 200);
 
 	write_config(fx, "threshold_ms=200\n");
-	parse_fails(fx, PARSE(fx, "--config", fx->path), "or exe=PATH lines in");
+	parse_fails(fx, PARSE(fx, "--config", fx->path), "or exe=PATH or name=NAME lines in");
 	parse_ok(fx, PARSE(fx, "--config", fx->path, "-p", "1"));
 	write_config(fx, "exe=\n");
 	parse_fails(fx, PARSE(fx, "--config", fx->path), "exe='': empty value");
+	/* name= lines: names as --name gives them. */
+	write_config(fx, "name=com.example.app\nname = surfaceflinger\n");
+	parse_ok(fx, PARSE(fx, "--config", fx->path));
+	assert_int_equal(fx->cfg.n_names, 2);
+	assert_string_equal(fx->cfg.names[1], "surfaceflinger");
+	write_config(fx, "name=\n");
+	parse_fails(fx, PARSE(fx, "--config", fx->path), "name= line: an empty name");
 }
 
 static void test_parse_config_errors(void **state)
@@ -536,6 +578,7 @@ int main(void)
 		T(test_parse_unknown_option),
 		T(test_parse_positional_refused),
 		T(test_parse_follow),
+		T(test_parse_name),
 		T(test_parse_command),
 		T(test_parse_needs_target),
 		T(test_parse_set),

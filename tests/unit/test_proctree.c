@@ -94,6 +94,38 @@ static void test_watched_then_exec(void **state)
 }
 
 /* Exits: counted, and those never watched apart. A pid not followed is ignored. */
+/*
+ * --name: a process that takes a watched name is followed by it; one parked for its children
+ * (it ran no loop) is looked at again, one watched already stays watched; both counted.
+ */
+static void test_named(void **state)
+{
+	struct jw_proctree *t = *state;
+	struct jw_pentry *a = jw_proctree__add(t, 10, 0, JW_PWHY_NAMED, 0, 0);
+	struct jw_pentry *b, *c;
+	uint64_t next;
+	pid_t pids[64];
+
+	assert_non_null(a);
+	assert_int_equal(jw_proctree__counts(t)->named, 1);
+	b = jw_proctree__add(t, 11, 0, JW_PWHY_FOUND, 0, 0);
+	c = jw_proctree__add(t, 12, 0, JW_PWHY_FOUND, 0, 0);
+	a = jw_proctree__get(t, 10);
+	jw_proctree__watched(t, a);
+	jw_proctree__parked(t, b);
+	jw_proctree__watched(t, c);
+	assert_int_equal(due(t, 5 * MS, pids, &next), 0);
+	jw_proctree__named(t, b, 7 * MS);
+	jw_proctree__named(t, c, 7 * MS);
+	assert_true(b->by_name && c->by_name);
+	assert_int_equal(b->why, JW_PWHY_NAMED);
+	assert_false(b->watched);
+	assert_true(c->watched);
+	assert_int_equal(due(t, 7 * MS, pids, &next), 1);
+	assert_int_equal(pids[0], 11);
+	assert_int_equal(jw_proctree__counts(t)->named, 3);
+}
+
 static void test_exit_counts(void **state)
 {
 	struct jw_proctree *t = *state;
@@ -216,6 +248,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_look_schedule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watched_then_exec, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_named, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_collisions, setup, teardown),

@@ -322,6 +322,7 @@ static void args_forget(struct arg_facts *a)
 	for (i = 0; i < JW_ARCH_CALL_ARGS; i++) {
 		a->copy_hw[i] = -1;
 		a->known[i] = false;
+		a->imm[i] = 0;
 	}
 }
 

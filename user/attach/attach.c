@@ -476,6 +476,29 @@ int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino)
 	return 0;
 }
 
+int jw_attach__names(struct jw_attach *a, const char (*comms)[JW_COMM_LEN], size_t n)
+{
+	__u32 one = 1;
+	size_t i;
+
+	if (n > JW_MAX_NAME_KEYS)
+		return -E2BIG;
+	for (i = 0; i < n; i++) {
+		struct jw_name_key key;
+
+		memcpy(key.comm, comms[i], sizeof(key.comm));
+		if (bpf_map__update_elem(a->skel->maps.watched_names, &key, sizeof(key), &one,
+					 sizeof(one), 0)) {
+			int err = -errno;
+
+			jw_log(JW_LOG_ERROR, "cannot watch the name %.*s: %s", JW_COMM_LEN,
+			       comms[i], strerror(-err));
+			return err;
+		}
+	}
+	return attach_tracepoint(a, a->skel->progs.on_rename, "task_rename");
+}
+
 int jw_attach__follow(struct jw_attach *a, pid_t pid, uint32_t flags)
 {
 	__u32 key = pid, on = 1;

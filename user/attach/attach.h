@@ -127,6 +127,13 @@ int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int p
 int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino);
 
 /*
+ * --name: reports (JW_REC_RENAME) and follows every process whose main thread takes one of the
+ * kernel names @comms (@n of them, NUL-padded to JW_COMM_LEN), and reports one followed by its
+ * name that takes another, from now on (the task_rename tracepoint). 0 or -errno, said.
+ */
+int jw_attach__names(struct jw_attach *a, const char (*comms)[JW_COMM_LEN], size_t n);
+
+/*
  * Follows process @pid (enum jw_follow_flags): its execs and its exit are reported (EXEC, EXIT
  * records) and, with JW_FOLLOW_CHILDREN, the processes it forks, followed the same way from
  * their start (FORK). 0 or -errno.

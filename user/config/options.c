@@ -16,6 +16,7 @@
 #include "base/places.h"
 #include "config/options.h"
 #include "loops/presets.h"
+#include "process/names.h"
 
 #define JW_MAX_DURATION_S 31536000.0	/* one year */
 #define JW_PID_MAX 4194304		/* PID_MAX_LIMIT: no kernel hands out a larger PID */
@@ -39,6 +40,28 @@ static int add_exe(struct jw_config *cfg, const char *how, const char *path, cha
 	return 0;
 }
 
+/* One more process name to watch: --name NAME, or a config file's name=NAME (@how: "--name",
+ * "name= line"). */
+static int add_name(struct jw_config *cfg, const char *how, const char *name, char *err,
+		    size_t errlen)
+{
+	char msg[JW_MSG_MAX];
+
+	if (jw_name_check(name, msg, sizeof(msg))) {
+		jw_set_err(err, errlen, "%s: %s", how, msg);
+		return -EINVAL;
+	}
+	if (cfg->n_names == JW_MAX_NAMES) {
+		jw_set_err(err, errlen, "%s %s: at most %d names", how, name, JW_MAX_NAMES);
+		return -EINVAL;
+	}
+	cfg->names[cfg->n_names] = strdup(name);
+	if (!cfg->names[cfg->n_names])
+		return -ENOMEM;
+	cfg->n_names++;
+	return 0;
+}
+
 /* A setting whose value is text (metrics_textfile, metrics_listen): 1 if @key is one. */
 static int text_setting(struct jw_config *cfg, const char *key, const char *value, char *err,
 			size_t errlen)
@@ -59,7 +82,7 @@ static int text_setting(struct jw_config *cfg, const char *key, const char *valu
 }
 
 /*
- * A config file's line that is no parameter: exe=PATH, log_dir=PATH unless --log-dir was
+ * A config file's line that is no parameter: exe=PATH, name=NAME, log_dir=PATH unless --log-dir was
  * given, metrics_textfile=PATH, metrics_listen=ADDR:PORT.
  */
 static int config_line(void *ctx, const char *key, const char *value, char *err, size_t errlen)
@@ -77,6 +100,8 @@ static int config_line(void *ctx, const char *key, const char *value, char *err,
 		}
 		return add_exe(cfg, "exe=", value, err, errlen);
 	}
+	if (!strcmp(key, "name"))
+		return add_name(cfg, "name= line", value, err, errlen);
 	if (cfg->log_dir_given)
 		return 0;	/* --log-dir wins */
 	return set_string(&cfg->log_dir, "log_dir", value, err, errlen);
@@ -109,6 +134,11 @@ void jw_config_free(struct jw_config *cfg)
 		cfg->exes[i] = NULL;
 	}
 	cfg->n_exes = 0;
+	for (i = 0; i < cfg->n_names; i++) {
+		free(cfg->names[i]);
+		cfg->names[i] = NULL;
+	}
+	cfg->n_names = 0;
 	/* Cleared so that a second free, or a free after a failed parse, is harmless. */
 	cfg->thread = NULL;
 	cfg->config_file = NULL;
@@ -140,6 +170,7 @@ enum {
 	OPT_LOOP,
 	OPT_USER,
 	OPT_EXE,
+	OPT_NAME,
 	OPT_FOLLOW,
 	OPT_VERSION,
 };
@@ -162,6 +193,7 @@ static const struct option long_opts[] = {
 	{ "loop", required_argument, NULL, OPT_LOOP },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "exe", required_argument, NULL, OPT_EXE },
+	{ "name", required_argument, NULL, OPT_NAME },
 	{ "follow", no_argument, NULL, OPT_FOLLOW },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -474,6 +506,8 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		return set_string(&cfg->user, "--user", optarg, err, errlen);
 	case OPT_EXE:
 		return add_exe(cfg, "--exe ", optarg, err, errlen);
+	case OPT_NAME:
+		return add_name(cfg, "--name", optarg, err, errlen);
 	case OPT_FOLLOW:
 		cfg->follow = true;
 		return 0;
@@ -525,8 +559,9 @@ static int parse_argv(struct jw_config *cfg, struct pending_sets *sets, int argc
 			"a program after --)", argv[optind]);
 		return -EINVAL;
 	}
-	if (!cfg->n_pids && !cfg->cmd && !cfg->n_exes && !cfg->config_file) {
-		jw_set_err(err, errlen, "no target: give -p PID, --exe PATH, or -- CMD [ARGS...]");
+	if (!cfg->n_pids && !cfg->cmd && !cfg->n_exes && !cfg->n_names && !cfg->config_file) {
+		jw_set_err(err, errlen, "no target: give -p PID, --exe PATH, --name NAME, or -- CMD "
+			   "[ARGS...]");
 		return -EINVAL;
 	}
 	if (cfg->n_pids && cfg->cmd) {
@@ -534,8 +569,8 @@ static int parse_argv(struct jw_config *cfg, struct pending_sets *sets, int argc
 		return -EINVAL;
 	}
 	if (cfg->follow && !cfg->n_pids) {
-		jw_set_err(err, errlen, "--follow: only with -p PID (-- CMD and --exe follow "
-			   "their processes' children already)");
+		jw_set_err(err, errlen, "--follow: only with -p PID (-- CMD, --exe and --name "
+			   "follow their processes' children already)");
 		return -EINVAL;
 	}
 	if (cfg->user && !cfg->cmd) {
@@ -564,9 +599,10 @@ static int apply_params(struct jw_config *cfg, const struct pending_sets *sets, 
 					  errlen);
 		if (ret)
 			return ret == -ENOMEM ? ret : -EINVAL;
-		if (!cfg->n_pids && !cfg->cmd && !cfg->n_exes) {
-			jw_set_err(err, errlen, "no target: give -p PID, --exe PATH, or -- CMD "
-				   "[ARGS...], or exe=PATH lines in %s", cfg->config_file);
+		if (!cfg->n_pids && !cfg->cmd && !cfg->n_exes && !cfg->n_names) {
+			jw_set_err(err, errlen, "no target: give -p PID, --exe PATH, --name NAME, or "
+				   "-- CMD [ARGS...], or exe=PATH or name=NAME lines in %s",
+				   cfg->config_file);
 			return -EINVAL;
 		}
 	}

@@ -13,6 +13,7 @@
 #define JW_MAX_PIDS 64
 #define JW_MAX_PROBE_SPECS 16
 #define JW_MAX_EXES 8
+#define JW_MAX_NAMES 16
 
 enum jw_format { JW_FORMAT_TREE = 0, JW_FORMAT_FOLDED };
 
@@ -41,6 +42,8 @@ struct jw_config {
 	char **cmd;		/* -- CMD [ARGS...]: points into argv, NULL-terminated; or NULL */
 	char *exes[JW_MAX_EXES];	/* --exe PATH: every process of these, now and later */
 	size_t n_exes;
+	char *names[JW_MAX_NAMES];	/* --name NAME: every process of that name, now and later */
+	size_t n_names;
 	char *user;		/* --user USER for CMD, or NULL */
 	char *metrics_textfile;	/* metrics_textfile=PATH, or NULL */
 	char *metrics_listen;	/* metrics_listen=ADDR:PORT, or NULL */

@@ -468,7 +468,7 @@ static void strip_comment(char *line)
 }
 
 /*
- * One line of a config file: a parameter, or one of text (exe=PATH, log_dir=PATH,
+ * One line of a config file: a parameter, or one of text (exe=PATH, name=NAME, log_dir=PATH,
  * metrics_textfile=PATH, metrics_listen=ADDR:PORT) for
  * @other, which a reload and jw_params_load_file() do not pass (NULL: passed over).
  */
@@ -489,8 +489,8 @@ static int load_line(struct jw_params *params, jw_params_other_fn other, void *c
 	*eq = '\0';
 	key = trim(line);
 	value = trim(eq + 1);
-	if (!strcmp(key, "exe") || !strcmp(key, "log_dir") || !strcmp(key, "metrics_textfile") ||
-	    !strcmp(key, "metrics_listen"))
+	if (!strcmp(key, "exe") || !strcmp(key, "name") || !strcmp(key, "log_dir") ||
+	    !strcmp(key, "metrics_textfile") || !strcmp(key, "metrics_listen"))
 		return other ? other(ctx, key, value, err, errlen) : 0;
 	return set_kv(params, key, value, err, errlen);
 }

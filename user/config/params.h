@@ -77,8 +77,8 @@ int jw_params_set(struct jw_params *params, const char *key_value, char *err, si
 int jw_params_finish(struct jw_params *params, char *err, size_t errlen);
 
 /*
- * A config file's target line (exe=PATH, log_dir=PATH), which is no parameter: 0 or -errno with
- * a message in @err.
+ * A config file's target line (exe=PATH, name=NAME, log_dir=PATH), which is no parameter: 0
+ * or -errno with a message in @err.
  */
 typedef int (*jw_params_other_fn)(void *ctx, const char *key, const char *value, char *err,
 				  size_t errlen);

@@ -119,7 +119,19 @@ struct jw_pentry *jw_proctree__add(struct jw_proctree *t, pid_t pid, uint64_t st
 	};
 	t->counts.forked += why == JW_PWHY_FORKED;
 	t->counts.execs += why == JW_PWHY_EXECED;
+	t->counts.named += why == JW_PWHY_NAMED;
 	return e;
+}
+
+void jw_proctree__named(struct jw_proctree *t, struct jw_pentry *e, uint64_t now)
+{
+	t->counts.named++;
+	e->by_name = true;
+	if (e->watched)
+		return;
+	e->why = JW_PWHY_NAMED;
+	e->since_ns = e->next_ns = now;
+	e->looks = e->failures = 0;
 }
 
 void jw_proctree__exec(struct jw_proctree *t, struct jw_pentry *e, uint64_t now)

@@ -19,6 +19,8 @@ enum jw_pwhy {
 	JW_PWHY_EXECED,		/* it exec'd a new program: the old one's hooks are gone */
 	JW_PWHY_FOUND,		/* it ran an --exe file when jankwatch started */
 	JW_PWHY_FOLLOWED,	/* followed for its children only (nginx's master) */
+	JW_PWHY_NAMED,		/* it took a --name name */
+	JW_PWHY_NAME_FOUND,	/* it had a --name name when jankwatch started */
 };
 
 struct jw_pentry {
@@ -31,12 +33,14 @@ struct jw_pentry {
 	uint32_t failures;	/* pending: times watching it failed */
 	bool watched;
 	bool counted;		/* it was ever watched (the summary's "watched") */
+	bool by_name;		/* followed for a --name name: checked again before it is watched */
 	enum jw_pwhy why;
 };
 
 struct jw_proctree_counts {
 	uint64_t forked;	/* new processes seen */
 	uint64_t execs;		/* execs seen */
+	uint64_t named;		/* processes that took a --name name */
 	uint64_t watched;	/* processes watched (a process exec'd and watched again: once more) */
 	uint64_t exited;	/* followed processes that exited */
 	uint64_t exited_unwatched;	/* of them, never watched: no loop of their own */
@@ -65,6 +69,12 @@ struct jw_pentry *jw_proctree__add(struct jw_proctree *t, pid_t pid, uint64_t st
  * NULL: an exec of a process forgotten already, only counted.
  */
 void jw_proctree__exec(struct jw_proctree *t, struct jw_pentry *e, uint64_t now);
+
+/*
+ * @e's process took a --name name at @now: followed by its name from here; pending again, unless
+ * it is watched already (a process parked for its children runs a loop of its own now, maybe).
+ */
+void jw_proctree__named(struct jw_proctree *t, struct jw_pentry *e, uint64_t now);
 
 /* @e was looked at @now and runs no loop yet (@failed: watching it failed): look later. */
 void jw_proctree__later(struct jw_proctree *t, struct jw_pentry *e, bool failed, uint64_t now);

@@ -508,6 +508,22 @@ int jw_target_in_wait(pid_t pid, const char *thread)
 	return jw_syscall_is_wait(buf);
 }
 
+int jw_target_names(pid_t pid, char *comm, size_t commlen, char *argv0, size_t argv0len)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	n = read_small(path, comm, commlen);
+	if (n < 0)
+		return n;
+	comm[strcspn(comm, "\n")] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	/* Arguments are NUL-separated: the buffer's first string is the first, cut. */
+	n = read_small(path, argv0, argv0len);
+	return n < 0 ? n : 0;
+}
+
 uint64_t jw_target_start_boot_ns(pid_t pid)
 {
 	char path[64], buf[4096], comm[64];

@@ -16,6 +16,7 @@ struct jw_target {
 	uint64_t start_jiffies;		/* field 22 of /proc/PID/stat: start since boot, ticks */
 	char comm[64];			/* the process's name */
 	char exe[PATH_MAX];		/* the executable's path as the process sees it */
+	char name[256];			/* --name: the name it was watched by, or "" */
 };
 
 /*
@@ -101,6 +102,13 @@ int jw_target_read_string(pid_t pid, uint64_t addr, char *buf, size_t len);
 
 /* Whether @addr is in an executable mapping of process @pid (a function, not data). */
 bool jw_target_is_code(pid_t pid, uint64_t addr);
+
+/*
+ * Process @pid's names: its comm (@comm, at least 17 bytes: its line) and its first argument in
+ * /proc/PID/cmdline (@argv0; "" for a kernel thread or a zombie), each cut to its buffer.
+ * 0 or -errno (gone).
+ */
+int jw_target_names(pid_t pid, char *comm, size_t commlen, char *argv0, size_t argv0len);
 
 /* Process @pid's start (field 22 of /proc/PID/stat) in ns of CLOCK_BOOTTIME, or 0. */
 uint64_t jw_target_start_boot_ns(pid_t pid);

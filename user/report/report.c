@@ -176,9 +176,10 @@ out:
 }
 
 /*
- * The process's name as its users know it: the kernel's name for it (the name it was started
- * by: redis-server, not the redis-check-rdb its symlink points to), or the executable's base
- * name when that only lengthens a name the kernel cut at 15 characters.
+ * The process's name as its users know it: the --name it was watched by (an Android app's
+ * package); else the kernel's name for it (the name it was started by: redis-server, not the
+ * redis-check-rdb its symlink points to), or the executable's base name when that only lengthens
+ * a name the kernel cut at 15 characters.
  */
 const char *jw_report_bundle_name(const struct jw_proc *proc)
 {
@@ -186,6 +187,8 @@ const char *jw_report_bundle_name(const struct jw_proc *proc)
 	const char *base = slash ? slash + 1 : proc->target.exe;
 	size_t n = strlen(proc->target.comm);
 
+	if (proc->target.name[0])
+		return proc->target.name;
 	if (!n || (n >= 15 && strncmp(base, proc->target.comm, n) == 0))
 		return base;
 	return proc->target.comm;

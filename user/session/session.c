@@ -117,6 +117,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	case JW_REC_FORK:
 	case JW_REC_EXEC:
 	case JW_REC_EXIT:
+	case JW_REC_RENAME:
 		if (h->size < sizeof(struct jw_proc_rec))
 			break;
 		session_on_proc(s, data);
@@ -200,8 +201,9 @@ static bool any_alive(struct session *s)
 		session_forget(s, p->target.pid, !jw_target_alive(&p->target));
 	}
 	session_follow_prune(s);
-	/* With --exe, processes started later are awaited; followed ones may still run a loop. */
-	return alive || s->n_exes || (s->tree && jw_proctree__size(s->tree));
+	/* With --exe or --name, processes started later are awaited; followed ones may still run a
+	 * loop. */
+	return alive || session_finds_later(s) || (s->tree && jw_proctree__size(s->tree));
 }
 
 /* Every drop jankwatch knows of: the kernel's (its skipped program runs too) and its own. */

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The processes a session follows as they fork, exec and exit, --exe's executables among them. The kernel follows them (map
- * followed) and sends a record of each fork, exec and exit; a new process (forked, or exec'd a
- * new program) is watched once it runs a loop of its own: its loop thread is seen blocked in a
- * wait system call, which also says its program is mapped whole (a stable point: the loader and
- * the program's start-up are done). Until then it costs a look at /proc now and then, less and
- * less often; one that exits first costs its records only.
+ * The processes a session follows as they fork, exec, exit and rename themselves, --exe's
+ * executables and --name's names among them. The kernel follows them (map followed) and sends a
+ * record of each fork, exec, exit and rename to or from a watched name; a new process (forked,
+ * exec'd a new program, or named) is watched once it runs a loop of its own: its loop thread is
+ * seen blocked in a wait system call, which also says its program is mapped whole (a stable
+ * point: the loader and the program's start-up are done; a zygote child has its name). Until
+ * then it costs a look at /proc now and then, less and less often; one that exits first costs
+ * its records only.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "process/names.h"
 #include "session/session_follow.h"
 #include "session/session_procs.h"
 
@@ -32,6 +35,8 @@ static const char *const why_names[] = {
 	[JW_PWHY_EXECED] = "exec'd a new program",
 	[JW_PWHY_FOUND] = "runs an --exe file",
 	[JW_PWHY_FOLLOWED] = "followed for its children",
+	[JW_PWHY_NAMED] = "took a --name name",
+	[JW_PWHY_NAME_FOUND] = "has a --name name",
 };
 
 static uint64_t mono_now(void)
@@ -159,13 +164,19 @@ static const char *rec_comm(const struct jw_proc_rec *r, char *buf)
 
 static void on_fork_rec(struct session *s, const struct jw_proc_rec *r)
 {
+	const struct jw_pentry *parent = jw_proctree__get(s->tree, r->parent);
+	bool by_name = parent && parent->by_name;
+	struct jw_pentry *e;
 	char comm[JW_COMM_LEN];
 
-	if (!jw_proctree__add(s->tree, r->hdr.pid, r->start_boot_ns, JW_PWHY_FORKED, r->parent,
-			      r->hdr.ts_ns)) {
+	e = jw_proctree__add(s->tree, r->hdr.pid, r->start_boot_ns, JW_PWHY_FORKED, r->parent,
+			     r->hdr.ts_ns);
+	if (!e) {
 		jw_attach__unfollow(s->attach, r->hdr.pid);
 		return;
 	}
+	/* Its name is its parent's until it takes another (a RENAME record then). */
+	e->by_name = by_name;
 	s->next_look_ns = 0;
 	chatter(s, "pid %d (%s) forked by pid %d: watched once it runs a loop", r->hdr.pid,
 		rec_comm(r, comm), r->parent);
@@ -233,6 +244,43 @@ static void on_exit_rec(struct session *s, const struct jw_proc_rec *r)
 		session_forget(s, r->hdr.pid, true);
 }
 
+/*
+ * --name: a process took a watched name (now followed by the kernel), or one followed by its name
+ * took another (unfollowed by the kernel already).
+ */
+static void on_rename_rec(struct session *s, const struct jw_proc_rec *r)
+{
+	struct jw_pentry *e = jw_proctree__get(s->tree, r->hdr.pid);
+	int i = session_slot_of(s, r->hdr.pid);
+	char comm[JW_COMM_LEN];
+
+	rec_comm(r, comm);
+	if (r->hdr.flags & JW_RENAME_LEFT) {
+		if (i >= 0)
+			jw_log(JW_LOG_INFO, "pid %d (%s) took the name %s, not a --name name: no "
+			       "longer watched", r->hdr.pid, s->watched[i]->proc.target.comm, comm);
+		else
+			chatter(s, "pid %d took the name %s, not a --name name: no longer followed",
+				r->hdr.pid, comm);
+		session_forget(s, r->hdr.pid, false);
+		return;
+	}
+	if (!e) {
+		e = jw_proctree__add(s->tree, r->hdr.pid, r->start_boot_ns, JW_PWHY_NAMED, 0,
+				     r->hdr.ts_ns);
+		if (!e) {
+			jw_attach__unfollow(s->attach, r->hdr.pid);
+			return;
+		}
+		e->by_name = true;
+	} else {
+		jw_proctree__named(s->tree, e, r->hdr.ts_ns);
+	}
+	if (i < 0)
+		chatter(s, "pid %d took the name %s: watched once it runs a loop", r->hdr.pid, comm);
+	s->next_look_ns = 0;
+}
+
 void session_on_proc(struct session *s, const struct jw_proc_rec *r)
 {
 	switch (r->hdr.type) {
@@ -244,6 +292,9 @@ void session_on_proc(struct session *s, const struct jw_proc_rec *r)
 		break;
 	case JW_REC_EXIT:
 		on_exit_rec(s, r);
+		break;
+	case JW_REC_RENAME:
+		on_rename_rec(s, r);
 		break;
 	}
 }
@@ -264,6 +315,7 @@ static bool still_there(const struct jw_pentry *e)
 /* Looks at followed process @e once: watches it if it runs a loop now. */
 static void look_at(struct session *s, struct jw_pentry *e, uint64_t now)
 {
+	const char *name = NULL;
 	pid_t pid = e->pid;
 	char comm[64];
 	int ret;
@@ -286,15 +338,26 @@ static void look_at(struct session *s, struct jw_pentry *e, uint64_t now)
 		jw_proctree__later(s->tree, e, false, now);
 		return;
 	}
+	/* Its first argument, rewritten after its comm maybe, is read once it runs its loop. */
+	if (e->by_name && !(name = session_name_of(s, pid))) {
+		chatter(s, "pid %d (%s) runs a loop, but its first argument is not a --name name: "
+			"not watched", pid, comm_of(pid, comm, sizeof(comm)));
+		session_forget(s, pid, false);
+		return;
+	}
 	ret = session_add_proc(s, pid);
 	if (ret == -EBUSY) {
 		jw_proctree__later(s->tree, e, false, now);
 		return;
 	}
 	if (!ret) {
-		jw_log(JW_LOG_INFO, "pid %d (%s): %s%s, runs a loop: watched", pid,
-		       comm_of(pid, comm, sizeof(comm)), why_names[e->why],
-		       e->why == JW_PWHY_FORKED ? " by a followed process" : "");
+		if (name)
+			jw_log(JW_LOG_INFO, "pid %d (%s): named %s, runs a loop: watched", pid,
+			       comm_of(pid, comm, sizeof(comm)), name);
+		else
+			jw_log(JW_LOG_INFO, "pid %d (%s): %s%s, runs a loop: watched", pid,
+			       comm_of(pid, comm, sizeof(comm)), why_names[e->why],
+			       e->why == JW_PWHY_FORKED ? " by a followed process" : "");
 		jw_proctree__watched(s->tree, e);
 		return;
 	}
@@ -370,8 +433,10 @@ void session_follow_summary(struct session *s)
 		return;
 	c = jw_proctree__counts(s->tree);
 	jw_attach__drops(s->attach, drops);
-	if (!c->forked && !c->execs && !c->exited && !c->full && !drops[JW_DROP_PROC])
+	if (!c->forked && !c->execs && !c->named && !c->exited && !c->full && !drops[JW_DROP_PROC])
 		return;
+	if (s->cfg->n_names)
+		jw_log(JW_LOG_INFO, "processes: %llu took a --name name", (unsigned long long)c->named);
 	jw_log(JW_LOG_INFO, "processes: %llu forked and %llu execs seen, %llu watched, %llu exited "
 	       "(%llu of them never ran a loop), %zu followed now",
 	       (unsigned long long)c->forked, (unsigned long long)c->execs,
@@ -422,16 +487,33 @@ static bool runs_watched_exe(const struct session *s, pid_t pid)
 	return false;
 }
 
-/*
- * --exe: from now on the kernel reports every exec of the files and follows those processes;
- * the processes already running them are found in /proc and followed, each watched once it runs
- * a loop (nginx's master, which runs none, is followed for its workers).
- */
-int session_watch_exes(struct session *s)
+const char *session_name_of(const struct session *s, pid_t pid)
 {
-	struct dirent *de;
+	char comm[JW_NAME_COMM_LEN + 1], argv0[JW_NAME_MAX + 2];
+
+	if (!s->cfg->n_names || jw_target_names(pid, comm, sizeof(comm), argv0, sizeof(argv0)))
+		return NULL;
+	/* No first argument: a kernel thread, or a process on its way out. */
+	if (!argv0[0])
+		return NULL;
+	return jw_name_find(s->cfg->names, s->cfg->n_names, comm, argv0);
+}
+
+/* --name: from now on the kernel reports and follows every process that takes one of them. */
+static int hook_names(struct session *s)
+{
+	char comms[JW_MAX_NAMES * JW_NAME_COMMS][JW_NAME_COMM_LEN];
+	size_t i, n = 0;
+
+	for (i = 0; i < s->cfg->n_names; i++)
+		n += jw_name_comms(s->cfg->names[i], &comms[n]);
+	return jw_attach__names(s->attach, (const char (*)[JW_COMM_LEN])comms, n);
+}
+
+/* --exe: from now on the kernel reports every exec of the files and follows those processes. */
+static int hook_exes(struct session *s)
+{
 	size_t i;
-	DIR *dir;
 	int ret;
 
 	for (i = 0; i < s->n_exes; i++) {
@@ -445,22 +527,57 @@ int session_watch_exes(struct session *s)
 			return ret;
 		}
 	}
-	if (!s->n_exes)
+	return 0;
+}
+
+/* Follows process @pid, found running an --exe file or having a --name name. */
+static void follow_found(struct session *s, pid_t pid)
+{
+	struct jw_pentry *e;
+
+	if (runs_watched_exe(s, pid)) {
+		session_follow(s, pid, JW_FOLLOW_CHILDREN | JW_FOLLOW_EXE, JW_PWHY_FOUND);
+		return;
+	}
+	if (!session_name_of(s, pid) ||
+	    session_follow(s, pid, JW_FOLLOW_CHILDREN | JW_FOLLOW_NAME, JW_PWHY_NAME_FOUND))
+		return;
+	e = jw_proctree__get(s->tree, pid);
+	if (e)
+		e->by_name = true;
+}
+
+int session_watch_found(struct session *s)
+{
+	struct dirent *de;
+	size_t i;
+	DIR *dir;
+	int ret;
+
+	if (!s->n_exes && !s->cfg->n_names)
 		return 0;
+	/* Hooked first: a process that starts or renames itself during the look is not missed. */
+	ret = hook_exes(s);
+	if (!ret && s->cfg->n_names)
+		ret = hook_names(s);
+	if (ret)
+		return ret;
 	dir = opendir("/proc");
 	if (!dir)
 		return -errno;
 	while ((de = readdir(dir))) {
 		pid_t pid = atoi(de->d_name);
 
-		if (pid > 0 && pid != getpid() && runs_watched_exe(s, pid) &&
-		    session_slot_of(s, pid) < 0)
-			session_follow(s, pid, JW_FOLLOW_CHILDREN | JW_FOLLOW_EXE, JW_PWHY_FOUND);
+		if (pid > 0 && pid != getpid() && session_slot_of(s, pid) < 0 &&
+		    !jw_proctree__get(s->tree, pid))
+			follow_found(s, pid);
 	}
 	closedir(dir);
 	for (i = 0; i < s->n_exes; i++)
 		jw_log(JW_LOG_INFO, "--exe %s: watching its processes, now and later",
 		       s->exes[i].path);
+	for (i = 0; i < s->cfg->n_names; i++)
+		jw_log(JW_LOG_INFO, "--name %s: watching the processes of that name, now and later",
+		       s->cfg->names[i]);
 	return 0;
 }
-

@@ -22,7 +22,7 @@ void session_forget(struct session *s, pid_t pid, bool exited);
  */
 void session_check_exec(struct session *s, pid_t pid);
 
-/* A FORK, EXEC or EXIT record. */
+/* A FORK, EXEC, EXIT or RENAME record. */
 void session_on_proc(struct session *s, const struct jw_proc_rec *r);
 
 /*
@@ -40,7 +40,14 @@ void session_follow_summary(struct session *s);
 /* --exe: checks the files before anything is attached. 0 or -errno. */
 int session_resolve_exes(struct session *s);
 
-/* --exe: hooks their execs and watches the processes already running them. 0 or -errno. */
-int session_watch_exes(struct session *s);
+/*
+ * --exe and --name: hooks the files' execs and the names' renames, and follows the processes that
+ * run the files or have the names already, each watched once it runs a loop (nginx's master,
+ * which runs none, is followed for its workers). 0 or -errno.
+ */
+int session_watch_found(struct session *s);
+
+/* The --name name process @pid has now (process/names.h), or NULL. */
+const char *session_name_of(const struct session *s, pid_t pid);
 
 #endif

@@ -4,8 +4,10 @@
  * and, once the BPF object is loaded, attached) and dropped from it in one call.
  */
 #include <errno.h>
+#include <stdio.h>
 
 #include "base/log.h"
+#include "session/session_follow.h"
 #include "session/session_procs.h"
 #include "session/session_stats.h"
 
@@ -33,6 +35,7 @@ static int free_slot(struct session *s)
 int session_add_proc(struct session *s, pid_t pid)
 {
 	struct jw_watched *w;
+	const char *name;
 	int i, ret;
 
 	i = free_slot(s);
@@ -43,6 +46,10 @@ int session_add_proc(struct session *s, pid_t pid)
 	w = jw_watched__new(pid, i, &s->how);
 	if (!w)
 		return -errno;
+	/* --name: its events carry that name (an app's package), not its comm. */
+	name = session_name_of(s, pid);
+	if (name)
+		snprintf(w->proc.target.name, sizeof(w->proc.target.name), "%s", name);
 	s->watched[i] = w;
 	if ((size_t)i == s->n_slots)
 		s->n_slots++;

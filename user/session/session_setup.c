@@ -372,7 +372,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	jw_debuginfo_set_global(s->debuginfo);
 	s->how.cfg = cfg;
 	s->how.child = &s->child;
-	s->how.by_exe = cfg->n_exes > 0;
+	s->how.by_exe = cfg->n_exes > 0 || cfg->n_names > 0;
 	/* With no --probe, auto has only the syscall envelope to offer so far. */
 	s->how.syscall_mode = cfg->n_probes == 0 ||
 			      (cfg->loop_given && jw_loop_is_syscall(cfg->loop));
@@ -401,14 +401,14 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 
 		ret = ret ? ret : err;
 	}
-	if (!s->n_slots && !s->n_exes)
+	if (!s->n_slots && !session_finds_later(s))
 		return ret;
 	ret = 0;
 	/*
 	 * Processes may come: every slot. Else twice the processes given: one that execs is watched
 	 * again while its old probes are still being detached from its first slot.
 	 */
-	aopts.max_threads = s->n_exes || s->launched || cfg->follow || s->n_masters ?
+	aopts.max_threads = session_finds_later(s) || s->launched || cfg->follow || s->n_masters ?
 				    JW_MAX_PIDS : 2 * s->n_slots;
 	s->policy = jw_policy__new(&cfg->params, cfg->all, cfg->dev);
 	if (!s->policy)
@@ -445,7 +445,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 		session_forget(s, t->pid, false);
 		ret = 0;
 	}
-	if (!watching_any(s) && !s->n_exes && !s->n_masters) {
+	if (!watching_any(s) && !session_finds_later(s) && !s->n_masters) {
 		jw_log(JW_LOG_ERROR, "no process left to watch");
 		return -ESRCH;
 	}
@@ -453,7 +453,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	for (i = 0; i < s->n_slots && !s->how.holding; i++)
 		if (s->watched[i])
 			session_check_exec(s, s->watched[i]->proc.target.pid);
-	ret = session_watch_exes(s);
+	ret = session_watch_found(s);
 	if (ret)
 		return ret;
 	s->logdir = jw_logdir__open(cfg->log_dir, cfg->params.v[JW_P_LOG_QUOTA_BYTES], err,

@@ -100,4 +100,10 @@ struct jw_watched *session_thread(const struct session *s, pid_t tid);
 /* Whether process @pid, as it is now (not a new process of a reused pid), is watched. */
 bool session_watching(const struct session *s, pid_t pid);
 
+/* Whether processes may come to be watched later: --exe's files, --name's names. */
+static inline bool session_finds_later(const struct session *s)
+{
+	return s->n_exes || s->cfg->n_names;
+}
+
 #endif
