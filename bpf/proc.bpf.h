@@ -147,13 +147,20 @@ int BPF_PROG(on_rename, struct task_struct *p, const char *comm)
 	bpf_probe_read_kernel_str(key.comm, sizeof(key.comm), comm);
 	flags = bpf_map_lookup_elem(&followed, &tgid);
 	if (bpf_map_lookup_elem(&watched_names, &key)) {
-		add = flags ? *flags | JW_FOLLOW_CHILDREN : JW_FOLLOW_CHILDREN | JW_FOLLOW_NAME;
+		/* One followed for good (-p, -- CMD) stays so; one for an --exe file, for either. */
+		if (!flags)
+			add = JW_FOLLOW_CHILDREN | JW_FOLLOW_NAME;
+		else if (*flags & JW_FOLLOW_EXE)
+			add = *flags | JW_FOLLOW_CHILDREN | JW_FOLLOW_NAME;
+		else
+			add = *flags | JW_FOLLOW_CHILDREN;
 		if (bpf_map_update_elem(&followed, &tgid, &add, BPF_ANY)) {
 			count_drop(JW_DROP_PROC);
 			return 0;
 		}
 		follow_on = 1;
-		send_proc(p, JW_REC_RENAME, JW_RENAME_NAMED, 0, &key);
+		send_proc(p, JW_REC_RENAME, JW_RENAME_NAMED |
+			  (add & JW_FOLLOW_NAME ? JW_RENAME_BY_NAME : 0), 0, &key);
 		return 0;
 	}
 	if (!flags || !(*flags & JW_FOLLOW_NAME))
@@ -162,6 +169,7 @@ int BPF_PROG(on_rename, struct task_struct *p, const char *comm)
 		/* Followed still for the file it runs. */
 		add = *flags & ~JW_FOLLOW_NAME;
 		bpf_map_update_elem(&followed, &tgid, &add, BPF_EXIST);
+		send_proc(p, JW_REC_RENAME, JW_RENAME_LEFT | JW_RENAME_KEPT, 0, &key);
 		return 0;
 	}
 	bpf_map_delete_elem(&followed, &tgid);

@@ -164,6 +164,8 @@ enum jw_exec_flags {
 enum jw_rename_flags {
 	JW_RENAME_NAMED = 1 << 0,	/* the process took a --name name: followed from here */
 	JW_RENAME_LEFT = 1 << 1,	/* a JW_FOLLOW_NAME process took another: unfollowed */
+	JW_RENAME_BY_NAME = 1 << 2,	/* NAMED: followed for the name (JW_FOLLOW_NAME), not for good */
+	JW_RENAME_KEPT = 1 << 3,	/* LEFT: followed still, for the --exe file it runs */
 };
 
 /* Flags of a TASK record. */

@@ -126,7 +126,6 @@ struct jw_pentry *jw_proctree__add(struct jw_proctree *t, pid_t pid, uint64_t st
 void jw_proctree__named(struct jw_proctree *t, struct jw_pentry *e, uint64_t now)
 {
 	t->counts.named++;
-	e->by_name = true;
 	if (e->watched)
 		return;
 	e->why = JW_PWHY_NAMED;

@@ -71,8 +71,8 @@ struct jw_pentry *jw_proctree__add(struct jw_proctree *t, pid_t pid, uint64_t st
 void jw_proctree__exec(struct jw_proctree *t, struct jw_pentry *e, uint64_t now);
 
 /*
- * @e's process took a --name name at @now: followed by its name from here; pending again, unless
- * it is watched already (a process parked for its children runs a loop of its own now, maybe).
+ * @e's process took a --name name at @now: pending again, unless it is watched already (a process
+ * parked for its children runs a loop of its own now, maybe). The caller sets by_name.
  */
 void jw_proctree__named(struct jw_proctree *t, struct jw_pentry *e, uint64_t now);
 

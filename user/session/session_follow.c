@@ -255,6 +255,12 @@ static void on_rename_rec(struct session *s, const struct jw_proc_rec *r)
 	char comm[JW_COMM_LEN];
 
 	rec_comm(r, comm);
+	if ((r->hdr.flags & JW_RENAME_LEFT) && (r->hdr.flags & JW_RENAME_KEPT)) {
+		/* Followed still, for the --exe file it runs: no longer checked for a name. */
+		if (e)
+			e->by_name = false;
+		return;
+	}
 	if (r->hdr.flags & JW_RENAME_LEFT) {
 		if (i >= 0)
 			jw_log(JW_LOG_INFO, "pid %d (%s) took the name %s, not a --name name: no "
@@ -272,10 +278,11 @@ static void on_rename_rec(struct session *s, const struct jw_proc_rec *r)
 			jw_attach__unfollow(s->attach, r->hdr.pid);
 			return;
 		}
-		e->by_name = true;
 	} else {
 		jw_proctree__named(s->tree, e, r->hdr.ts_ns);
 	}
+	/* Followed for good already (-p, -- CMD): its name is never checked. */
+	e->by_name = r->hdr.flags & JW_RENAME_BY_NAME;
 	if (i < 0)
 		chatter(s, "pid %d took the name %s: watched once it runs a loop", r->hdr.pid, comm);
 	s->next_look_ns = 0;
