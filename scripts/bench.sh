@@ -10,10 +10,11 @@
 # to its event line, and the per-sample cost of each --unwind mode, and of a thread's Python
 # frames; what naming a Python callback costs on each CPython; a busy loop at 100,000 tasks a
 # second in each mode (bench/rate.sh); what watching does to a slow task's own time
-# (bench/observer.sh); and what the metrics and the journal cost jankwatch (bench/fleet.sh).
+# (bench/observer.sh); what the metrics and the journal cost jankwatch (bench/fleet.sh); and what
+# watching adds to real servers' requests, redis and nginx (bench/servers.sh).
 # Plots the cost per task.
 # Usage: scripts/bench.sh [--quick] [--fp-only | --samples-only | --sites-only | --fleet-only |
-#                          --rate-only | --observer-only]
+#                          --rate-only | --observer-only | --servers-only]
 #        (root; installs bpftrace, libbpf-tools and gnuplot from Debian when missing)
 set -euo pipefail
 
@@ -44,6 +45,8 @@ ONLY_FLEET=
 ONLY_FP=
 ONLY_RATE=
 ONLY_OBSERVER=
+ONLY_SERVERS=
+SERVERS_REPS=5		# bench/servers.sh's repetitions
 FLEET_S=60		# bench/fleet.sh's window
 RATE_REPS=3		# bench/rate.sh's repetitions
 OBSERVER_PAIRS=12	# bench/observer.sh's pairs
@@ -83,7 +86,7 @@ usage()
 {
 	cat <<EOF
 Usage: scripts/bench.sh [--quick] [--fp-only | --samples-only | --sites-only | --fleet-only |
-                         --rate-only | --observer-only]
+                         --rate-only | --observer-only | --servers-only]
   --quick          3 repetitions, shorter windows, a 20 s watch, 10 janks, 8 pairs (noisier)
   --fp-only        only the frame-pointer build's table and budget lines (a few minutes: to
                    set two commits side by side)
@@ -94,6 +97,8 @@ Usage: scripts/bench.sh [--quick] [--fp-only | --samples-only | --sites-only | -
   --fleet-only     only what the metrics and the journal cost jankwatch (bench/fleet.sh)
   --rate-only      only a busy loop at 100,000 tasks a second in each mode (bench/rate.sh)
   --observer-only  only what watching does to a slow task's own time (bench/observer.sh)
+  --servers-only   only what watching adds to redis's and nginx's requests, with 1 client
+                   and with 50, beside bpftrace (bench/servers.sh)
 Runs as root. Builds build/, installs bpftrace, libbpf-tools and gnuplot when missing, prints
 ns per task for each tool and build with ratios to the baseline and the floor, jankwatch's own
 costs, whether DESIGN.md's budget holds, and plots the cost per task to bench/results.png.
@@ -108,7 +113,7 @@ parse_args()
 		case $1 in
 		--quick)
 			REPS=3 WINDOW_MS=200 MEASURE_WINDOWS=4 WATCH_S=20 JANKS=10
-			SAMPLE_SECONDS=3 FLEET_S=30 RATE_REPS=2 OBSERVER_PAIRS=8
+			SAMPLE_SECONDS=3 FLEET_S=30 RATE_REPS=2 OBSERVER_PAIRS=8 SERVERS_REPS=3
 			;;
 		--samples-only) ONLY_SAMPLES=1 ;;
 		--sites-only) ONLY_SITES=1 ;;
@@ -116,6 +121,7 @@ parse_args()
 		--fp-only) ONLY_FP=1 ;;
 		--rate-only) ONLY_RATE=1 ;;
 		--observer-only) ONLY_OBSERVER=1 ;;
+		--servers-only) ONLY_SERVERS=1 ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; die "unknown argument: $1" ;;
 		esac
@@ -837,6 +843,10 @@ main()
 		"$ROOT/bench/observer.sh" "$OBSERVER_PAIRS"
 		return 0
 	fi
+	if [[ -n $ONLY_SERVERS ]]; then
+		"$ROOT/bench/servers.sh" "$SERVERS_REPS"
+		return 0
+	fi
 	if [[ -n $ONLY_SITES ]]; then
 		sites_build
 		for name in "${SITE_BUILDS[@]}"; do
@@ -864,6 +874,7 @@ main()
 	"$ROOT/bench/rate.sh" "$RATE_REPS"
 	"$ROOT/bench/observer.sh" "$OBSERVER_PAIRS"
 	"$ROOT/bench/fleet.sh" "$FLEET_S"
+	"$ROOT/bench/servers.sh" "$SERVERS_REPS"
 }
 
 main "$@"

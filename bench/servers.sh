@@ -1,0 +1,255 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# What watching adds to a real server's requests. Debian's redis-server (GET, redis-benchmark)
+# and nginx (one worker, a 6-byte file, ab), each pinned to CPU 0 with its client on CPU 1,
+# with one client (each request one wait, one wakeup, one command: the added us per request)
+# and with 50 (requests batched per wait: the throughput kept). Configurations, rotated over
+# REPS repetitions on the same server: nothing attached (bare), jankwatch's default (-p PID),
+# jankwatch --loop syscall, and bpftrace's uprobe + uretprobe pair with a histogram on the
+# dispatch function (redis's call(), nginx's ngx_http_core_run_phases). Prints per workload the
+# median us per request (1 client) or requests per second (50), what each adds over bare in the
+# same repetition, and for one client jankwatch's added us over bpftrace's.
+# Usage: bench/servers.sh [REPS] [REQUESTS]   (root; build first: cmake --build build)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$ROOT/build
+REPS=${1:-5}
+REQUESTS=${2:-60000}	# per client run with one client; 50 clients run 5 times as many
+# shellcheck disable=SC2034 # read by bench/lib.sh's wait_for_line and stop_tool
+READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
+CONFIGS=(bare default syscall bpftrace)
+SETTLE_S=1		# after a tool says it is ready, before the client runs
+WORK=
+SERVER_PID=
+NGINX_WORKER=
+TOOL_PID=
+# RESULT[workload,config,rep]: us per request (c1) or requests per second (c50).
+declare -A RESULT
+
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+
+cleanup()
+{
+	reap "$TOOL_PID"
+	reap "$SERVER_PID"
+	[[ -z $WORK ]] || rm -rf "$WORK"
+}
+
+# A free TCP port on the loopback.
+free_port()
+{
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Starts redis-server on port @1, pinned to CPU 0; sets SERVER_PID, the process to watch.
+start_redis()
+{
+	taskset -c 0 redis-server --port "$1" --bind 127.0.0.1 --save '' --appendonly no \
+		--daemonize no >"$WORK/redis.log" 2>&1 &
+	SERVER_PID=$!
+	until redis-cli -p "$1" ping >/dev/null 2>&1; do
+		alive "$SERVER_PID" || die "redis-server exited: $(tail -n 3 "$WORK/redis.log")"
+		sleep 0.05
+	done
+	redis-cli -p "$1" set key:__rand_int__ xxx >/dev/null
+}
+
+# Starts nginx (one worker) on port @1, pinned to CPU 0; sets SERVER_PID to its worker's pid.
+start_nginx()
+{
+	local master
+
+	mkdir -p "$WORK/nginx/www"
+	printf 'hello\n' >"$WORK/nginx/www/small"
+	# Its worker runs as nobody: the file must be readable to it.
+	chmod 755 "$WORK" "$WORK/nginx" "$WORK/nginx/www"
+	chmod 644 "$WORK/nginx/www/small"
+	cat >"$WORK/nginx/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	client_body_temp_path $WORK/nginx/body;
+	proxy_temp_path $WORK/nginx/proxy;
+	fastcgi_temp_path $WORK/nginx/fastcgi;
+	uwsgi_temp_path $WORK/nginx/uwsgi;
+	scgi_temp_path $WORK/nginx/scgi;
+	server {
+		listen 127.0.0.1:$1;
+		root $WORK/nginx/www;
+	}
+}
+EOF
+	taskset -c 0 nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" >"$WORK/nginx.log" 2>&1 &
+	master=$!
+	until [[ $(curl -s "http://127.0.0.1:$1/small" 2>/dev/null) == hello ]]; do
+		alive "$master" || die "nginx exited: $(tail -n 3 "$WORK/nginx.log")"
+		sleep 0.05
+	done
+	SERVER_PID=$master
+	NGINX_WORKER=$(cat "/proc/$master/task/$master/children")
+	NGINX_WORKER=${NGINX_WORKER%% *}
+	[[ -n $NGINX_WORKER ]] || die "nginx started no worker"
+}
+
+# Attaches configuration @1 to process @2 (whose dispatch function is @3 of binary @4), its
+# output in @5; TOOL_PID is the tool's, empty for bare.
+attach()
+{
+	local cfg=$1 pid=$2 fn=$3 bin=$4 out=$5
+
+	TOOL_PID=
+	case $cfg in
+	bare) return 0 ;;
+	default | syscall)
+		local -a how=()
+
+		[[ $cfg == syscall ]] && how=(--loop syscall)
+		mkdir -p "$WORK/logs"
+		"$BUILD/jankwatch" -v -p "$pid" "${how[@]}" --duration 3600 \
+			--log-dir "$WORK/logs" >"$out" 2>&1 &
+		TOOL_PID=$!
+		wait_for_line "$out" 'ready' "$TOOL_PID" "jankwatch ($cfg)"
+		;;
+	bpftrace)
+		cat >"$WORK/pair.bt" <<EOF
+BEGIN { printf("ready\\n"); }
+uprobe:$bin:$fn { @start[tid] = nsecs; }
+uretprobe:$bin:$fn /@start[tid]/ { @ns = hist(nsecs - @start[tid]); delete(@start[tid]); }
+EOF
+		bpftrace -B line -p "$pid" "$WORK/pair.bt" >"$out" 2>&1 &
+		TOOL_PID=$!
+		wait_for_line "$out" '^ready' "$TOOL_PID" bpftrace
+		;;
+	esac
+	sleep "$SETTLE_S"
+}
+
+# One client run of workload @1 (redis-c1, redis-c50, nginx-c1, nginx-c50) on port @2, on CPU
+# 1: prints requests per second.
+client()
+{
+	local n=$REQUESTS c=1 rps
+
+	[[ $1 == *-c50 ]] && { c=50; n=$((REQUESTS * 5)); }
+	# An nginx request (a connection each) takes some twice a redis GET's time.
+	[[ $1 == nginx-* ]] && n=$((n / 3))
+	case $1 in
+	redis-*)
+		rps=$(taskset -c 1 redis-benchmark -p "$2" -t get -c "$c" -n "$n" -q \
+			2>/dev/null | tr '\r' '\n' | awk '/^GET:/ { print $2 }' | tail -n 1)
+		;;
+	nginx-*)
+		rps=$(taskset -c 1 ab -q -n "$n" -c "$c" "http://127.0.0.1:$2/small" \
+			2>/dev/null | awk '/^Requests per second:/ { print $4 }')
+		;;
+	esac
+	[[ -n $rps ]] || die "$1: the client printed no rate"
+	echo "$rps"
+}
+
+# Runs workload @1 over REPS repetitions of every configuration on the server already started
+# (port @2, watched process @3, dispatch function @4 of binary @5).
+run_workload()
+{
+	local w=$1 port=$2 pid=$3 fn=$4 bin=$5 rep cfg rps out
+
+	# One run thrown away: the first after a start finds the caches and the CPUs' clocks cold.
+	client "$w" "$port" >/dev/null
+	for ((rep = 0; rep < REPS; rep++)); do
+		while read -r cfg; do
+			out=$WORK/$w-$cfg-$rep.out
+			attach "$cfg" "$pid" "$fn" "$bin" "$out"
+			rps=$(client "$w" "$port")
+			[[ -z $TOOL_PID ]] || stop_tool "$cfg" "$out"
+			alive "$pid" || die "$w: the server exited"
+			if [[ $w == *-c1 ]]; then
+				RESULT[$w,$cfg,$rep]=$(awk -v r="$rps" 'BEGIN { printf "%.2f", 1e6 / r }')
+			else
+				RESULT[$w,$cfg,$rep]=$rps
+			fi
+			log "$w rep $((rep + 1)) $cfg: ${RESULT[$w,$cfg,$rep]}"
+		done < <(rotated "$rep" "${CONFIGS[@]}")
+	done
+}
+
+# Prints workload @1's lines: per configuration the median and what it adds over bare.
+report()
+{
+	local w=$1 cfg rep m add adds v jw_over_bt=''
+
+	if [[ $w == *-c1 ]]; then
+		printf '%s (1 client): us per request, added over bare in the same repetition\n' "$w"
+	else
+		printf '%s (50 clients): requests per second, share of bare in the same repetition\n' "$w"
+	fi
+	for cfg in "${CONFIGS[@]}"; do
+		v='' adds=''
+		for ((rep = 0; rep < REPS; rep++)); do
+			v+=${RESULT[$w,$cfg,$rep]}$'\n'
+			if [[ $w == *-c1 ]]; then
+				adds+=$(awk -v a="${RESULT[$w,$cfg,$rep]}" -v b="${RESULT[$w,bare,$rep]}" \
+					'BEGIN { printf "%.2f", a - b }')$'\n'
+			else
+				adds+=$(awk -v a="${RESULT[$w,$cfg,$rep]}" -v b="${RESULT[$w,bare,$rep]}" \
+					'BEGIN { printf "%.3f", a / b }')$'\n'
+			fi
+		done
+		m=$(median %.2f <<<"${v%$'\n'}")
+		add=$(median %.3f <<<"${adds%$'\n'}")
+		printf '  %-10s %10s   %s %s\n' "$cfg" "$m" \
+			"$([[ $w == *-c1 ]] && echo added || echo share)" "$add"
+	done
+	if [[ $w == *-c1 ]]; then
+		for ((rep = 0; rep < REPS; rep++)); do
+			jw_over_bt+=$(awk -v j="${RESULT[$w,default,$rep]}" -v t="${RESULT[$w,bpftrace,$rep]}" \
+				-v b="${RESULT[$w,bare,$rep]}" \
+				'BEGIN { printf "%.3f", (t > b ? (j - b) / (t - b) : 0) }')$'\n'
+		done
+		printf '  jankwatch default added / bpftrace added: %s (median of the repetitions)\n' \
+			"$(median %.2f <<<"${jw_over_bt%$'\n'}")"
+	fi
+}
+
+main()
+{
+	local port
+
+	[[ $(id -u) == 0 ]] || die "run as root"
+	[[ -x $BUILD/jankwatch ]] || die "no $BUILD/jankwatch (cmake --build build)"
+	need bpftrace bpftrace
+	need apache2-utils ab
+	need redis-tools redis-benchmark
+	need curl curl
+	WORK=$(mktemp -d)
+	trap cleanup EXIT
+
+	port=$(free_port)
+	start_redis "$port"
+	log "redis-server pid $SERVER_PID on port $port (CPU 0), clients on CPU 1"
+	run_workload redis-c1 "$port" "$SERVER_PID" call /usr/bin/redis-server
+	run_workload redis-c50 "$port" "$SERVER_PID" call /usr/bin/redis-server
+	reap "$SERVER_PID"
+	SERVER_PID=
+
+	port=$(free_port)
+	start_nginx "$port"
+	log "nginx worker pid $NGINX_WORKER on port $port (CPU 0), clients on CPU 1"
+	run_workload nginx-c1 "$port" "$NGINX_WORKER" ngx_http_core_run_phases /usr/sbin/nginx
+	run_workload nginx-c50 "$port" "$NGINX_WORKER" ngx_http_core_run_phases /usr/sbin/nginx
+	reap "$SERVER_PID"
+	SERVER_PID=
+
+	echo "servers: $REPS repetitions, medians; the machine: $(nproc) CPUs, $(uname -r)"
+	report redis-c1
+	report redis-c50
+	report nginx-c1
+	report nginx-c50
+}
+
+main "$@"
