@@ -103,11 +103,16 @@ def check_named_child(what, jw, events, pid, out):
               f"forked from the zygote (zygote() <- run_loop() <- Looper::pollOnce)")
 
 
+def start_named(logs):
+    """jankwatch --name NAME, its janks from the children's third second, -v."""
+    return start_jankwatch(["--name", NAME, "--set", "ignore_startup_time=3", "--all",
+                            "--log-dir", logs.path, "-v"])
+
+
 def watch_before(tmp):
     logs = LogDir()
     zyg = None
-    jw = start_jankwatch(["--name", NAME, "--set", "ignore_startup_time=3", "--all",
-                          "--log-dir", logs.path, "-v"])
+    jw = start_named(logs)
     try:
         zyg = Zygote(tmp)
         named, out = zyg.fork(NAME, *SLOW)
@@ -138,8 +143,7 @@ def watch_after(tmp):
     try:
         named, out = zyg.fork(NAME, *SLOW)
         time.sleep(1)
-        jw = start_jankwatch(["--name", NAME, "--set", "ignore_startup_time=3", "--all",
-                              "--log-dir", logs.path, "-v"])
+        jw = start_named(logs)
         time.sleep(5.5)
         rc = stop_jankwatch(jw)
     finally:
@@ -158,8 +162,7 @@ def fds_of(pid):
 def churn(tmp):
     logs = LogDir()
     zyg = None
-    jw = start_jankwatch(["--name", NAME, "--set", "ignore_startup_time=3", "--all",
-                          "--log-dir", logs.path, "-v"])
+    jw = start_named(logs)
     try:
         zyg = Zygote(tmp)
         time.sleep(0.5)

@@ -162,6 +162,23 @@ static const char *rec_comm(const struct jw_proc_rec *r, char *buf)
 	return buf;
 }
 
+/*
+ * Process @r->hdr.pid, unfollowed by the kernel already, @did (exec'd, took the name) @comm, no
+ * longer a target (@not: "an --exe file"): forgotten, said.
+ */
+static void let_go(struct session *s, const struct jw_proc_rec *r, const char *did,
+		   const char *comm, const char *not)
+{
+	int i = session_slot_of(s, r->hdr.pid);
+
+	if (i >= 0)
+		jw_log(JW_LOG_INFO, "pid %d (%s) %s %s, not %s: no longer watched", r->hdr.pid,
+		       s->watched[i]->proc.target.comm, did, comm, not);
+	else
+		chatter(s, "pid %d %s %s, not %s: no longer followed", r->hdr.pid, did, comm, not);
+	session_forget(s, r->hdr.pid, false);
+}
+
 static void on_fork_rec(struct session *s, const struct jw_proc_rec *r)
 {
 	const struct jw_pentry *parent = jw_proctree__get(s->tree, r->parent);
@@ -195,13 +212,7 @@ static void on_exec_rec(struct session *s, const struct jw_proc_rec *r)
 	}
 	rec_comm(r, comm);
 	if (r->hdr.flags & JW_EXEC_LEFT) {
-		if (i >= 0)
-			jw_log(JW_LOG_INFO, "pid %d (%s) exec'd %s, not an --exe file: no longer "
-			       "watched", r->hdr.pid, s->watched[i]->proc.target.comm, comm);
-		else
-			chatter(s, "pid %d exec'd %s, not an --exe file: no longer followed",
-				r->hdr.pid, comm);
-		session_forget(s, r->hdr.pid, false);
+		let_go(s, r, "exec'd", comm, "an --exe file");
 		return;
 	}
 	if (!e && i < 0 && !(r->hdr.flags & JW_EXEC_WATCHED_EXE)) {
@@ -262,13 +273,7 @@ static void on_rename_rec(struct session *s, const struct jw_proc_rec *r)
 		return;
 	}
 	if (r->hdr.flags & JW_RENAME_LEFT) {
-		if (i >= 0)
-			jw_log(JW_LOG_INFO, "pid %d (%s) took the name %s, not a --name name: no "
-			       "longer watched", r->hdr.pid, s->watched[i]->proc.target.comm, comm);
-		else
-			chatter(s, "pid %d took the name %s, not a --name name: no longer followed",
-				r->hdr.pid, comm);
-		session_forget(s, r->hdr.pid, false);
+		let_go(s, r, "took the name", comm, "a --name name");
 		return;
 	}
 	if (!e) {
@@ -492,18 +497,6 @@ static bool runs_watched_exe(const struct session *s, pid_t pid)
 		if (s->exes[i].dev == st.st_dev && s->exes[i].ino == st.st_ino)
 			return true;
 	return false;
-}
-
-const char *session_name_of(const struct session *s, pid_t pid)
-{
-	char comm[JW_NAME_COMM_LEN + 1], argv0[JW_NAME_MAX + 2];
-
-	if (!s->cfg->n_names || jw_target_names(pid, comm, sizeof(comm), argv0, sizeof(argv0)))
-		return NULL;
-	/* No first argument: a kernel thread, or a process on its way out. */
-	if (!argv0[0])
-		return NULL;
-	return jw_name_find(s->cfg->names, s->cfg->n_names, comm, argv0);
 }
 
 /* --name: from now on the kernel reports and follows every process that takes one of them. */

@@ -47,7 +47,5 @@ int session_resolve_exes(struct session *s);
  */
 int session_watch_found(struct session *s);
 
-/* The --name name process @pid has now (process/names.h), or NULL. */
-const char *session_name_of(const struct session *s, pid_t pid);
 
 #endif

@@ -7,7 +7,8 @@
 #include <stdio.h>
 
 #include "base/log.h"
-#include "session/session_follow.h"
+#include "process/names.h"
+#include "process/target.h"
 #include "session/session_procs.h"
 #include "session/session_stats.h"
 
@@ -30,6 +31,18 @@ static int free_slot(struct session *s)
 			return -EBUSY;
 	}
 	return i < JW_MAX_PIDS ? (int)i : -ENOSPC;
+}
+
+const char *session_name_of(const struct session *s, pid_t pid)
+{
+	char comm[JW_NAME_COMM_LEN + 1], argv0[JW_NAME_MAX + 2];
+
+	if (!s->cfg->n_names || jw_target_names(pid, comm, sizeof(comm), argv0, sizeof(argv0)))
+		return NULL;
+	/* No first argument: a kernel thread, or a process on its way out. */
+	if (!argv0[0])
+		return NULL;
+	return jw_name_find(s->cfg->names, s->cfg->n_names, comm, argv0);
 }
 
 int session_add_proc(struct session *s, pid_t pid)

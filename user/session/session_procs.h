@@ -16,4 +16,7 @@ int session_add_proc(struct session *s, pid_t pid);
 /* Drops the process in slot @i (it exited, execs, or could not be watched): one call undoes all. */
 void session_drop_proc(struct session *s, size_t i);
 
+/* The --name name process @pid has now (process/names.h), or NULL. */
+const char *session_name_of(const struct session *s, pid_t pid);
+
 #endif
