@@ -139,10 +139,11 @@ class Proc:
 
 class TargetTask:
     def __init__(self, line):
-        # "task N KIND BEGIN_NS DURATION_NS [WAITED_NS CPU_NS [QUEUED_NS]] [body=BODY_NS]":
-        # jw_target also says how long it waited for a CPU meanwhile and how long it ran; with
-        # --fed, how long the item waited from its post to the task's begin; jw_chain, how much
-        # of the call ran inside the hooked function's body.
+        # "task N KIND BEGIN_NS DURATION_NS [WAITED_NS CPU_NS [QUEUED_NS]] [body=BODY_NS]
+        # [gc=GC_NS]": jw_target also says how long it waited for a CPU meanwhile and how long
+        # it ran; with --fed, how long the item waited from its post to the task's begin;
+        # jw_chain, how much of the call ran inside the hooked function's body; asyncio_busy.py
+        # --from-wait, how long its garbage collector ran between its wait's return and its begin.
         named = dict(w.split("=", 1) for w in line.split() if "=" in w)
         f = [w for w in line.split() if "=" not in w]
         self.n, self.kind = int(f[1]), f[2]
@@ -151,6 +152,7 @@ class TargetTask:
         self.cpu_ns = int(f[6]) if len(f) > 6 else None
         self.queued_ns = int(f[7]) if len(f) > 7 else None
         self.body_ns = int(named["body"]) if "body" in named else None
+        self.gc_ns = int(named.get("gc", 0))
 
 
 def start_target(*args):
@@ -164,13 +166,16 @@ def target_tasks(proc):
 def task_of(ev, tasks, what, within_ms=20):
     """The program's own task that event @ev reports: the one of @tasks (TargetTask) that began
     within @within_ms of it, or later by up to the event's runq_ms (a thread woken from its wait
-    may wait for a CPU before its loop calls the task: on one CPU, behind jankwatch itself).
+    may wait for a CPU before its loop calls the task: on one CPU, behind jankwatch itself) and
+    the garbage collection the program says ran before its begin (gc=).
     Checks that there is exactly one; @what says so, with the nearest begins on failure."""
     lag = [mono_to_epoch_ms(t.begin_ns) - ev["begin_time"] for t in tasks]
-    mine = [t for t, d in zip(tasks, lag) if -within_ms < d < within_ms + ev.get("runq_ms", 0)]
-    near = sorted(lag, key=abs)[:2]
-    check(len(mine) == 1, f"{what} (its task began {', '.join(f'{d:+.1f}' for d in near)} ms "
-          f"from the event's begin; runq_ms {ev.get('runq_ms')})")
+    mine = [t for t, d in zip(tasks, lag)
+            if -within_ms < d < within_ms + ev.get("runq_ms", 0) + t.gc_ns / 1e6]
+    near = sorted(zip(lag, tasks), key=lambda p: abs(p[0]))[:2]
+    check(len(mine) == 1, f"{what} (its task began "
+          f"{', '.join(f'{d:+.1f}' + (f' (gc {t.gc_ns / 1e6:.1f})' if t.gc_ns else '') for d, t in near)}"
+          f" ms from the event's begin; runq_ms {ev.get('runq_ms')})")
     return mine[0]
 
 
@@ -545,7 +550,7 @@ def wakings_unseen(err):
     return next((l for l in err if "ended with no wakeup seen" in l), None)
 
 
-def matches_own(ev, own_ms, tol=0.05, waited_ms=0.0, body_ms=None):
+def matches_own(ev, own_ms, tol=0.05, waited_ms=0.0, body_ms=None, before_ms=0.0):
     """Whether an event's wall_ms is the program's own measurement within @tol: time spent
     waiting for a CPU (runq_ms) may fall inside what the program measured or around it, so the
     event may exceed it by up to runq_ms. @waited_ms, when the program says it, is how long it
@@ -554,11 +559,13 @@ def matches_own(ev, own_ms, tol=0.05, waited_ms=0.0, body_ms=None):
     @body_ms, when the program says it, is the part of its figure spent inside the hooked
     function's body: the probes time the call from its entry to its return, between the two, so
     the event may fall short by the call's edges (own_ms - body_ms: the probes' traps and, under
-    emulation, a vCPU stopped meanwhile), measured by the program itself."""
+    emulation, a vCPU stopped meanwhile), measured by the program itself. @before_ms, when the
+    program says it, is what it measured inside the event's task before its own figure began
+    (a garbage collection after its wait returned): the event may exceed it by that much."""
     extra = ev["wall_ms"] - own_ms
     outside = max(0.0, waited_ms - ev["runq_ms"])
     edges = max(0.0, own_ms - body_ms) if body_ms is not None else 0.0
-    return -tol * own_ms - max(outside, edges) <= extra <= ev["runq_ms"] + tol * own_ms
+    return -tol * own_ms - max(outside, edges) <= extra <= ev["runq_ms"] + tol * own_ms + before_ms
 
 
 def own_figures(task, ev=None):
@@ -568,6 +575,8 @@ def own_figures(task, ev=None):
     said = f"the program's own {task.dur_ns / 1e6:.3f}"
     if task.waited_ns:
         said += f", {task.waited_ns / 1e6:.3f} of it waiting for a CPU"
+    if task.gc_ns:
+        said += f", a garbage collection of {task.gc_ns / 1e6:.3f} before it began"
     if task.body_ns is not None:
         said += (f", the call's edges outside the hooked function's body "
                  f"{(task.dur_ns - task.body_ns) / 1e6:.3f}")

@@ -8,11 +8,15 @@ task, on_posted (call_soon), every --every ms, right after its tick. With --late
 hog, due MS ms before each on_timer, busy-loops 2 * MS ms (under the jank threshold when MS < 75),
 so that on_timer runs about MS ms late; on_timer prints how late it ran by its own handle's due
 time, "timer <n> late <ns>". With --from-wait a task is the interval jankwatch's syscall mode
-times: from the return of the loop's wait (epoll_wait) before the callback to the loop's next
-wait, the loop's own bookkeeping around the callback included (milliseconds of it under an
-emulator); its line is printed when that next wait begins (or when the loop stops)."""
+times: from the return of the loop's wait (epoll_wait, timed as the epoll object's poll returns,
+before the selector's own Python work) before the callback to the loop's next wait, the loop's
+own bookkeeping around the callback included (milliseconds of it under an emulator); its line
+is printed when that next wait begins (or when the loop stops), with "gc=NS": how long the
+interpreter's garbage collector ran inside that wait's poll, after the system call returned
+(the result's allocation may start a collection): inside jankwatch's task, not the program's."""
 import argparse
 import asyncio
+import gc
 import selectors
 import sys
 import time
@@ -54,32 +58,71 @@ def nest(depth, work, ms):
     return work(ms)
 
 
-class TimedSelector(selectors.DefaultSelector):
+class GcPauses:
+    """The garbage collector's runs (gc.callbacks): how long it ran since a mark."""
+    began = None
+    since = 0
+
+    @staticmethod
+    def note(phase, info):
+        now = time.monotonic_ns()
+        if phase == "start":
+            GcPauses.began = now
+        elif GcPauses.began is not None:
+            GcPauses.since += now - GcPauses.began
+            GcPauses.began = None
+
+
+class TimedPoll:
+    """The selector's epoll object, noting when each poll (the epoll_wait) returned: the
+    closest Python comes to the system call's return."""
+
+    def __init__(self, epoll):
+        self.epoll = epoll
+
+    def poll(self, *args):
+        ready = self.epoll.poll(*args)
+        TimedSelector.returned_ns = time.monotonic_ns()
+        TimedSelector.gc_ns = GcPauses.since
+        return ready
+
+    def __getattr__(self, name):
+        return getattr(self.epoll, name)
+
+
+class TimedSelector(selectors.EpollSelector):
     """The loop's selector, noting when each wait returned; a task's line waits for the next."""
     returned_ns = None
+    gc_ns = 0
     pending = None
+
+    def __init__(self):
+        super().__init__()
+        self._selector = TimedPoll(self._selector)
+        gc.callbacks.append(GcPauses.note)
 
     def select(self, timeout=None):
         TimedSelector.flush()
-        ready = super().select(timeout)
-        TimedSelector.returned_ns = time.monotonic_ns()
-        return ready
+        GcPauses.since = 0
+        return super().select(timeout)
 
     @staticmethod
     def flush():
         """Prints the task that ended as the loop went back to its wait (or stopped)."""
         if TimedSelector.pending:
-            line, begin = TimedSelector.pending
+            line, begin, gc_ns = TimedSelector.pending
             TimedSelector.pending = None
-            print(f"{line} {begin} {time.monotonic_ns() - begin}", flush=True)
+            print(f"{line} {begin} {time.monotonic_ns() - begin} gc={gc_ns}", flush=True)
 
 
 def one_task():
     """Makes one jank; returns whether that was the last."""
     global n
     begin = time.monotonic_ns()
+    gc_ns = 0
     if args.from_wait and TimedSelector.returned_ns is not None:
         begin = TimedSelector.returned_ns
+        gc_ns = TimedSelector.gc_ns
     if args.depth:
         nest(args.depth, busy_work, args.ms)
     elif args.sleep:
@@ -91,7 +134,7 @@ def one_task():
     n += 1
     line = f"task {n} {'sleep' if args.sleep else 'busy'}"
     if args.from_wait and TimedSelector.returned_ns is not None:
-        TimedSelector.pending = (line, begin)
+        TimedSelector.pending = (line, begin, gc_ns)
     else:
         print(f"{line} {begin} {time.monotonic_ns() - begin}", flush=True)
     return args.count and n >= args.count
