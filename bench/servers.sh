@@ -10,6 +10,7 @@
 # median us per request (1 client) or requests per second (50), what each adds over bare in the
 # same repetition, and for one client jankwatch's added us over bpftrace's.
 # Usage: bench/servers.sh [REPS] [REQUESTS]   (root; build first: cmake --build build)
+# SERVERS_CONFIGS and SERVERS_WORKLOADS choose a part (below).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,7 +19,12 @@ REPS=${1:-5}
 REQUESTS=${2:-60000}	# per client run with one client; 50 clients run 5 times as many
 # shellcheck disable=SC2034 # read by bench/lib.sh's wait_for_line and stop_tool
 READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
-CONFIGS=(bare default syscall bpftrace)
+# The configurations (SERVERS_CONFIGS overrides: any of these; tracepoints, jankwatch's default
+# with the waits on the system call tracepoints, --set wait_tracepoints=1, the wait system
+# calls' own where the kernel has them; tracepoints-raw, the same on raw_syscalls') and the
+# workloads (SERVERS_WORKLOADS: any of redis-c1 redis-c50 nginx-c1 nginx-c50).
+read -r -a CONFIGS <<<"${SERVERS_CONFIGS:-bare default syscall bpftrace}"
+read -r -a WORKLOADS <<<"${SERVERS_WORKLOADS:-redis-c1 redis-c50 nginx-c1 nginx-c50}"
 SETTLE_S=1		# after a tool says it is ready, before the client runs
 WORK=
 SERVER_PID=
@@ -106,12 +112,14 @@ attach()
 	TOOL_PID=
 	case $cfg in
 	bare) return 0 ;;
-	default | syscall)
-		local -a how=()
+	default | syscall | tracepoints | tracepoints-raw)
+		local -a how=() env=()
 
 		[[ $cfg == syscall ]] && how=(--loop syscall)
+		[[ $cfg == tracepoints* ]] && how=(--set wait_tracepoints=1)
+		[[ $cfg == tracepoints-raw ]] && env=(JW_KERNEL_HIDE=syscall_events)
 		mkdir -p "$WORK/logs"
-		"$BUILD/jankwatch" -v -p "$pid" "${how[@]}" --duration 3600 \
+		env "${env[@]}" "$BUILD/jankwatch" -v -p "$pid" "${how[@]}" --duration 3600 \
 			--log-dir "$WORK/logs" >"$out" 2>&1 &
 		TOOL_PID=$!
 		wait_for_line "$out" 'ready' "$TOOL_PID" "jankwatch ($cfg)"
@@ -202,24 +210,28 @@ report()
 		done
 		m=$(median %.2f <<<"${v%$'\n'}")
 		add=$(median %.3f <<<"${adds%$'\n'}")
-		printf '  %-10s %10s   %s %s\n' "$cfg" "$m" \
+		printf '  %-12s %10s   %s %s\n' "$cfg" "$m" \
 			"$([[ $w == *-c1 ]] && echo added || echo share)" "$add"
 	done
-	if [[ $w == *-c1 ]]; then
+	[[ $w == *-c1 && " ${CONFIGS[*]} " == *" bpftrace "* ]] || return 0
+	for cfg in "${CONFIGS[@]}"; do
+		[[ $cfg != bare && $cfg != bpftrace ]] || continue
+		jw_over_bt=''
 		for ((rep = 0; rep < REPS; rep++)); do
-			jw_over_bt+=$(awk -v j="${RESULT[$w,default,$rep]}" -v t="${RESULT[$w,bpftrace,$rep]}" \
+			jw_over_bt+=$(awk -v j="${RESULT[$w,$cfg,$rep]}" -v t="${RESULT[$w,bpftrace,$rep]}" \
 				-v b="${RESULT[$w,bare,$rep]}" \
 				'BEGIN { printf "%.3f", (t > b ? (j - b) / (t - b) : 0) }')$'\n'
 		done
-		printf '  jankwatch default added / bpftrace added: %s (median of the repetitions)\n' \
-			"$(median %.2f <<<"${jw_over_bt%$'\n'}")"
-	fi
+		printf '  jankwatch %s added / bpftrace added: %s (median of the repetitions)\n' \
+			"$cfg" "$(median %.2f <<<"${jw_over_bt%$'\n'}")"
+	done
 }
 
 main()
 {
-	local port
+	local port w
 
+	[[ " ${CONFIGS[*]} " == *" bare "* ]] || die "SERVERS_CONFIGS must hold bare"
 	[[ $(id -u) == 0 ]] || die "run as root"
 	[[ -x $BUILD/jankwatch ]] || die "no $BUILD/jankwatch (cmake --build build)"
 	need bpftrace bpftrace
@@ -229,27 +241,34 @@ main()
 	WORK=$(mktemp -d)
 	trap cleanup EXIT
 
-	port=$(free_port)
-	start_redis "$port"
-	log "redis-server pid $SERVER_PID on port $port (CPU 0), clients on CPU 1"
-	run_workload redis-c1 "$port" "$SERVER_PID" call /usr/bin/redis-server
-	run_workload redis-c50 "$port" "$SERVER_PID" call /usr/bin/redis-server
-	reap "$SERVER_PID"
-	SERVER_PID=
-
-	port=$(free_port)
-	start_nginx "$port"
-	log "nginx worker pid $NGINX_WORKER on port $port (CPU 0), clients on CPU 1"
-	run_workload nginx-c1 "$port" "$NGINX_WORKER" ngx_http_core_run_phases /usr/sbin/nginx
-	run_workload nginx-c50 "$port" "$NGINX_WORKER" ngx_http_core_run_phases /usr/sbin/nginx
-	reap "$SERVER_PID"
-	SERVER_PID=
+	if [[ " ${WORKLOADS[*]} " == *" redis-"* ]]; then
+		port=$(free_port)
+		start_redis "$port"
+		log "redis-server pid $SERVER_PID on port $port (CPU 0), clients on CPU 1"
+		for w in redis-c1 redis-c50; do
+			[[ " ${WORKLOADS[*]} " != *" $w "* ]] ||
+				run_workload "$w" "$port" "$SERVER_PID" call /usr/bin/redis-server
+		done
+		reap "$SERVER_PID"
+		SERVER_PID=
+	fi
+	if [[ " ${WORKLOADS[*]} " == *" nginx-"* ]]; then
+		port=$(free_port)
+		start_nginx "$port"
+		log "nginx worker pid $NGINX_WORKER on port $port (CPU 0), clients on CPU 1"
+		for w in nginx-c1 nginx-c50; do
+			[[ " ${WORKLOADS[*]} " != *" $w "* ]] ||
+				run_workload "$w" "$port" "$NGINX_WORKER" ngx_http_core_run_phases \
+					/usr/sbin/nginx
+		done
+		reap "$SERVER_PID"
+		SERVER_PID=
+	fi
 
 	echo "servers: $REPS repetitions, medians; the machine: $(nproc) CPUs, $(uname -r)"
-	report redis-c1
-	report redis-c50
-	report nginx-c1
-	report nginx-c50
+	for w in "${WORKLOADS[@]}"; do
+		report "$w"
+	done
 }
 
 main "$@"

@@ -204,6 +204,28 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 }
 
 /*
+ * The same on the wait system calls' own events (syscalls:sys_enter_epoll_wait and the others of
+ * is_wait_syscall(), attached by user space as perf events by their ids): only a wait runs a
+ * program; the machine's other system calls take the tracing path's entry and a bitmap test.
+ * Their records are not read: the current task is all they need.
+ */
+SEC("tracepoint")
+int wait_sys_enter(void *ctx)
+{
+	(void)ctx;
+	wait_entered(current_task(), 0);
+	return 0;
+}
+
+SEC("tracepoint")
+int wait_sys_exit(void *ctx)
+{
+	(void)ctx;
+	wait_returned(current_task(), wait_probe_id);
+	return 0;
+}
+
+/*
  * wait_tracepoints=2: for a moment at start, how many system calls the whole machine makes
  * (JW_RATE_SYSCALLS) and how many of them are waits of the threads about to be watched
  * (JW_RATE_WAITS), which decides which of the two ways to hook the waits costs the machine less.

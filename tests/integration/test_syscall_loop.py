@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """With no --probe, jankwatch hooks the loop by its wait calls (--loop auto): a task is the time
 between the thread's wait returning and its next wait (hooked on the C library's wait functions,
-or with wait_tracepoints=1 on the sys_enter/sys_exit tracepoints). jw_target (poll) has no preset, and a
+or with wait_tracepoints=1 on the wait system calls' own tracepoints, raw_syscalls' on a kernel
+without them). jw_target (poll) has no preset, and a
 python3 asyncio loop (epoll_wait) is told --loop syscall: loop and handler "syscall", each jank
 within 5% of what the program measured itself. Debian's redis-server is recognized: loop "redis",
 and the handler of a task is the command's function, read from call(c) as c->cmd->proc
@@ -37,6 +38,11 @@ def finish(jw, seconds):
 # What wait_tracepoints=2 weighs (user/attach/waitmode.h): the tracepoints are taken when they
 # cost under 1/2 of the uprobes and save at least 5 ms of CPU per second.
 TP_FACTOR, TP_SAVING_MS = 2, 5.0
+# How the line names the tracepoints: the wait system calls' own where the kernel has them, else
+# raw_syscalls'.
+OWN_EVENTS = "syscall mode on the wait system calls' own tracepoints"
+RAW_EVENTS = "syscall mode on raw_syscalls' sys_enter and sys_exit tracepoints"
+TRACEPOINT_WAYS = (OWN_EVENTS, RAW_EVENTS)
 FIGURES = re.compile(r"([\d.]+) system calls/s .* = ([\d.]+) ms/s; ([\d.]+) watched waits/s .* = "
                      r"([\d.]+) ms/s")
 
@@ -48,7 +54,7 @@ def chosen_way(jw, what):
     check(len(chosen) == 1 and "(wait_tracepoints=2: " in chosen[0],
           f"{what}: one line says which way wait_tracepoints=2 went ({chosen})")
     line = chosen[0]
-    tracepoints = "sys_enter and sys_exit tracepoints" in line
+    tracepoints = any(way in line for way in TRACEPOINT_WAYS)
     check(tracepoints or "uprobes on the C library's wait functions" in line,
           f"{what}: tracepoints or uprobes ({line})")
     m = FIGURES.search(line)
@@ -87,11 +93,23 @@ try:
     # waits/s save little on a machine with cheap uprobes (not under an emulator's).
     chosen_way(jw, "a loop at ~200 waits/s")
     check_own(finish(jw, 3), target, "jw_target")
-    # The same on the system call tracepoints instead of libc's wait functions.
+    # The same on the system call tracepoints instead of libc's wait functions: the wait system
+    # calls' own (poll's here), with tracefs mounted for the reading where it is not and
+    # unmounted after; and raw_syscalls' on a kernel without them (JW_KERNEL_HIDE).
+    mounts = open("/proc/mounts").read()
     jw, logs = watch(target, 3, ["--set", "wait_tracepoints=1"])
-    check(any("sys_enter and sys_exit tracepoints" in l for l in jw.err),
-          "wait_tracepoints=1: it says the tracepoints bound the tasks")
+    check(any(OWN_EVENTS in l for l in jw.err),
+          "wait_tracepoints=1: it says the wait system calls' own tracepoints bound the tasks")
     check_own(finish(jw, 3), target, "jw_target, wait_tracepoints=1")
+    check(open("/proc/mounts").read() == mounts, "no mount is left behind")
+    os.environ["JW_KERNEL_HIDE"] = "syscall_events"
+    try:
+        jw, logs = watch(target, 3, ["--set", "wait_tracepoints=1"])
+    finally:
+        del os.environ["JW_KERNEL_HIDE"]
+    check(any(RAW_EVENTS in l for l in jw.err),
+          "a kernel without them: it says raw_syscalls' tracepoints bound the tasks")
+    check_own(finish(jw, 3), target, "jw_target, wait_tracepoints=1 on raw_syscalls")
 finally:
     target.kill()
 

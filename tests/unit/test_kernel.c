@@ -92,7 +92,7 @@ static void test_each_fallback_chosen(void **state)
 		char err[256];
 
 		if (k == JW_KF_RINGBUF || k == JW_KF_BTF || k == JW_KF_RUN_CTX_COOKIE ||
-		    k == JW_KF_UPROBE_SESSION)
+		    k == JW_KF_UPROBE_SESSION || k == JW_KF_SYSCALL_EVENTS)
 			continue;
 		f.has[k] = 0;
 		assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
@@ -103,6 +103,35 @@ static void test_each_fallback_chosen(void **state)
 		assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
 		assert_false(p.compat);
 	}
+}
+
+/*
+ * The system calls' own tracepoints: either build hooks them where the kernel has them or could
+ * not tell (tracefs then says); a kernel without them (JW_KERNEL_HIDE=syscall_events too) keeps
+ * raw_syscalls, and lacks nothing either build needs.
+ */
+static void test_syscall_events(void **state)
+{
+	struct jw_kernel_facts f = kernel("6.12.0", 6, 12);
+	struct jw_kernel_plan p;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_true(p.syscall_events);
+	f.has[JW_KF_SYSCALL_EVENTS] = -ENOENT;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_true(p.syscall_events);
+	f.has[JW_KF_SYSCALL_EVENTS] = 0;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_false(p.syscall_events);
+	assert_false(p.compat);
+	assert_string_equal(p.lacks, "");
+	f.has[JW_KF_LOOP] = 0;
+	f.has[JW_KF_SYSCALL_EVENTS] = 1;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_true(p.compat);
+	assert_true(p.syscall_events);
 }
 
 /*
@@ -239,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_compat_with_cookies_on_5_15),
 		cmocka_unit_test(test_each_fallback_chosen),
 		cmocka_unit_test(test_uprobe_session),
+		cmocka_unit_test(test_syscall_events),
 		cmocka_unit_test(test_run_ctx_cookie),
 		cmocka_unit_test(test_no_btf),
 		cmocka_unit_test(test_refused_before_5_8),

@@ -517,11 +517,23 @@ void jw_attach__unfollow(struct jw_attach *a, pid_t pid)
 	bpf_map__delete_elem(a->skel->maps.followed, &key, sizeof(key), 0);
 }
 
-int jw_attach__wait_tracepoints(struct jw_attach *a)
+int jw_attach__wait_tracepoints(struct jw_attach *a, bool *own)
 {
-	int err = attach_tracepoint(a, a->skel->progs.on_sys_enter, "sys_enter");
+	struct jw_link links[JW_WAIT_TP_LINKS];
+	size_t n, i;
+	int err = jw_wait_tp_attach(a, links, &n, own);
 
-	return err ? err : attach_tracepoint(a, a->skel->progs.on_sys_exit, "sys_exit");
+	if (err) {
+		jw_log(JW_LOG_ERROR, "cannot attach to the system call tracepoints: %s",
+		       strerror(-err));
+		return err;
+	}
+	/* keep_link() destroys the link it cannot keep; the ones after it are destroyed here. */
+	for (i = 0; !err && i < n; i++)
+		err = keep_link(a, links[i], 0, false, false);
+	for (; i < n; i++)
+		jw_link_destroy(links[i]);
+	return err;
 }
 
 int jw_attach__sched(struct jw_attach *a)

@@ -89,14 +89,15 @@ int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char
 
 /*
  * Syscall mode on the system call tracepoints: every watched thread's wait system calls bound
- * its tasks, whatever code makes them. 0 or -errno.
+ * its tasks, whatever code makes them; the wait system calls' own where the kernel has them
+ * (@own true), else raw_syscalls'. 0 or -errno.
  */
-int jw_attach__wait_tracepoints(struct jw_attach *a);
+int jw_attach__wait_tracepoints(struct jw_attach *a, bool *own);
 
 /*
  * wait_tracepoints=2's measurements, one at a time; each call ends the one running, and @on
  * false only ends it. Before any thread is watched, so that the programs only cost:
- * - trial_tracepoints: syscall mode's sys_enter/sys_exit programs;
+ * - trial_tracepoints: syscall mode's tracepoints, as jw_attach__wait_tracepoints() would attach;
  * - trial_uprobes: its uprobe and return probe at file offset @offset of @path, in this process;
  * - count_rates: counts the machine's system calls and the wait system calls of threads @tids
  *   (at most JW_MAX_RATE_TIDS), read with read_rates (totals since the object was loaded).

@@ -95,6 +95,19 @@ static int has_run_ctx_cookie(const struct btf *btf, int id)
 	return found;
 }
 
+/*
+ * The system calls' own tracepoints (syscalls:sys_enter_NAME, CONFIG_FTRACE_SYSCALLS) with perf's
+ * way to run a program on them: the kernel's BTF has the function that runs it. Without BTF,
+ * unknown: tracefs says when they are read (attach/sysevents.h).
+ */
+static int has_syscall_events(const struct btf *btf, int id)
+{
+	(void)id;
+	if (!btf)
+		return -ENOENT;
+	return btf__find_by_name_kind(btf, "perf_syscall_enter", BTF_KIND_FUNC) > 0;
+}
+
 static const struct fact facts[JW_KF_COUNT] = {
 	[JW_KF_RINGBUF] = { "ringbuf", "BPF ring buffer maps", "5.8", has_map, BPF_MAP_TYPE_RINGBUF },
 	[JW_KF_BTF] = { "btf", "BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)", "5.5", has_btf, 0 },
@@ -113,6 +126,8 @@ static const struct fact facts[JW_KF_COUNT] = {
 				   "(bpf_rdonly_cast)", "6.2", has_run_ctx_cookie, 0 },
 	[JW_KF_UPROBE_SESSION] = { "uprobe_session", "uprobe sessions (BPF_TRACE_UPROBE_SESSION)",
 				   "6.13", has_uprobe_session, 0 },
+	[JW_KF_SYSCALL_EVENTS] = { "syscall_events", "a program on one system call's tracepoints "
+				   "(CONFIG_FTRACE_SYSCALLS)", "4.14", has_syscall_events, 0 },
 };
 
 const char *jw_kernel_fact_name(enum jw_kernel_fact fact)
@@ -212,6 +227,8 @@ int jw_kernel_plan_for(const struct jw_kernel_facts *f, bool btf_file,
 	plan->session = !plan->compat && plan->cookies && f->has[JW_KF_UPROBE_SESSION] > 0;
 	/* The compatible build reads no run context; an unknown answer takes the helper. */
 	plan->run_ctx_cookie = !plan->compat && plan->cookies && f->has[JW_KF_RUN_CTX_COOKIE] > 0;
+	/* Either build; an unknown answer tries them, and raw_syscalls when tracefs has none. */
+	plan->syscall_events = f->has[JW_KF_SYSCALL_EVENTS] != 0;
 	return 0;
 }
 

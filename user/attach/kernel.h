@@ -25,6 +25,7 @@ enum jw_kernel_fact {
 	JW_KF_LOOP,		/* bpf_loop (5.17) */
 	JW_KF_RUN_CTX_COOKIE,	/* a probe's cookie read from its run context (6.2): optional */
 	JW_KF_UPROBE_SESSION,	/* uprobe sessions (6.13): optional, neither build needs them */
+	JW_KF_SYSCALL_EVENTS,	/* a BPF program on one system call's tracepoints: optional */
 	JW_KF_COUNT,
 };
 
@@ -41,6 +42,7 @@ struct jw_kernel_plan {
 	bool btf_file;		/* CO-RE relocates against the BTF file given, not the kernel's */
 	bool session;		/* a dispatch's entry and return as one uprobe session (full build) */
 	bool run_ctx_cookie;	/* probes read their cookie from their run context (full build) */
+	bool syscall_events;	/* syscall mode may hook the wait system calls' own tracepoints */
 	char lacks[256];	/* what the compatible build stands in for, named; "" for none */
 };
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The BPF object's handle, shared by attach.c (its lifecycle, the hooks), trial.c and waitcost.c
- * (the wait modes' measurements) and stats_rows.c, and opened by object.c in the build the kernel
+ * The BPF object's handle, shared by attach.c (its lifecycle, the hooks), wait_tp.c (syscall
+ * mode's tracepoints), trial.c and waitcost.c (the wait modes' measurements) and stats_rows.c, and opened by object.c in the build the kernel
  * takes.
  */
 #ifndef JW_ATTACH_OBJECT_H
@@ -14,6 +14,8 @@
 
 #include "attach/kernel.h"
 #include "attach/links.h"
+#include "attach/sysevents.h"
+#include "attach/wait_tp.h"
 #include "jankwatch/abi.h"
 /* After abi.h: the skeleton names its types. */
 #include "jankwatch.skel.h"
@@ -41,7 +43,12 @@ struct jw_attach {
 	/* The tid index (tid_index in the BPF object): each bucket's thread, 0 for none. */
 	pid_t bucket_tid[JW_TID_BUCKETS];
 	uint8_t *unindexed;	/* by slot: its thread found no free bucket */
-	struct jw_link trial[2];	/* wait_tracepoints=2's measurements, while one runs */
+	/* wait_tracepoints=2's measurements, while one runs */
+	struct jw_link trial[JW_WAIT_TP_LINKS];
+	/* The wait system calls' own tracepoints (wait_tp.c), once read */
+	struct jw_sysevents sysevents;
+	int sysevents_err;
+	bool sysevents_read;
 	struct jw_reaper *reaper;	/* destroys a forgotten process's links, off the loop */
 };
 

@@ -16,9 +16,12 @@
 
 void jw_attach_trial_stop(struct jw_attach *a)
 {
-	jw_link_destroy(a->trial[1]);
-	jw_link_destroy(a->trial[0]);
-	a->trial[0] = a->trial[1] = jw_link_of(NULL);
+	size_t i = JW_WAIT_TP_LINKS;
+
+	while (i--) {
+		jw_link_destroy(a->trial[i]);
+		a->trial[i] = jw_link_of(NULL);
+	}
 }
 
 /* Keeps libbpf's link @link as trial @i: 0, or -errno when there is none. */
@@ -39,13 +42,19 @@ static int trial_failed(struct jw_attach *a, const char *what)
 
 int jw_attach__trial_tracepoints(struct jw_attach *a, bool on)
 {
+	size_t n;
+	bool own;
+	int err;
+
 	jw_attach_trial_stop(a);
 	if (!on)
 		return 0;
-	if (trial_kept(a, 0, bpf_program__attach(a->skel->progs.on_sys_enter)))
-		return trial_failed(a, "the sys_enter tracepoint");
-	if (trial_kept(a, 1, bpf_program__attach(a->skel->progs.on_sys_exit)))
-		return trial_failed(a, "the sys_exit tracepoint");
+	/* As the waits would be hooked: their own tracepoints where the kernel has them. */
+	err = jw_wait_tp_attach(a, a->trial, &n, &own);
+	if (err) {
+		errno = -err;
+		return trial_failed(a, "the system call tracepoints");
+	}
 	return 0;
 }
 

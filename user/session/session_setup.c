@@ -286,8 +286,9 @@ static int choose_wait_hooks(struct session *s)
 	pid_t tids[JW_MAX_RATE_TIDS];
 	struct jw_wait_costs costs;
 	char why[512], detail[448];
-	bool emulated;
+	bool emulated, own;
 	size_t n;
+	int err;
 
 	if (asked != 2) {
 		s->how.wait_tracepoints = asked == 1;
@@ -306,9 +307,17 @@ static int choose_wait_hooks(struct session *s)
 		       why);
 		return 0;
 	}
-	jw_log(JW_LOG_INFO, "syscall mode on the sys_enter and sys_exit tracepoints (%s): every "
-	       "system call of the machine takes the tracing path", why);
-	return jw_attach__wait_tracepoints(s->attach);
+	err = jw_attach__wait_tracepoints(s->attach, &own);
+	if (err)
+		return err;
+	if (own)
+		jw_log(JW_LOG_INFO, "syscall mode on the wait system calls' own tracepoints (%s): "
+		       "every system call of the machine takes the tracing path's entry, only the "
+		       "waits run a program", why);
+	else
+		jw_log(JW_LOG_INFO, "syscall mode on raw_syscalls' sys_enter and sys_exit "
+		       "tracepoints (%s): every system call of the machine runs a program", why);
+	return 0;
 }
 
 /* The loop waits for the ring buffer (its own epoll fd) and the stats socket at once. */
