@@ -176,6 +176,7 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	char why[384], btf_path[PATH_MAX];
 	struct jw_attach *a;
 	int err, btf = 0;
+	size_t i;
 
 	libbpf_set_print(libbpf_print);
 	err = jw_kernel_probe(&facts, getenv("JW_KERNEL_HIDE"), why, sizeof(why));
@@ -202,7 +203,9 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	if (!a)
 		return NULL;
 	a->plan = plan;
-	a->trial[0] = a->trial[1] = jw_link_of(NULL);
+	/* No link yet: a zeroed one would name file descriptor 0. */
+	for (i = 0; i < JW_WAIT_TP_LINKS; i++)
+		a->trial[i] = a->wait_tp[i] = jw_link_of(NULL);
 	a->n_slots = threads;
 	a->unindexed = calloc(threads, 1);
 	a->reaper = jw_reaper__new(threads);
@@ -519,20 +522,15 @@ void jw_attach__unfollow(struct jw_attach *a, pid_t pid)
 
 int jw_attach__wait_tracepoints(struct jw_attach *a, bool *own)
 {
-	struct jw_link links[JW_WAIT_TP_LINKS];
-	size_t n, i;
-	int err = jw_wait_tp_attach(a, links, &n, own);
+	int err;
 
+	jw_links_destroy_together(a->wait_tp, a->n_wait_tp);
+	err = jw_wait_tp_attach(a, a->wait_tp, &a->n_wait_tp, own, false);
 	if (err) {
+		a->n_wait_tp = 0;
 		jw_log(JW_LOG_ERROR, "cannot attach to the system call tracepoints: %s",
 		       strerror(-err));
-		return err;
 	}
-	/* keep_link() destroys the link it cannot keep; the ones after it are destroyed here. */
-	for (i = 0; !err && i < n; i++)
-		err = keep_link(a, links[i], 0, false, false);
-	for (; i < n; i++)
-		jw_link_destroy(links[i]);
 	return err;
 }
 
@@ -697,6 +695,8 @@ void jw_attach__free(struct jw_attach *a)
 		return;
 	jw_attach_trial_stop(a);
 	jw_reaper__free(a->reaper);
+	/* Each waits for a grace period: together, so that they wait for one. */
+	jw_links_destroy_together(a->wait_tp, a->n_wait_tp);
 	for (i = a->n_links; i > 0; i--)
 		jw_link_destroy(a->links[i - 1].link);
 	free(a->links);

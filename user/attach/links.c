@@ -2,6 +2,8 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/bpf.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -36,6 +38,42 @@ void jw_link_destroy(struct jw_link link)
 		bpf_link__destroy(link.bpf);
 	else if (link.fd >= 0)
 		close(link.fd);
+}
+
+static void *destroy_one(void *link)
+{
+	jw_link_destroy(*(struct jw_link *)link);
+	return NULL;
+}
+
+/* Whether @link holds something. */
+static bool link_held(const struct jw_link *link)
+{
+	return link->bpf || link->fd >= 0;
+}
+
+void jw_links_destroy_together(struct jw_link *links, size_t n)
+{
+	pthread_t threads[JW_LINKS_TOGETHER];
+	bool started[JW_LINKS_TOGETHER] = { false };
+	size_t i, held = 0;
+
+	for (i = 0; i < n; i++)
+		held += link_held(&links[i]);
+	for (i = 0; i < n; i++) {
+		if (!link_held(&links[i]))
+			continue;
+		/* A thread each, where there are several and one can be had; else here. */
+		if (i < JW_LINKS_TOGETHER && held > 1)
+			started[i] = !pthread_create(&threads[i], NULL, destroy_one, &links[i]);
+		if (i >= JW_LINKS_TOGETHER || !started[i])
+			jw_link_destroy(links[i]);
+	}
+	for (i = 0; i < n && i < JW_LINKS_TOGETHER; i++)
+		if (started[i])
+			pthread_join(threads[i], NULL);
+	for (i = 0; i < n; i++)
+		links[i] = (struct jw_link){ .bpf = NULL, .fd = -1 };
 }
 
 int jw_link_uprobe_session(int prog_fd, const char *path, uint64_t offset, uint64_t cookie,

@@ -7,6 +7,7 @@
 #ifndef JW_LINKS_H
 #define JW_LINKS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -35,6 +36,16 @@ static inline struct jw_link jw_link_fd(int fd)
 
 /* Detaches and frees @link (both kinds; neither is nothing). */
 void jw_link_destroy(struct jw_link link);
+
+/* The most links jw_links_destroy_together() detaches at once. */
+#define JW_LINKS_TOGETHER 16
+
+/*
+ * Detaches and frees @links[0..@n) at once, a thread each, and empties them: a tracepoint's
+ * link waits for an RCU grace period as it goes (~70 ms in a VM), which links going together
+ * share. Returns when all are gone.
+ */
+void jw_links_destroy_together(struct jw_link *links, size_t n);
 
 /*
  * Program @prog_fd, loaded with the attach type JW_UPROBE_SESSION, on @path at file offset

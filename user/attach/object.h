@@ -45,6 +45,9 @@ struct jw_attach {
 	uint8_t *unindexed;	/* by slot: its thread found no free bucket */
 	/* wait_tracepoints=2's measurements, while one runs */
 	struct jw_link trial[JW_WAIT_TP_LINKS];
+	/* Syscall mode's tracepoints, while attached (wait_tp.c) */
+	struct jw_link wait_tp[JW_WAIT_TP_LINKS];
+	size_t n_wait_tp;
 	/* The wait system calls' own tracepoints (wait_tp.c), once read */
 	struct jw_sysevents sysevents;
 	int sysevents_err;

@@ -16,12 +16,7 @@
 
 void jw_attach_trial_stop(struct jw_attach *a)
 {
-	size_t i = JW_WAIT_TP_LINKS;
-
-	while (i--) {
-		jw_link_destroy(a->trial[i]);
-		a->trial[i] = jw_link_of(NULL);
-	}
+	jw_links_destroy_together(a->trial, JW_WAIT_TP_LINKS);
 }
 
 /* Keeps libbpf's link @link as trial @i: 0, or -errno when there is none. */
@@ -50,7 +45,7 @@ int jw_attach__trial_tracepoints(struct jw_attach *a, bool on)
 	if (!on)
 		return 0;
 	/* As the waits would be hooked: their own tracepoints where the kernel has them. */
-	err = jw_wait_tp_attach(a, a->trial, &n, &own);
+	err = jw_wait_tp_attach(a, a->trial, &n, &own, true);
 	if (err) {
 		errno = -err;
 		return trial_failed(a, "the system call tracepoints");

@@ -33,13 +33,6 @@ static struct jw_link on_tracepoint_id(struct bpf_program *prog, int id)
 	return jw_link_of(link);
 }
 
-/* Destroys links @out[0..@n). */
-static void destroy_all(struct jw_link *out, size_t n)
-{
-	while (n--)
-		jw_link_destroy(out[n]);
-}
-
 /* The wait system calls' own events, read once. 0, or -errno (said at -v, the first time). */
 static int own_events(struct jw_attach *a)
 {
@@ -60,8 +53,8 @@ static int own_events(struct jw_attach *a)
 	return a->sysevents_err;
 }
 
-/* The wait system calls' own events into @out; 0 or -errno with none attached. */
-static int attach_own(struct jw_attach *a, struct jw_link *out, size_t *n)
+/* The wait system calls' own events into @out (@cost_only: one); 0 or -errno with none. */
+static int attach_own(struct jw_attach *a, struct jw_link *out, size_t *n, bool cost_only)
 {
 	const struct jw_sysevents *ev = &a->sysevents;
 	size_t i;
@@ -73,6 +66,8 @@ static int attach_own(struct jw_attach *a, struct jw_link *out, size_t *n)
 		if (!out[*n].bpf)
 			goto fail;
 		++*n;
+		if (cost_only)
+			return 0;
 		out[*n] = on_tracepoint_id(a->skel->progs.wait_sys_exit, ev->ev[i].exit);
 		if (!out[*n].bpf)
 			goto fail;
@@ -83,17 +78,18 @@ fail:
 	err = -errno;
 	jw_log(JW_LOG_INFO, "cannot attach to the %s tracepoint of %s: %s",
 	       *n % 2 ? "exit" : "entry", ev->ev[i].name, strerror(-err));
-	destroy_all(out, *n);
+	jw_links_destroy_together(out, *n);
 	*n = 0;
 	return err;
 }
 
-int jw_wait_tp_attach(struct jw_attach *a, struct jw_link *out, size_t *n, bool *own)
+int jw_wait_tp_attach(struct jw_attach *a, struct jw_link *out, size_t *n, bool *own,
+		      bool cost_only)
 {
 	struct bpf_link *link;
 	int err;
 
-	*own = !own_events(a) && !attach_own(a, out, n);
+	*own = !own_events(a) && !attach_own(a, out, n, cost_only);
 	if (*own)
 		return 0;
 	*n = 0;
@@ -101,10 +97,12 @@ int jw_wait_tp_attach(struct jw_attach *a, struct jw_link *out, size_t *n, bool 
 	if (!link)
 		return -errno;
 	out[(*n)++] = jw_link_of(link);
+	if (cost_only)
+		return 0;
 	link = bpf_program__attach(a->skel->progs.on_sys_exit);
 	if (!link) {
 		err = -errno;
-		destroy_all(out, *n);
+		jw_links_destroy_together(out, *n);
 		*n = 0;
 		return err;
 	}

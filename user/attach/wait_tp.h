@@ -22,8 +22,11 @@ struct jw_attach;
  * Attaches the waits' tracepoints into @out (JW_WAIT_TP_LINKS), their number in @n; @own says
  * whether they are the wait system calls' own events. The ids are read once and kept in @a; a
  * kernel that has none, or a tracefs that cannot be read, takes raw_syscalls, said once at -v.
+ * With @cost_only, only the entry of one: what any other system call pays is the same with one
+ * as with all (wait_tracepoints=2's measurement), and each link takes a grace period to go.
  * 0, or -errno with nothing attached.
  */
-int jw_wait_tp_attach(struct jw_attach *a, struct jw_link *out, size_t *n, bool *own);
+int jw_wait_tp_attach(struct jw_attach *a, struct jw_link *out, size_t *n, bool *own,
+		      bool cost_only);
 
 #endif
