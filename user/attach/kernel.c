@@ -96,16 +96,18 @@ static int has_run_ctx_cookie(const struct btf *btf, int id)
 }
 
 /*
- * The system calls' own tracepoints (syscalls:sys_enter_NAME, CONFIG_FTRACE_SYSCALLS) with perf's
- * way to run a program on them: the kernel's BTF has the function that runs it. Without BTF,
- * unknown: tracefs says when they are read (attach/sysevents.h).
+ * The system calls' own tracepoints (syscalls:sys_enter_NAME, CONFIG_FTRACE_SYSCALLS): the
+ * kernel's BTF has their metadata, or the function that runs a program on them. Otherwise
+ * unknown, never missing: a BTF of older pahole leaves out kernel/trace/'s functions (5.10's),
+ * and tracefs says for sure when they are read (attach/sysevents.h); JW_KERNEL_HIDE hides them.
  */
 static int has_syscall_events(const struct btf *btf, int id)
 {
 	(void)id;
-	if (!btf)
-		return -ENOENT;
-	return btf__find_by_name_kind(btf, "perf_syscall_enter", BTF_KIND_FUNC) > 0;
+	if (btf && (btf__find_by_name_kind(btf, "syscall_metadata", BTF_KIND_STRUCT) > 0 ||
+		    btf__find_by_name_kind(btf, "perf_syscall_enter", BTF_KIND_FUNC) > 0))
+		return 1;
+	return -ENOENT;
 }
 
 static const struct fact facts[JW_KF_COUNT] = {
