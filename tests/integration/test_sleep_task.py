@@ -48,10 +48,12 @@ def watch(kind, blocking_fn, waker):
             continue
         # What the thread ran around its sleep: the target's own figure, plus a little for the
         # probe hits and clock reads at the task's edges (1 ms, and 1% of the task where a
-        # loaded host stretches an emulated guest's traps).
+        # loaded host stretches an emulated guest's traps). Not a share of the task: under
+        # emulation the program's own reached 32 ms of a 334 ms one (x86-64 5.10 without BTF,
+        # its probes' cookies found by address), and jankwatch's 24.
         own_cpu_ms = mine.cpu_ns / 1e6
         slack = 1 + 0.01 * own_ms
-        check(ev["cpu_ms"] <= own_cpu_ms + slack and ev["cpu_ms"] < 0.05 * own_ms,
+        check(ev["cpu_ms"] <= own_cpu_ms + slack,
               f"{kind}: cpu_ms {ev['cpu_ms']} is near 0: at most the target's own "
               f"{own_cpu_ms:.3f} + {slack:.1f}")
         # The time it slept by its own clock: its task less what it ran and what it waited
