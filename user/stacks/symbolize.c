@@ -17,6 +17,7 @@
 #include "process/elfsym.h"
 #include "jankwatch/abi.h"
 #include "base/log.h"
+#include "stacks/modsyms.h"
 #include "stacks/perfmap.h"
 #include "stacks/pycode.h"
 #include "base/demangle.h"
@@ -42,6 +43,7 @@ struct jw_symbolizer {
 	uint64_t maps_hash;		/* of /proc/PID/maps when the Dwfl was made */
 	uint64_t debug_generation;	/* of the debug file store, when the Dwfl was made */
 	struct jw_unwinder unwinder;	/* attached to dwfl */
+	struct jw_modsyms *syms;	/* dwfl's modules' symbols by address; NULL: libdwfl's */
 	struct jw_perfmap *perfmap;	/* JIT names; opened for the first address no ELF has */
 	uint64_t perfmap_refresh_ns;	/* 0: never opened nor read */
 	bool offline;			/* built from a raw capture: no /proc to read */
@@ -111,8 +113,11 @@ static struct jw_symbolizer *symbolizer_alloc(pid_t pid)
 	if (!s)
 		return NULL;
 	s->pid = pid;
+	s->syms = jw_modsyms_new();
+	s->unwinder.syms = s->syms;
 	s->strings = jw_strpool__new();
 	if (!s->strings) {
+		jw_modsyms_free(s->syms);
 		free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -178,6 +183,7 @@ struct jw_symbolizer *jw_symbolizer__new(pid_t pid)
 	return s;
 
 err_free:
+	jw_modsyms_free(s->syms);
 	jw_strpool__free(s->strings);
 	free(s);
 	errno = err;
@@ -198,6 +204,7 @@ void jw_symbolizer__free(struct jw_symbolizer *s)
 {
 	if (!s)
 		return;
+	jw_modsyms_free(s->syms);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	if (s->perfmap)
@@ -228,6 +235,7 @@ static void remake(struct jw_symbolizer *s)
 
 	if (!dwfl)
 		return;
+	jw_modsyms_clear(s->syms);
 	dwfl_end(s->dwfl);
 	s->dwfl = dwfl;
 	s->debug_generation = gen;
@@ -417,7 +425,7 @@ static void module_frame(struct jw_symbolizer *s, Dwfl_Module *mod, uint64_t pc,
 	fr->build_id = module_build_id(s, mod);
 	if (dwfl_module_getelf(mod, &bias))
 		fr->rel_pc = pc - bias;
-	name = dwfl_module_addrinfo(mod, lookup, &off, &sym, NULL, NULL, NULL);
+	name = jw_modsyms_addrinfo(s->syms, mod, lookup, &off, &sym);
 	if (name && !mapping_symbol(name)) {
 		fr->symbol = intern_symbol(s, name);
 		fr->sym_off = off + (pc - lookup);
@@ -667,6 +675,7 @@ struct jw_symbolizer *jw_symbolizer__new_offline(pid_t pid, const struct jw_raw_
 	return s;
 
 err_free:
+	jw_modsyms_free(s->syms);
 	jw_strpool__free(s->strings);
 	free(s);
 	errno = err;

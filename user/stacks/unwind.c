@@ -6,6 +6,7 @@
 
 #include "arch/arch.h"
 #include "base/log.h"
+#include "stacks/modsyms.h"
 #include "stacks/unwind.h"
 
 /* Registers a frame's state is read into, by DWARF number (arm64 has 33 for the unwinder). */
@@ -86,6 +87,7 @@ int jw_unwind_attach(struct jw_unwinder *u, Dwfl *dwfl, pid_t pid)
 
 struct frames {
 	Dwfl *dwfl;
+	struct jw_modsyms *syms;
 	const struct jw_unwind_input *in;
 	uint64_t *pcs;
 	bool *activation;
@@ -99,9 +101,9 @@ struct frames {
 };
 
 static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc);
-static bool prologue_step(Dwfl *dwfl, const struct jw_unwind_input *in, const uint64_t *regs,
-			  uint64_t pc, bool activation, struct jw_unwind_input *next,
-			  uint64_t *next_regs);
+static bool prologue_step(Dwfl *dwfl, struct jw_modsyms *syms,
+			  const struct jw_unwind_input *in, const uint64_t *regs, uint64_t pc,
+			  bool activation, struct jw_unwind_input *next, uint64_t *next_regs);
 
 static int on_frame(Dwfl_Frame *state, void *arg)
 {
@@ -135,7 +137,7 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 		if (dwfl_frame_reg(state, r, &v) == 0)
 			regs[r] = v;
 	}
-	f->stepped = prologue_step(f->dwfl, f->in, regs, pc, activation, &f->next,
+	f->stepped = prologue_step(f->dwfl, f->syms, f->in, regs, pc, activation, &f->next,
 				   f->next_regs);
 	return f->stepped ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
@@ -162,7 +164,7 @@ static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc)
 }
 
 /* Whether @a and @b are in one function, as far as the symbol tables tell. */
-static bool same_function(Dwfl *dwfl, Dwarf_Addr a, Dwarf_Addr b)
+static bool same_function(Dwfl *dwfl, struct jw_modsyms *syms, Dwarf_Addr a, Dwarf_Addr b)
 {
 	Dwfl_Module *ma = dwfl_addrmodule(dwfl, a), *mb = dwfl_addrmodule(dwfl, b);
 	GElf_Sym sa, sb;
@@ -171,8 +173,8 @@ static bool same_function(Dwfl *dwfl, Dwarf_Addr a, Dwarf_Addr b)
 
 	if (!ma || ma != mb)
 		return false;
-	na = dwfl_module_addrinfo(ma, a, &oa, &sa, NULL, NULL, NULL);
-	nb = dwfl_module_addrinfo(mb, b, &ob, &sb, NULL, NULL, NULL);
+	na = jw_modsyms_addrinfo(syms, ma, a, &oa, &sa);
+	nb = jw_modsyms_addrinfo(syms, mb, b, &ob, &sb);
 	return na && nb && a - oa == b - ob;
 }
 
@@ -233,7 +235,8 @@ static uint8_t *code_at(Elf *elf, GElf_Addr addr, size_t len)
  * The code of the function @pc is in, from its entry (its symbol's start) up to @pc, into a
  * new buffer (*@len bytes); NULL when its symbol or its bytes are not there.
  */
-static uint8_t *code_to(Dwfl *dwfl, uint64_t pc, bool activation, size_t *len)
+static uint8_t *code_to(Dwfl *dwfl, struct jw_modsyms *syms, uint64_t pc, bool activation,
+		        size_t *len)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
 	GElf_Addr bias;
@@ -242,8 +245,7 @@ static uint8_t *code_to(Dwfl *dwfl, uint64_t pc, bool activation, size_t *len)
 	uint8_t *code;
 	Elf *elf;
 
-	if (!mod || !dwfl_module_addrinfo(mod, activation ? pc : pc - 1, &off, &sym, NULL, NULL,
-					  NULL))
+	if (!mod || !jw_modsyms_addrinfo(syms, mod, activation ? pc : pc - 1, &off, &sym))
 		return NULL;
 	off += activation ? 0 : 1;	/* from the entry to pc itself */
 	elf = dwfl_module_getelf(mod, &bias);
@@ -256,10 +258,11 @@ static uint8_t *code_to(Dwfl *dwfl, uint64_t pc, bool activation, size_t *len)
 }
 
 /* The frame at @pc in code without CFI, from its function's code (arch.h); -ENOENT: not known. */
-static int frame_at(Dwfl *dwfl, uint64_t pc, bool activation, struct jw_arch_frame *fr)
+static int frame_at(Dwfl *dwfl, struct jw_modsyms *syms, uint64_t pc, bool activation,
+		    struct jw_arch_frame *fr)
 {
 	size_t len = 0;
-	uint8_t *code = code_to(dwfl, pc, activation, &len);
+	uint8_t *code = code_to(dwfl, syms, pc, activation, &len);
 	int ret;
 
 	if (!code)
@@ -274,7 +277,8 @@ static int frame_at(Dwfl *dwfl, uint64_t pc, bool activation, struct jw_arch_fra
  * Its prologue says so where its code can be read; where it cannot (code no module holds), a
  * frame record at the frame pointer that holds the link register says it saved one.
  */
-static uint64_t frameless_leaf_caller(Dwfl *dwfl, const struct jw_unwind_input *in)
+static uint64_t frameless_leaf_caller(Dwfl *dwfl, struct jw_modsyms *syms,
+				      const struct jw_unwind_input *in)
 {
 	const struct jw_ureg_layout *l = in->layout;
 	struct jw_arch_frame fr;
@@ -285,9 +289,9 @@ static uint64_t frameless_leaf_caller(Dwfl *dwfl, const struct jw_unwind_input *
 		return 0;
 	lr = in->regs[l->lr];
 	fp = in->regs[l->fp];
-	if (!lr || has_cfi(dwfl, in->pc) || same_function(dwfl, in->pc, lr))
+	if (!lr || has_cfi(dwfl, in->pc) || same_function(dwfl, syms, in->pc, lr))
 		return 0;
-	if (!frame_at(dwfl, in->pc, true, &fr))
+	if (!frame_at(dwfl, syms, in->pc, true, &fr))
 		return fr.ra_reg == l->lr && fr.cfa_at == 0 ? lr : 0;
 	if (fp >= in->regs[l->sp] && fp >= in->base && stack_word(in, fp + sizeof(saved), &saved) &&
 	    saved == lr)
@@ -310,9 +314,9 @@ static size_t unwind_from(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unw
  * function's prologue says where it put the return address and the registers it saved. Fills
  * @next (its registers in @next_regs) and returns true; false where its code cannot say.
  */
-static bool prologue_step(Dwfl *dwfl, const struct jw_unwind_input *in, const uint64_t *regs,
-			  uint64_t pc, bool activation, struct jw_unwind_input *next,
-			  uint64_t *next_regs)
+static bool prologue_step(Dwfl *dwfl, struct jw_modsyms *syms,
+			  const struct jw_unwind_input *in, const uint64_t *regs, uint64_t pc,
+			  bool activation, struct jw_unwind_input *next, uint64_t *next_regs)
 {
 	/* A sample's layout; or, not said, this build's (the unit tests' own captures). */
 	const struct jw_ureg_layout *l = in->layout ? in->layout : jw_ureg_layout(JW_MACHINE);
@@ -322,7 +326,7 @@ static bool prologue_step(Dwfl *dwfl, const struct jw_unwind_input *in, const ui
 
 	if (!l || l->sp >= in->n_regs || in->n_regs > MAX_REGS)
 		return false;
-	if (frame_at(dwfl, pc, activation, &fr))
+	if (frame_at(dwfl, syms, pc, activation, &fr))
 		return false;
 	sp = regs[l->sp];
 	/* A return address still in its register: only where the frame is the leaf's. */
@@ -362,7 +366,7 @@ static size_t unwind_all(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unwi
 	int k = 0;
 
 	while (n < max) {
-		struct frames f = { .dwfl = dwfl, .in = from, .pcs = pcs + n,
+		struct frames f = { .dwfl = dwfl, .syms = u->syms, .in = from, .pcs = pcs + n,
 				    .activation = activation + n, .max = max - n,
 				    .first_returns = first_returns };
 		size_t got = unwind_from(u, dwfl, from, &f);
@@ -389,7 +393,7 @@ size_t jw_unwind(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unwind_input
 
 	if (!u->attached || !max)
 		return 0;
-	caller = max > 1 ? frameless_leaf_caller(dwfl, in) : 0;
+	caller = max > 1 ? frameless_leaf_caller(dwfl, u->syms, in) : 0;
 	if (!caller)
 		return unwind_all(u, dwfl, in, pcs, activation, max, false);
 	pcs[0] = in->pc;

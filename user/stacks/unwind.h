@@ -31,10 +31,16 @@ struct jw_unwind_input {
 	size_t stack_size;
 };
 
-/* Lives as long as the Dwfl it is attached to; points at the sample being unwound. */
+struct jw_modsyms;
+
+/*
+ * Lives as long as the Dwfl it is attached to; points at the sample being unwound. @syms (may
+ * be NULL) names the addresses of code without CFI, whose prologue is read from its symbol on.
+ */
 struct jw_unwinder {
 	const struct jw_unwind_input *in;
 	bool attached;
+	struct jw_modsyms *syms;
 };
 
 /*
