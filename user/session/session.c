@@ -39,6 +39,9 @@
 #define NAMING_EVERY_NS (5 * 1000000000ULL)
 #define STATUS_EVERY_NS 1000000000ULL
 
+/* How long one bounded read of the records lasts at most (session_read_records()). */
+#define READ_BUDGET_MS 100
+
 static volatile sig_atomic_t stop_requests;
 static volatile sig_atomic_t stop_signal;	/* the first one's */
 static volatile sig_atomic_t reload_requests;
@@ -101,10 +104,9 @@ static int on_task(struct session *s, const struct jw_task_rec *t)
 	return 0;
 }
 
-static int on_record(void *ctx, void *data, size_t size)
+static int handle_record(struct session *s, void *data, size_t size)
 {
 	const struct jw_rec_hdr *h = data;
-	struct session *s = ctx;
 	struct jw_watched *w;
 
 	if (size < sizeof(*h) || h->size > size)
@@ -146,6 +148,30 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* libbpf's callback: -EAGAIN stops the read (this record is read) once its time is up. */
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+
+	handle_record(s, data, size);
+	if (s->read_until && (stop_requests || (uint64_t)jw_clock_ns(CLOCK_MONOTONIC) >= s->read_until))
+		return -EAGAIN;
+	return 0;
+}
+
+int session_read_records(struct session *s, bool bounded)
+{
+	int ret;
+
+	s->read_until = bounded ? (uint64_t)jw_clock_ns(CLOCK_MONOTONIC) + READ_BUDGET_MS * 1000000ULL : 0;
+	ret = ring_buffer__consume(s->rb);
+	s->read_until = 0;
+	s->behind = ret == -EAGAIN;
+	if (ret == -EAGAIN)
+		return 1;
+	return ret < 0 && ret != -EINTR ? ret : 0;
+}
+
 /*
  * Waits up to POLL_MS (less when a followed process is due for a look at @next_look_ns) for
  * records or a stats client, then handles both. Returns >= 0, or -errno when the ring buffer
@@ -158,11 +184,13 @@ static int poll_once(struct session *s, uint64_t now, uint64_t next_look_ns)
 
 	if (next_look_ns < now + POLL_MS * 1000000ULL)
 		timeout = next_look_ns <= now ? 0 : (int)((next_look_ns - now) / 1000000) + 1;
+	if (s->behind)
+		timeout = 0;
 	n = epoll_wait(s->epoll_fd, ev, sizeof(ev) / sizeof(ev[0]), timeout);
 	if (n < 0 && errno != EINTR)
 		return -errno;
-	ret = ring_buffer__consume(s->rb);
-	if (ret < 0 && ret != -EINTR)
+	ret = session_read_records(s, true);
+	if (ret < 0)
 		return ret;
 	for (i = 0; i < n; i++) {
 		if (ev[i].data.fd == s->stats_fd)
@@ -190,7 +218,7 @@ static bool any_alive(struct session *s)
 			continue;
 		}
 		/* Its last task, ended by the exit, may still be in the ring buffer; its exit too. */
-		ring_buffer__consume(s->rb);
+		session_read_records(s, true);
 		if (!s->watched[i])
 			continue;
 		if (p->target.tid != p->target.pid && jw_target_alive(&p->target))
@@ -346,7 +374,7 @@ static int run_loop(struct session *s)
 			jw_log(JW_LOG_INFO, "%s (pid %d) exited with status %d", s->cfg->cmd[0],
 			       s->child.pid, s->child_status);
 			/* The processes it started and left running are watched until they exit. */
-			ring_buffer__consume(s->rb);
+			session_read_records(s, true);
 			if (!any_alive(s))
 				break;
 			jw_log(JW_LOG_INFO, "%zu of the processes it started still run: following them "
@@ -383,9 +411,10 @@ static int run_loop(struct session *s)
 			check_waits(s);
 		}
 	}
-	/* What the kernel already sent is reported before leaving, and what waited. */
-	ring_buffer__consume(s->rb);
-	jw_reporter__flush(s->reporter, NULL, true);
+	/*
+	 * What the kernel sent is reported once its programs stopped sending
+	 * (session_stats_freeze()): a read before that need not end.
+	 */
 	return 0;
 }
 

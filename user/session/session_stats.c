@@ -342,7 +342,7 @@ void session_stats_freeze(struct session *s)
 	if (err)
 		jw_log(JW_LOG_WARN, "cannot wait for jankwatch's programs to stop (%s): the last "
 		       "statistics may miss a task that was ending", strerror(-err));
-	ring_buffer__consume(s->rb);
+	session_read_records(s, false);
 	jw_reporter__flush(s->reporter, NULL, true);
 	/* The trace windows decided for a trace are written now, even unfinished. */
 	jw_tracer__flush(s->tracer);

@@ -35,7 +35,7 @@ static void check_trace(struct session *s, struct jw_watched *w, const struct jw
 	};
 	if (!jw_policy__trace_possible(s->policy, &facts))
 		return;
-	ring_buffer__consume(s->rb);
+	session_read_records(s, true);
 	jw_tracer__open(s->tracer, &w->proc, w->proc.target.tid, st->seq, st->start_ns, now,
 			w->samples.seq == st->seq ? w->samples.items : NULL,
 			w->samples.seq == st->seq ? w->samples.n : 0);
@@ -72,7 +72,7 @@ void session_check_running(struct session *s, uint64_t now)
 			continue;
 		w->hang_seq = st.seq + 1;
 		/* What the kernel sent of this task so far. */
-		ring_buffer__consume(s->rb);
+		session_read_records(s, true);
 		if (w->samples.seq == st.seq) {
 			items = w->samples.items;
 			n = w->samples.n;

@@ -72,6 +72,8 @@ struct session {
 	struct jw_clocks clocks;
 	FILE *raw;		/* --raw capture, or NULL */
 	struct ring_buffer *rb;
+	uint64_t read_until;		/* the records' read in progress stops then (0: at none) */
+	bool behind;			/* the last read stopped at its time: more records wait */
 	int epoll_fd;			/* what the loop waits for, or -1 */
 	int stats_fd;			/* the stats socket (statsock.h), or -1 */
 	char stats_path[108];
@@ -90,6 +92,14 @@ struct session {
 	uint64_t tasks_reset;		/* tasks of the rows `jankwatch stats --reset` emptied */
 	struct stats_walk *final_rows;
 };
+
+/*
+ * Handles the records the kernel sent: all of them, or (@bounded) for up to READ_BUDGET_MS, or
+ * until a stop is asked, so that a backlog that grows as fast as it is read (janks that cost
+ * more to report than the time between them) holds up neither the run's end nor a Ctrl-C.
+ * Returns >= 0 (1: it stopped with records left), or -errno when the ring buffer cannot be read.
+ */
+int session_read_records(struct session *s, bool bounded);
 
 /* The slot of process @pid, or -1. */
 int session_slot_of(const struct session *s, pid_t pid);
