@@ -71,5 +71,12 @@ if ((skipped > 0)); then
 		status=1
 	fi
 fi
+# The failures again at the end, where a log cut in the middle still shows them: each failed
+# test's name, a VM suite's failed tests with their first lines, and every test's FAIL line.
+if ((status != 0)); then
+	echo "== what failed"
+	grep -E '^[[:space:]]*[0-9]+ - .*\((Failed|Timeout|Not Run|SEGFAULT|Child aborted)\)|^[[:space:]]*FAIL' \
+		-A3 "$log" | grep -v '^--$' | head -n 120 || true
+fi
 ((status == 0)) && echo "test.sh: all tests passed" || echo "test.sh: FAILED" >&2
 exit $status

@@ -127,9 +127,42 @@ class Proc:
         try:
             rc = self.p.wait(timeout)
         except subprocess.TimeoutExpired:
+            self.describe_hang()
             self.kill()
             fail(f"{self.argv[0]} did not exit within {timeout}s")
         return rc
+
+    def describe_hang(self):
+        """What a child that did not exit was doing, said on stderr before it is killed: its
+        last lines, each thread's state and kernel stack, and its threads' user stacks (gdb)."""
+        pid = self.pid
+        print(f"== {self.argv[0]} (pid {pid}) did not exit; its last stderr lines:",
+              file=sys.stderr)
+        print("\n".join(self.err[-30:]), file=sys.stderr)
+        for tid in sorted(os.listdir(f"/proc/{pid}/task"), key=int):
+            base = f"/proc/{pid}/task/{tid}"
+            parts = []
+            for name in ("comm", "wchan", "stack"):
+                try:
+                    with open(f"{base}/{name}") as f:
+                        parts.append(f.read().strip())
+                except OSError as e:
+                    parts.append(f"({name}: {e.strerror})")
+            try:
+                with open(f"{base}/stat") as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                state = "?"
+            print(f"thread {tid} {parts[0]} state {state} wchan {parts[1]}\n{parts[2]}",
+                  file=sys.stderr)
+        if shutil.which("gdb"):
+            try:
+                got = subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx", "-ex",
+                                      "thread apply all bt"], capture_output=True, text=True,
+                                     timeout=60)
+                print(got.stdout[-8000:], file=sys.stderr)
+            except subprocess.TimeoutExpired:
+                print("(gdb did not finish within 60 s)", file=sys.stderr)
 
     def kill(self):
         if self.p.poll() is None:
