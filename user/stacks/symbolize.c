@@ -58,9 +58,9 @@ struct jw_symbolizer {
 	} demangled[DEMANGLED_SLOTS];	/* the last C++ names seen, by the mangled one's address */
 	/*
 	 * The last module frames named, by the address looked up (a return address's minus one):
-	 * libdwfl's symbol search reads the module's whole table each time, and a loop's samples
-	 * name the same few hundred addresses over and over. Made at the first frame; emptied with
-	 * each new Dwfl and each new set of preset names.
+	 * a frame's symbol, source line and build-id cost lookups in several tables, and a loop's
+	 * samples name the same few hundred addresses over and over. Made at the first frame;
+	 * emptied with each new Dwfl and each new set of preset names.
 	 */
 	struct named_slot {
 		uint64_t lookup;	/* 0: empty */
