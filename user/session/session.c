@@ -39,9 +39,6 @@
 #define NAMING_EVERY_NS (5 * 1000000000ULL)
 #define STATUS_EVERY_NS 1000000000ULL
 
-/* How long one bounded read of the records lasts at most (session_read_records()). */
-#define READ_BUDGET_MS 100
-
 static volatile sig_atomic_t stop_requests;
 static volatile sig_atomic_t stop_signal;	/* the first one's */
 static volatile sig_atomic_t reload_requests;
@@ -154,22 +151,10 @@ static int on_record(void *ctx, void *data, size_t size)
 	struct session *s = ctx;
 
 	handle_record(s, data, size);
-	if (s->read_until && (stop_requests || (uint64_t)jw_clock_ns(CLOCK_MONOTONIC) >= s->read_until))
+	if (s->read_until &&
+	    (stop_requests || (uint64_t)jw_clock_ns(CLOCK_MONOTONIC) >= s->read_until))
 		return -EAGAIN;
 	return 0;
-}
-
-int session_read_records(struct session *s, bool bounded)
-{
-	int ret;
-
-	s->read_until = bounded ? (uint64_t)jw_clock_ns(CLOCK_MONOTONIC) + READ_BUDGET_MS * 1000000ULL : 0;
-	ret = ring_buffer__consume(s->rb);
-	s->read_until = 0;
-	s->behind = ret == -EAGAIN;
-	if (ret == -EAGAIN)
-		return 1;
-	return ret < 0 && ret != -EINTR ? ret : 0;
 }
 
 /*
