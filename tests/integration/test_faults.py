@@ -11,6 +11,14 @@
 (d) The ring buffer overflows: jankwatch is stopped (SIGSTOP) for 3 s while the target janks
     nearly all the time with 64 KiB stack copies every 10 ms (about 16 MiB for an 8 MiB buffer); once it runs again the lost samples are counted in the
     events ("dropped") and the summary, and the janks after it are reported whole.
+(e) The watched thread exits while the process sleeps on: jankwatch says so and exits by itself,
+    the thread's last jank ended by its exit.
+(f) The target execs a new program: jankwatch says so and hooks the new program, whose janks
+    match what it measured itself.
+(g) A watched process exits and a new one gets its pid: nothing of the newcomer is reported.
+(h) Two jankwatch instances on one target: the second says so, both report every jank.
+(i) The target execs while jankwatch is still attaching to what it was: said the same way, the
+    new program watched.
 """
 import json
 import subprocess
@@ -262,6 +270,22 @@ os.execv({TARGET!r}, [{TARGET!r}, "--busy", "--ms", "250", "--every", "700"])
                   f"(it waited {own.waited_ns / 1e6:.3f} ms for a CPU, "
                   f"{ev['runq_ms']} of them in the task)")
     both.kill()
+
+    # (i) An exec while jankwatch attaches: the program it read is gone once it is hooked.
+    racer = spawn(Proc([sys.executable, "-c", f"""
+import os, time
+time.sleep(0.3)
+os.execv({TARGET!r}, [{TARGET!r}, "--busy", "--ms", "250", "--every", "700"])
+"""]))
+    jw = start_jankwatch(["-p", str(racer.pid), "--set", "ignore_startup_time=3", "--all",
+                          "--log-dir", logs.path])
+    wait_for(lambda: len([e for e in json_lines(jw) if e["bundle_name"] == "jw_target"]) >= 2,
+             20, "(i) two janks of the new program")
+    check(stop_jankwatch(jw) == 0, "(i) jankwatch exits 0")
+    said = [l for l in jw.err if f"pid {racer.pid} (python3" in l and "exec'd jw_target" in l]
+    check(said, "(i) it says the process exec'd jw_target" +
+          (" while being attached" if any("while being attached" in l for l in said) else ""))
+    racer.kill()
 finally:
     for proc in SPAWNED:
         proc.kill()

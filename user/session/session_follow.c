@@ -144,8 +144,10 @@ void session_check_exec(struct session *s, pid_t pid)
 	exe[n] = '\0';
 	if (!strcmp(exe, s->watched[i]->proc.target.exe))
 		return;
-	jw_log(JW_LOG_INFO, "pid %d (%s) exec'd %s while being attached: watched again once it "
-	       "runs a loop", pid, s->watched[i]->proc.target.comm, exe);
+	/* Named as an exec record names it, by the file's name, then where the file is. */
+	jw_log(JW_LOG_INFO, "pid %d (%s) exec'd %s (%s) while being attached: watched again once "
+	       "it runs a loop", pid, s->watched[i]->proc.target.comm,
+	       strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe, exe);
 	session_drop_proc(s, i);
 	jw_proctree__exec(s->tree, e, mono_now());
 	s->next_look_ns = 0;
