@@ -50,8 +50,9 @@ and one host test; the last line is "N passed, M failed".
 Environment: JW_VM_CACHE (the cache of packages and console logs, ~/.cache/jankwatch/vm),
 JW_BUILD and JW_BUILD_ARM64 (the x86-64 and arm64 build directories, build/ and build-arm64/:
 brought up to date first), JW_BUILD_STATIC and JW_BUILD_ARM64_STATIC (their static builds,
-build-static/ and build-arm64-static/: the static jankwatch, for the device test), JW_VM_TCG_THREAD=single|multi (under TCG, one host thread for every
-vCPU or one each; by default single for x86_64, multi for arm64).
+build-static/ and build-arm64-static/: the static jankwatch, for the device test),
+JW_VM_SMP (the guest's vCPUs, 1 by default) and JW_VM_TCG_THREAD=single|multi (under TCG, one
+host thread for every vCPU, the default, or one each).
 EOF
 }
 
@@ -146,8 +147,7 @@ arch_setup()
 		# Multi-threaded TCG runs an x86 guest's vCPUs on host threads of their own, and the
 		# guest kernel's live patching of its text (int3 first, text_poke_bp) then oopses now
 		# and then as tracepoints and probes come and go ("Oops: int3" in syscall_trace_enter):
-		# one host thread for both vCPUs.
-		ARCH_TCG_THREAD=single
+		# JW_VM_TCG_THREAD=multi is not for x86 guests.
 		ARCH_CPU=max
 		BUILD_DIR=$HOST_BUILD
 		IMAGE_STATIC_BUILD=$STATIC_BUILD
@@ -156,7 +156,6 @@ arch_setup()
 		ARCH_DEB=arm64 ARCH_UNAME=aarch64 ARCH_TRIPLET=aarch64-linux-gnu
 		ARCH_QEMU=qemu-system-aarch64 ARCH_MACHINE=virt ARCH_CONSOLE=ttyAMA0
 		ARCH_KERNEL_ARGS=
-		ARCH_TCG_THREAD=multi
 		# Debian's arm64 kernels sign every return address (pointer authentication): QARMA5,
 		# the architected algorithm, is slow to emulate; the implementation-defined one is
 		# not, and the guest cannot tell.
@@ -165,6 +164,12 @@ arch_setup()
 		IMAGE_STATIC_BUILD=$ARM64_STATIC_BUILD
 		;;
 	esac
+	# One vCPU on one host thread, so two guests run side by side on a host of two CPUs (ctest
+	# -j2). Two vCPUs on one thread take turns of up to 100 ms (TCG's round robin): a stall the
+	# guest cannot see, neither as steal nor as a run queue's wait, that lands in a task as time
+	# no clock in the guest accounts for.
+	ARCH_TCG_THREAD=single
+	ARCH_SMP=1
 	command -v "$ARCH_QEMU" >/dev/null || die "$ARCH_QEMU is not installed"
 }
 

@@ -3,14 +3,15 @@
 # Sourced by scripts/vmtest.sh: boots the kernel and initramfs under qemu (KVM when the host can
 # run the guest's architecture with it, TCG otherwise), streams what the VM's command prints,
 # keeps the whole console in a log and kills the VM after a timeout.
-# Needs: die(), ARCH_* (ARCH_CPU: qemu's -cpu), KERNEL_IMAGE, VERBOSE, TIMEOUT, SHARE, RUN_DIR.
+# Needs: die(), ARCH_* (ARCH_CPU: qemu's -cpu, ARCH_SMP: its vCPUs), KERNEL_IMAGE, VERBOSE,
+# TIMEOUT, SHARE, RUN_DIR.
 
 # qemu_args INITRD: sets QEMU_ARGS, qemu's arguments: the machine, KVM first when the guest is
 # the host's architecture and /dev/kvm is usable (qemu falls back to TCG), the shares over virtio
 # 9p, the kernel and its command line.
 qemu_args()
 {
-	QEMU_ARGS=(-M "$ARCH_MACHINE" -cpu "$ARCH_CPU" -smp 2 -m 2048 -nodefaults -no-user-config -no-reboot
+	QEMU_ARGS=(-M "$ARCH_MACHINE" -cpu "$ARCH_CPU" -smp "${JW_VM_SMP:-$ARCH_SMP}" -m 2048 -nodefaults -no-user-config -no-reboot
 		   -display none -monitor none -serial stdio)
 	if qemu_kvm_usable; then
 		QEMU_ARGS+=(-accel kvm)
