@@ -44,7 +44,7 @@ def own_ticks(target):
     """The ticks' own lateness in ms, by tick number."""
     late = {}
     for line in list(target.out):
-        m = re.match(r"tick (\d+) late (\d+)$", line)
+        m = re.match(r"tick (\d+) late (\d+)(?: at \d+)?$", line)
         if m:
             late[int(m.group(1))] = int(m.group(2)) / 1e6
     return late

@@ -1,19 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """An asyncio loop for the integration tests: every --every ms a callback (on_timer; with --coro a
 coroutine step of ticker) busy-loops --ms (or sleeps in time.sleep with --sleep; with --alternate
-every other one busy-loops in busy_other, a second function); it prints what it measured itself, like jw_target: "task <n> <kind> <begin_ns> <duration_ns>" (CLOCK_MONOTONIC).
-With --light MS a ticker, on_light (a call_later timer), ticks every MS ms and prints how late
-it ran by its own handle's due time, "tick <n> late <ns>"; with --posted 1 it posts the busy
-task, on_posted (call_soon), every --every ms, right after its tick. With --late MS a callback,
-hog, due MS ms before each on_timer, busy-loops 2 * MS ms (under the jank threshold when MS < 75),
-so that on_timer runs about MS ms late; on_timer prints how late it ran by its own handle's due
-time, "timer <n> late <ns>". With --from-wait a task is the interval jankwatch's syscall mode
-times: from the return of the loop's wait (epoll_wait, timed as the epoll object's poll returns,
-before the selector's own Python work) before the callback to the loop's next wait, the loop's
-own bookkeeping around the callback included (milliseconds of it under an emulator); its line
-is printed when that next wait begins (or when the loop stops), with "gc=NS": how long the
-interpreter's garbage collector ran inside that wait's poll, after the system call returned
-(the result's allocation may start a collection): inside jankwatch's task, not the program's."""
+every other one busy-loops in busy_other, a second function); it prints what it measured itself,
+like jw_target: "task <n> <kind> <begin_ns> <duration_ns>" (CLOCK_MONOTONIC). With --light MS a
+ticker, on_light (a call_later timer), ticks every MS ms and prints how late it ran by its own
+handle's due time and when it ran, "tick <n> late <ns> at <ns>"; with --posted 1 it posts the busy
+task, on_posted (call_soon), every --every ms, right after its tick. With --late MS a callback, hog,
+due MS ms before each on_timer, busy-loops 2 * MS ms (under the jank threshold when MS < 75), so
+that on_timer runs about MS ms late; on_timer prints how late it ran by its own handle's due time,
+"timer <n> late <ns> at <ns>" (at: time.monotonic_ns()). With --from-wait a task is the interval
+jankwatch's syscall mode times: from the return of the loop's wait (epoll_wait, timed as the epoll
+object's poll returns, before the selector's own Python work) before the callback to the loop's next
+wait, the loop's own bookkeeping around the callback included (milliseconds of it under an
+emulator); its line is printed when that next wait begins (or when the loop stops), with "gc=NS":
+how long the interpreter's garbage collector ran inside that wait's poll, after the system call
+returned (the result's allocation may start a collection): inside jankwatch's task, not the
+program's."""
 import argparse
 import asyncio
 import gc
@@ -161,7 +163,8 @@ def on_timer(loop, due):
     global timers
     timers += 1
     if due is not None:
-        print(f"timer {timers} late {max(0, time.monotonic_ns() - int(due * 1e9))}", flush=True)
+        now = time.monotonic_ns()
+        print(f"timer {timers} late {max(0, now - int(due * 1e9))} at {now}", flush=True)
     if one_task():
         loop.stop()
         return
@@ -187,7 +190,8 @@ def on_light(loop, due):
     global ticks
     ticks += 1
     if due is not None:
-        print(f"tick {ticks} late {max(0, time.monotonic_ns() - int(due * 1e9))}", flush=True)
+        now = time.monotonic_ns()
+        print(f"tick {ticks} late {max(0, now - int(due * 1e9))} at {now}", flush=True)
     handle = loop.call_later(args.light / 1000, on_light, loop, None)
     # The handle's own due time, in the loop's clock (time.monotonic()).
     handle._args = (loop, handle.when())
