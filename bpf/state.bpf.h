@@ -216,6 +216,52 @@ static __always_inline void switch_unseen(struct jw_task_state *s)
 	count_drop(JW_DROP_SWITCH);
 }
 
+/*
+ * The thread wakes after sleeping @d ns (at its switch in, or at its task's end when that switch
+ * reached no program): remember the longest block, and send the stack where it slept, kept as it
+ * went to sleep (sched.bpf.h), weighted with the sampling periods the sleep spans (a remainder
+ * carries over, so many short sleeps still add up).
+ */
+static void block_ends(struct jw_task_state *s, __u64 d)
+{
+	__u32 slot = s->slot, weight;
+	struct jw_sample_rec *rec;
+	__u64 size;
+
+	/* No wakeup reached a program (a run skipped, or one the kernel kept): waker unknown. */
+	if (!s->waker.flags) {
+		s->waker.flags = JW_WAKER_UNSEEN;
+		count_drop(JW_DROP_WAKING);
+	}
+	if (d > s->longest_ns) {
+		s->longest_ns = d;
+		s->longest_wchan = s->block_wchan;
+		s->longest_waker = s->waker;
+	}
+	if (!s->block_ready || !sample_period_ns)
+		return;
+	s->block_ready = 0;
+	s->carry_ns += d;
+	weight = s->carry_ns / sample_period_ns;
+	if (!weight)
+		return;
+	s->carry_ns -= (__u64)weight * sample_period_ns;
+	rec = bpf_map_lookup_elem(&blocks, &slot);
+	if (!rec)
+		return;
+	rec->weight = weight;
+	rec->block_ns = d;
+	size = rec->hdr.size;
+	if (size > SAMPLE_ROOM)
+		return;
+	if (bpf_ringbuf_output(&events, rec, size, BPF_RB_NO_WAKEUP)) {
+		s->sample_drops++;
+		count_drop(JW_DROP_SAMPLE);
+		return;
+	}
+	s->samples++;
+}
+
 #if JW_COMPAT
 /*
  * A uprobe's cookie: the kernel's attach cookie where it has them (5.15), else the one user

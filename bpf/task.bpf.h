@@ -181,7 +181,8 @@ static void report_task(struct jw_task_state *s, __u32 tid, __u64 now)
  * woken while seen on the CPU, with more time hidden than that count may lag, slept after a
  * switch out that was unseen: the time goes to blocked. (Not without the wakeup: the count
  * also lags where the tick stops, nohz_full, and leaves out stolen time in a VM.) The task is
- * flagged (its sleep's stack and waker are not known). Read here, not at every task's end: one
+ * flagged; a sleep seen beginning sends its stack for the time hidden, one unseen has none, and
+ * its waker is not known. Read here, not at every task's end: one
  * under the threshold leaves an open off-CPU time to the thread's next switch out, which counts
  * it. (The compatible build has no room for it in 5.10's 512-byte stack of the probes' calls.)
  */
@@ -191,8 +192,9 @@ static __noinline void count_unseen(struct jw_task_state *s, __u64 wall)
 	__u64 ran = task->se.sum_exec_runtime - s->exec0, seen = s->runq_ns + s->blocked_ns;
 	__u64 hidden = wall > seen + ran ? wall - seen - ran : 0;
 	__u32 state = s->off_state;
+	__u64 off = s->off_ns;
 
-	if (s->off_ns) {
+	if (off) {
 		s->off_ns = 0;
 		__sync_fetch_and_add(&off_cpu_watched, -1);
 	} else if (hidden > EXEC_LAG_NS && (s->flags & JW_TASK_WOKEN_ON_CPU)) {
@@ -208,6 +210,9 @@ static __noinline void count_unseen(struct jw_task_state *s, __u64 wall)
 	s->blocked_ns += hidden;
 	if (state == JW_OFF_IO)
 		s->io_ns += hidden;
+	/* Seen going to sleep in this task: where it slept is known, and stands for the time hidden. */
+	if (off >= s->start_ns && s->block_ready)
+		block_ends(s, hidden);
 }
 #endif
 

@@ -199,7 +199,7 @@ try:
               f"sleep: wall_ms {ev['wall_ms']} within 5% of {own_figures(mine, ev)}")
         # A switch the kernel kept from tracing still leaves the cause blocked (the time it hid
         # is put where the kernel's own counts say); the event says so (offcpu_partial), and
-        # then where the thread slept is not known.
+        # where the thread slept is known only when its switch out was seen.
         check(ev["cause"] == "blocked", f"sleep: cause blocked ({json.dumps(ev)})")
         if split_hidden(ev):
             print(f"note: sleep: a switch the kernel kept from tracing: {json.dumps(ev)}; "

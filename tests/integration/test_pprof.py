@@ -136,6 +136,11 @@ def check_sleep(logs):
     target, events = watch("sleep", logs)
     for ev in events:
         path = profile_of(ev, "sleep")
+        # A switch out the kernel kept from tracing leaves no stack of the sleep (a switch in
+        # kept from it still sends the one seen going to sleep): an empty profile, said.
+        if ev.get("offcpu_partial") and not ev["samples"]:
+            print(f"note: sleep: a switch out the kernel kept from tracing: {json.dumps(ev)}")
+            continue
         total, rows = top(path)
         stack = ev["heaviest_stack"].split("<-")
         first = rows[0][2] if rows else None

@@ -78,7 +78,8 @@ static void test_switches_unseen(void **state)
 	assert_int_equal(jw_lost_lines(&l, b), 1);
 	assert_string_equal(b->data, "the kernel kept 2 context switches of watched threads inside "
 			    "tasks from jankwatch: a jank's time off the CPU then comes from the "
-			    "kernel's counts, where it slept is not known (offcpu_partial in its event)\n");
+			    "kernel's counts, where it slept only from a switch out seen "
+			    "(offcpu_partial in its event)\n");
 }
 
 /* Sleeps that ended with no wakeup seen: their events' waker is null, the summary says why. */

@@ -52,8 +52,8 @@ size_t jw_lost_lines(const struct jw_lost *l, struct jw_buf *b)
 	if (d[JW_DROP_SWITCH]) {
 		jw_buf_printf(b, "the kernel kept %" PRIu64 " context switch%s of watched threads "
 			      "inside tasks from jankwatch: a jank's time off the CPU then comes from "
-			      "the kernel's counts, where it slept is not known (offcpu_partial in "
-			      "its event)\n", d[JW_DROP_SWITCH],
+			      "the kernel's counts, where it slept only from a switch out seen "
+			      "(offcpu_partial in its event)\n", d[JW_DROP_SWITCH],
 			      d[JW_DROP_SWITCH] == 1 ? "" : "es");
 		lines++;
 	}
