@@ -308,9 +308,14 @@ def capture_raw(binary, target_args, log_dir, raw):
     return rc, events
 
 
+# How long jankwatch may take to load its programs and attach: seconds here, and in a VM under
+# emulation, its one vCPU shared with a busy target, tens of them (arm64 6.12: past 30).
+READY_TIMEOUT_S = 120 if os.environ.get("JW_VM") else 30
+
+
 def start_jankwatch(args):
     p = Proc([JW_BIN, *args])
-    wait_for(lambda: any("ready" in l for l in p.err) or p.p.poll() is not None, 30,
+    wait_for(lambda: any("ready" in l for l in p.err) or p.p.poll() is not None, READY_TIMEOUT_S,
              "jankwatch to be ready")
     if p.p.poll() is not None:
         fail("jankwatch exited early: " + "\n".join(p.err))
@@ -561,8 +566,8 @@ def split_hidden(ev):
     """Whether the kernel kept a context switch of the event's thread inside its task from
     jankwatch's programs (this machine's kernel hides some: the summary counts them): the event
     says so (offcpu_partial). Its wall time and cause hold (the time the switch hid is put
-    where the kernel's own counts of the thread say, to a tick); what woke it and the stacks
-    where it slept are not known."""
+    where the kernel's own counts of the thread say, to a tick); what woke it is not known, nor
+    where it slept unless its switch out was seen."""
     return bool(ev.get("offcpu_partial"))
 
 
