@@ -182,9 +182,8 @@ static void report_task(struct jw_task_state *s, __u32 tid, __u64 now)
  * switch out that was unseen: the time goes to blocked. (Not without the wakeup: the count
  * also lags where the tick stops, nohz_full, and leaves out stolen time in a VM.) The task is
  * flagged; a sleep seen beginning sends its stack for the time hidden, one unseen has none, and
- * its waker is not known. Read here, not at every task's end: one
- * under the threshold leaves an open off-CPU time to the thread's next switch out, which counts
- * it. (The compatible build has no room for it in 5.10's 512-byte stack of the probes' calls.)
+ * its waker is not known. Read here, not at every task's end: one under the threshold leaves an
+ * open off-CPU time to the thread's next switch out, which counts it. (The compatible build has no room for it in 5.10's 512-byte stack of the probes' calls.)
  */
 static __noinline void count_unseen(struct jw_task_state *s, __u64 wall)
 {

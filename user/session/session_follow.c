@@ -133,6 +133,7 @@ void session_check_exec(struct session *s, pid_t pid)
 	struct jw_pentry *e = jw_proctree__get(s->tree, pid);
 	int i = session_slot_of(s, pid);
 	char path[64], exe[PATH_MAX];
+	const char *name;
 	ssize_t n;
 
 	if (i < 0 || !e)
@@ -145,9 +146,9 @@ void session_check_exec(struct session *s, pid_t pid)
 	if (!strcmp(exe, s->watched[i]->proc.target.exe))
 		return;
 	/* Named as an exec record names it, by the file's name, then where the file is. */
+	name = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
 	jw_log(JW_LOG_INFO, "pid %d (%s) exec'd %s (%s) while being attached: watched again once "
-	       "it runs a loop", pid, s->watched[i]->proc.target.comm,
-	       strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe, exe);
+	       "it runs a loop", pid, s->watched[i]->proc.target.comm, name, exe);
 	session_drop_proc(s, i);
 	jw_proctree__exec(s->tree, e, mono_now());
 	s->next_look_ns = 0;
