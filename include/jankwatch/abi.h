@@ -193,7 +193,7 @@ enum jw_unwind_mode {
 };
 
 enum jw_sample_kind {
-	JW_SAMPLE_ONCPU = 0,	/* a cpu-clock tick while the thread ran */
+	JW_SAMPLE_ONCPU = 0,	/* a cpu-clock tick while the thread ran; weight: periods since */
 	JW_SAMPLE_BLOCKED = 1,	/* where the thread went to sleep; weight: the periods it slept */
 	JW_SAMPLE_IO = 2,	/* the same, asleep with in_iowait set */
 };
@@ -525,6 +525,14 @@ struct jw_task_state {
 	 * start: off-CPU time that reached no program shows against it (count_unseen()).
 	 */
 	__u64 exec0;
+	/*
+	 * The last on-CPU sample: when, after how many of its task's switches. The next one in the
+	 * same task with no switch between stands for the periods passed since (on_sample's
+	 * sample_periods()).
+	 */
+	__u64 sample_ns;
+	__u32 sample_switches;
+	__u32 sample_pad;
 };
 
 /* A delay that is not known: the thread was not seen waking before the run began. */
