@@ -34,7 +34,9 @@ static int read_id(const char *events, const char *which, const char *name)
 	FILE *f;
 	int id, n;
 
-	snprintf(path, sizeof(path), "%s/syscalls/sys_%s_%s/id", events, which, name);
+	if ((size_t)snprintf(path, sizeof(path), "%s/syscalls/sys_%s_%s/id", events, which, name) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
