@@ -186,6 +186,20 @@ class TargetTask:
         self.queued_ns = int(f[7]) if len(f) > 7 else None
         self.body_ns = int(named["body"]) if "body" in named else None
         self.gc_ns = int(named.get("gc", 0))
+        # jw_target's "around N HEAD_NS TAIL_NS", once its next wait returned: the time from
+        # its wait's return to the figure's begin and from its end to the next wait's call.
+        self.head_ns = self.tail_ns = None
+
+    def around_ms(self, ev):
+        """What the program measured outside its figure but inside the task of event @ev, when
+        the event's task is bounded by the loop's waits (loop "syscall": from one wait's return
+        to the next wait's call) and the program said it (jw_target's "around" line): its
+        checks and printing between the wait and the figure and, under emulation, a vCPU
+        stopped meanwhile. 0 otherwise: a probe on the dispatch function bounds the task by the
+        call."""
+        if ev.get("loop") != "syscall" or self.head_ns is None:
+            return 0.0
+        return (self.head_ns + self.tail_ns) / 1e6
 
 
 def start_target(*args):
@@ -193,7 +207,16 @@ def start_target(*args):
 
 
 def target_tasks(proc):
-    return [TargetTask(l) for l in list(proc.out) if l.startswith("task ")]
+    lines = list(proc.out)
+    tasks = [TargetTask(l) for l in lines if l.startswith("task ")]
+    around = {}
+    for line in lines:
+        f = line.split()
+        if len(f) == 4 and f[0] == "around":
+            around[int(f[1])] = (int(f[2]), int(f[3]))
+    for t in tasks:
+        t.head_ns, t.tail_ns = around.get(t.n, (None, None))
+    return tasks
 
 
 def task_of(ev, tasks, what, within_ms=20):
@@ -588,7 +611,8 @@ def wakings_unseen(err):
     return next((l for l in err if "ended with no wakeup seen" in l), None)
 
 
-def matches_own(ev, own_ms, tol=0.05, waited_ms=0.0, body_ms=None, before_ms=0.0):
+def matches_own(ev, own_ms, tol=0.05, waited_ms=0.0, body_ms=None, before_ms=0.0,
+                around_ms=0.0):
     """Whether an event's wall_ms is the program's own measurement within @tol: time spent
     waiting for a CPU (runq_ms) may fall inside what the program measured or around it, so the
     event may exceed it by up to runq_ms. @waited_ms, when the program says it, is how long it
@@ -599,11 +623,22 @@ def matches_own(ev, own_ms, tol=0.05, waited_ms=0.0, body_ms=None, before_ms=0.0
     the event may fall short by the call's edges (own_ms - body_ms: the probes' traps and, under
     emulation, a vCPU stopped meanwhile), measured by the program itself. @before_ms, when the
     program says it, is what it measured inside the event's task before its own figure began
-    (a garbage collection after its wait returned): the event may exceed it by that much."""
+    (a garbage collection after its wait returned): the event may exceed it by that much.
+    @around_ms, when the program says it (TargetTask.around_ms()), is what it measured between
+    its wait's return and its figure, and between its figure and its next wait, where a task
+    bounded by the waits begins and ends: the event may exceed it by that much too."""
     extra = ev["wall_ms"] - own_ms
     outside = max(0.0, waited_ms - ev["runq_ms"])
     edges = max(0.0, own_ms - body_ms) if body_ms is not None else 0.0
-    return -tol * own_ms - max(outside, edges) <= extra <= ev["runq_ms"] + tol * own_ms + before_ms
+    return (-tol * own_ms - max(outside, edges) <= extra
+            <= ev["runq_ms"] + tol * own_ms + before_ms + around_ms)
+
+
+def ended_by_exit(ev, own_ms):
+    """Whether event @ev fits a program's last task, @own_ms by its own clock, after which the
+    program exits instead of waiting: the exit ends jankwatch's task, the interpreter's teardown
+    inside it (15-31 ms of python3's here), which the program cannot time."""
+    return own_ms - 1 <= ev["wall_ms"] <= own_ms + 200
 
 
 def own_figures(task, ev=None):
@@ -618,7 +653,12 @@ def own_figures(task, ev=None):
     if task.body_ns is not None:
         said += (f", the call's edges outside the hooked function's body "
                  f"{(task.dur_ns - task.body_ns) / 1e6:.3f}")
+    if task.head_ns is not None:
+        said += (f", from its wait's return to its begin {task.head_ns / 1e6:.3f} and from its "
+                 f"end to its next wait {task.tail_ns / 1e6:.3f}")
     if ev is not None:
+        said += (f"; the event's cpu_ms {ev.get('cpu_ms')}, blocked_ms {ev.get('blocked_ms')}"
+                 f"{', offcpu_partial' if split_hidden(ev) else ''}")
         begin = mono_to_epoch_ms(task.begin_ns)
         said += (f"; it began {begin - ev['begin_time']:+.1f} ms after the event's task and "
                  f"ended {ev['end_time'] - (begin + task.dur_ns / 1e6):+.1f} ms before it")

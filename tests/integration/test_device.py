@@ -155,7 +155,7 @@ def check_busy(dev, what, jw, events, tasks):
     for ev in events:
         mine = task_of(ev, tasks, f"{what}: the event matches one task of the program")
         own_ms = mine.dur_ns / 1e6
-        check(matches_own(ev, own_ms),
+        check(matches_own(ev, own_ms, around_ms=mine.around_ms(ev)),
               f"{what}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of "
               f"{own_figures(mine, ev)}")
         log = ev["external_log"][0]
@@ -195,7 +195,7 @@ try:
     check(jw.rc == 0 and len(events) >= 3, f"sleep: 3 janks ({jw.rc}, {len(events)})")
     for ev in events:
         mine = task_of(ev, tasks, "sleep: the event matches one task of the program")
-        check(matches_own(ev, mine.dur_ns / 1e6),
+        check(matches_own(ev, mine.dur_ns / 1e6, around_ms=mine.around_ms(ev)),
               f"sleep: wall_ms {ev['wall_ms']} within 5% of {own_figures(mine, ev)}")
         # A switch the kernel kept from tracing still leaves the cause blocked (the time it hid
         # is put where the kernel's own counts say); the event says so (offcpu_partial), and
@@ -361,7 +361,7 @@ if not IN_VM:
           f"{jw.err[-3:]})")
     for ev in events:
         mine = task_of(ev, tasks, "tarball: the event matches one task of the program")
-        check(matches_own(ev, mine.dur_ns / 1e6),
+        check(matches_own(ev, mine.dur_ns / 1e6, around_ms=mine.around_ms(ev)),
               f"tarball: wall_ms {ev['wall_ms']} within 5% of {own_figures(mine, ev)}")
         check(os.path.exists(os.path.join(top, ev["external_log"][0].lstrip("/"))),
               "tarball: its stack log is in the directory it runs in")

@@ -64,8 +64,7 @@ def check_janks(what, events, tasks):
         mine = task_of(ev, tasks, f"{what}: each event is a task of the program")
         own_ms = mine.dur_ns / 1e6
         if mine.n == len(tasks):
-            # The loop stops after its last task: the exit ends it, interpreter teardown included.
-            check(own_ms - 1 <= ev["wall_ms"] <= own_ms + 200,
+            check(ended_by_exit(ev, own_ms),
                   f"{what}: the last task, ended by the exit, {ev['wall_ms']} ms for the "
                   f"program's own {own_ms:.1f}")
             continue
@@ -105,7 +104,8 @@ def check_loop_janks(what, events, tasks):
     for ev in events:
         own = task_of(ev, tasks, f"{what}: each event is a task of the loop")
         check(ev["bundle_name"] == "jw_target" and
-              matches_own(ev, own.dur_ns / 1e6, waited_ms=own.waited_ns / 1e6),
+              matches_own(ev, own.dur_ns / 1e6, waited_ms=own.waited_ns / 1e6,
+                          around_ms=own.around_ms(ev)),
               f"{what}: task {own.n}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% "
               f"of the loop's own {own.dur_ns / 1e6:.1f}")
 

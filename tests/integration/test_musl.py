@@ -63,7 +63,7 @@ def check_busy(what, binary, rc, events, err, tasks):
               f"{what}: loop and handler are syscall")
         mine = task_of(ev, tasks, f"{what}: the event matches one task of the program")
         own_ms = mine.dur_ns / 1e6
-        check(matches_own(ev, own_ms),
+        check(matches_own(ev, own_ms, around_ms=mine.around_ms(ev)),
               f"{what}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of "
               f"{own_figures(mine, ev)}")
         frames = parse_tree(stack_tree(open(ev["external_log"][0]).read()))
@@ -121,7 +121,7 @@ check(rc == 0 and len(events) >= 3, f"sleep: jankwatch exits 0 with 3 janks ({rc
 tasks = target_tasks(target)
 for ev in events:
     mine = task_of(ev, tasks, "sleep: the event matches one task of the program")
-    check(matches_own(ev, mine.dur_ns / 1e6),
+    check(matches_own(ev, mine.dur_ns / 1e6, around_ms=mine.around_ms(ev)),
           f"sleep: wall_ms {ev['wall_ms']} within 5% of {own_figures(mine, ev)}")
     # A switch the kernel kept from tracing leaves an off-CPU period uncounted: the event says
     # so (offcpu_partial), and only then may its cause be other than blocked.

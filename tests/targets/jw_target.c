@@ -22,6 +22,11 @@
  * of each then ends with an 8th field, <queued_ns>: how long the item waited, from its post to
  * its task's begin (behind the items before it, for all but the first).
  * With --epoll the loop waits in epoll_wait() instead of poll() (--fed's loop still polls).
+ * Once the wait after a slow task of the main loop has returned, it prints "around <n>
+ * <head_ns> <tail_ns>": the time from the wait before the task returning to the task's begin,
+ * and from its end to the call of the next wait (what a monitor that bounds tasks by the loop's
+ * waits counts besides the program's own figure: its checks, a fast task, its printing, and
+ * under emulation a vCPU stopped meanwhile).
  * With --twin a second thread, "jw-twin", calls dispatch() with trivial tasks without pause, both
  * threads on one CPU, so that they take turns on it all the time; after each slow task the loop
  * prints "dispatched <n>", how many dispatch() calls it made itself so far.
@@ -68,15 +73,29 @@ static void on_release(int sig)
 /* --epoll: the loop waits in epoll_wait() on this (empty) epoll instance instead of poll(). */
 static int epoll_fd = -1;
 
-/* The loop's wait, up to @timeout_ms. */
+/*
+ * Around a slow task of the main loop: when the wait before it returned, and the task's number,
+ * the time from that return to its begin and its end, until the next wait says them ("around").
+ */
+static unsigned long long wait_returned;
+static unsigned int around_n;
+static unsigned long long around_head, around_end;
+
+/* The loop's wait, up to @timeout_ms; after a slow task, its "around" line once it returns. */
 static void loop_wait(int timeout_ms)
 {
+	unsigned long long called = now_ns();
 	struct epoll_event ev;
 
 	if (epoll_fd >= 0)
 		epoll_wait(epoll_fd, &ev, 1, timeout_ms);
 	else
 		poll(NULL, 0, timeout_ms);
+	wait_returned = now_ns();
+	if (around_n) {
+		printf("around %u %llu %llu\n", around_n, around_head, called - around_end);
+		around_n = 0;
+	}
 }
 
 /* --hold: waits in the loop's own wait until SIGUSR1 comes. */
@@ -282,12 +301,16 @@ static void timed_task(unsigned int n, enum kind kind, unsigned int ms, int nest
 		body[0] = '\0';	/* a longjmp left dispatch(): no end of its body */
 	else
 		snprintf(body, sizeof(body), " body=%llu", body_end - body_begin);
-	if (posted)
+	if (posted) {
 		printf("task %u %s %llu %llu %llu %llu %llu%s\n", n, kind_names[kind], begin,
 		       end - begin, waited, cpu, begin - posted, body);
-	else
-		printf("task %u %s %llu %llu %llu %llu%s\n", n, kind_names[kind], begin, end - begin,
-		       waited, cpu, body);
+		return;
+	}
+	printf("task %u %s %llu %llu %llu %llu%s\n", n, kind_names[kind], begin, end - begin,
+	       waited, cpu, body);
+	around_n = n;
+	around_head = begin - wait_returned;
+	around_end = end;
 }
 
 /* --fed: sleeps on the feeder's pipe, then runs each item it posted. */
