@@ -16,7 +16,8 @@ For each, watched 7 s:
 - The ticker's row (libuv and GLib, whose loops keep its due time) counts a delay for each
   recorded tick, and its max_delay_millis is 250 +- 10%
   and the program's own largest lateness within 2 ms (the delay columns are whole ms, rounded
-  down); ticks that ran on time keep its mean low.
+  down): at least that of the ticks it surely watched, at most that of those it may have (the
+  probes go in and come out around the watch); ticks that ran on time keep its mean low.
 - The jank events name the task's callback as the handler.
 
 asyncio (asyncio_busy.py, python3 on PATH) runs it with a call_later ticker and a call_soon
@@ -51,23 +52,28 @@ def own_ticks(target):
 
 
 def watch(target, loop, logs, sites=True):
-    """Watches @target, 3 s old, for WATCH_S s: jankwatch's events, stderr and stats.csv rows of
-    the target, and the numbers of the ticks the target had printed 0.2 s after jankwatch said it
-    was ready and 0.2 s before it was told to stop: the ticks between ran surely watched (the
-    probes go in before "ready" and come out after Ctrl-C, and the target may stall a few ms
-    while they do: a tick then is late by that too, and not counted). @sites: the loop's preset
-    names its handlers at handler sites (python's, at its own probe)."""
+    """Watches @target, 3 s old, for WATCH_S s: jankwatch's events and the target's stats.csv
+    rows, and two ranges of the ticks the target printed: those after 0.2 s past jankwatch's
+    "ready" up to 0.2 s before it was told to stop ran surely watched (the probes go in before
+    "ready" and come out after Ctrl-C, and the target may stall a few ms while they do: a tick
+    then is late by that too, and not counted); those after its start up to its exit, maybe.
+    Each range is (first number not in it, last in it). @sites: the loop's preset names its
+    handlers at handler sites (python's, at its own probe)."""
     try:
         wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+        maybe_from = max(own_ticks(target), default=0)
         jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all",
                               "--log-dir", logs.path])
         time.sleep(0.2)
-        ticks_before = len(own_ticks(target))
+        ticks_before = max(own_ticks(target), default=0)
         time.sleep(WATCH_S - 0.4)
-        ticks_after = len(own_ticks(target))
+        ticks_after = max(own_ticks(target), default=0)
         time.sleep(0.2)
         jw.p.send_signal(signal.SIGINT)
         rc = jw.wait(60)
+        # Its lines are read as they come: one printed before the exit may be read just after.
+        time.sleep(0.1)
+        maybe_to = max(own_ticks(target), default=0)
     finally:
         target.kill()
     err = jw.err
@@ -80,7 +86,12 @@ def watch(target, loop, logs, sites=True):
           f"{loop}: it says its handler sites were found ({[l for l in err if 'loop' in l]})")
     with open(os.path.join(logs.path, "stats.csv")) as f:
         rows = [r for r in csv.DictReader(f) if r["pid"] == str(target.pid)]
-    return events, rows, ticks_before, ticks_after
+    return events, rows, (ticks_before, ticks_after), (maybe_from, maybe_to)
+
+
+def late_in(late, ticks):
+    """The largest lateness in ms of the ticks in the range @ticks (first not in, last in)."""
+    return max((ms for n, ms in late.items() if ticks[0] < n <= ticks[1]), default=0)
 
 
 def check_loop(program, loop, task_cb, site, due=True, sites=True):
@@ -88,7 +99,7 @@ def check_loop(program, loop, task_cb, site, due=True, sites=True):
     logs = LogDir()
     cmd = program if isinstance(program, list) else [os.path.join(TARGETS, program)]
     target = Proc(cmd + ["--light", "50", "--posted", "1", "--every", "1000", "--ms", "300"])
-    events, rows, ticks_before, ticks_after = watch(target, loop, logs, sites)
+    events, rows, surely, maybe = watch(target, loop, logs, sites)
     by_name = {}
     for r in rows:
         # Python's handlers are "QUALNAME FILE:LINE"
@@ -129,13 +140,15 @@ def check_loop(program, loop, task_cb, site, due=True, sites=True):
           f"{loop}: a delay for every recorded tick ({light['recorded_delay_message_count']} of "
           f"{light['recorded_message_count']})")
     late = own_ticks(target)
-    watched = [ms for n, ms in late.items() if ticks_before < n <= ticks_after]
-    own_late = max(watched)
+    # The largest lateness of the ticks jankwatch surely saw, and of those it may have seen (CI:
+    # python's 252 against 250.630 ms surely seen, the largest a tick at an edge of the watch).
+    own_late, maybe_late = late_in(late, surely), late_in(late, maybe)
     max_delay = int(light["max_delay_millis"])
     check(225 <= max_delay <= 275, f"{loop}: on_light's max_delay_millis {max_delay} is 250 +- 10%")
-    check(own_late - 2 <= max_delay <= own_late + 1,
+    check(own_late - 2 <= max_delay <= maybe_late + 1,
           f"{loop}: on_light's max_delay_millis {max_delay} is the program's own largest "
-          f"lateness {own_late:.3f} ms")
+          f"lateness while watched: {own_late:.3f} ms (surely seen) to {maybe_late:.3f} ms "
+          f"(maybe seen; {max(late.values()):.3f} in its whole run)")
     mean = int(light["total_delay_millis"]) / int(light["recorded_delay_message_count"])
     check(mean < 0.3 * max_delay,
           f"{loop}: most ticks ran on time (mean delay {mean:.1f} ms)")
@@ -176,7 +189,7 @@ def check_node(node):
                                            "targets", "node_ticker.js"))
     logs = LogDir()
     target = Proc([node, "--perf-basic-prof", script], cwd=logs.path)
-    events, listed, ticks_before, ticks_after = watch(target, "node", logs)
+    events, listed, surely, maybe = watch(target, "node", logs)
     rows = {(r["handler_class"], r["message_name"]): r for r in listed}
     timers = rows.get(("uv__run_timers", "node::Environment::RunTimers(uv_timer_s*)"))
     check_ = rows.get(("uv callback", "node::Environment::CheckImmediate(uv_check_s*)"))
@@ -188,13 +201,14 @@ def check_node(node):
           f"node: CheckImmediate's max latency {max_ms} ms within 5% of the program's own "
           f"longest task {own_max_ms:.3f}")
     late = own_ticks(target)
-    own_late = max(ms for n, ms in late.items() if ticks_before < n <= ticks_after)
+    own_late, maybe_late = late_in(late, surely), late_in(late, maybe)
     max_delay = int(timers["max_delay_millis"])
     # The JS ticker runs inside RunTimers, after whatever node does first there (a GC, a compile:
     # 12.7 ms once in CI): its own lateness is the timer's plus that, never less.
-    check(225 <= max_delay <= 275 and own_late - 25 <= max_delay <= own_late + 2,
+    check(225 <= max_delay <= 275 and own_late - 25 <= max_delay <= maybe_late + 2,
           f"node: RunTimers' max_delay_millis {max_delay} is 250 +- 10% and at most the JS "
-          f"ticker's own largest lateness {own_late:.3f} ms (+2; -25 for node's own work first)")
+          f"ticker's own largest lateness while watched, {own_late:.3f} ms surely seen to "
+          f"{maybe_late:.3f} maybe (+2; -25 for node's own work first)")
     check(len(events) >= WATCH_S - 3 and all(ev["handler"] == "onPosted" for ev in events),
           f"node: the events name the JS function ({[ev['handler'] for ev in events]})")
     logs.cleanup()
