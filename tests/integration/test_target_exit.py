@@ -30,14 +30,18 @@ logs.cleanup()
 
 # Killed in the middle of a jank: the task ends at the exit and is reported, stacks and all.
 logs = LogDir()
-# The slow task begins at 5 s, well after jankwatch (started at 3 s) has its probes in: one
-# begun before them is not seen (it began at 3.5 s, and lost the race now and then).
-target = start_target("--busy", "--ms", "8000", "--every", "5000", "--fast", "5")
-wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+# The target holds in its wait until jankwatch is ready, its slow task 1 s after: one begun
+# before the probes are in is not seen (a fixed start lost the race now and then: jankwatch
+# took 2.1 s to be ready on a fresh machine, past the slow task's 5 s).
+target = start_target("--busy", "--ms", "8000", "--every", "1000", "--fast", "5", "--hold")
+wait_for(lambda: "hold" in target.out, 10, "the target to hold")
 # A stack log, not a trace report, for this long task.
 jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all",
                       "--set", "trace_threshold_ms=60000", "--log-dir", logs.path])
-wait_for(lambda: process_age_s(target.pid) >= 6.5, 10, "the slow task to be 1.5 s in")
+wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+os.kill(target.pid, signal.SIGUSR1)
+released = time.monotonic()
+wait_for(lambda: time.monotonic() - released >= 2.5, 10, "the slow task to be 1.5 s in")
 killed_at = time.time() * 1000
 target.kill()
 rc = jw.wait(30)
