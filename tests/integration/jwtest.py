@@ -684,11 +684,12 @@ class Watched:
         self.tasks, self.ticks = tasks, ticks
 
 
-def watch_loop(target, seconds, extra=()):
+def watch_loop(target, seconds, extra=(), on_ready=None):
     """Watches @target (a Proc that prints "task" and "tick N NS" lines), once it is 3 s old, for
     @seconds with --all, then kills it. Its ticks while watched are a range: jankwatch's probes
     go in before it says it is ready and come out after Ctrl-C, and a tick ending as they come
-    out may not be counted: the sure ones are those 0.2 s inside the window."""
+    out may not be counted: the sure ones are those 0.2 s inside the window. @on_ready, given,
+    is called with @target once jankwatch is ready."""
     logs = LogDir()
     try:
         wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
@@ -696,6 +697,8 @@ def watch_loop(target, seconds, extra=()):
         jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all",
                               "--log-dir", logs.path, *extra])
         ready = time.monotonic()
+        if on_ready:
+            on_ready(target)
         time.sleep(seconds)
         stop = time.monotonic()
         jw.p.send_signal(2)

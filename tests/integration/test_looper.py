@@ -37,10 +37,10 @@ def own_lines(target, kind, lo, hi):
     return out
 
 
-def watch(binary, *args, extra=()):
+def watch(binary, *args, extra=(), on_ready=None):
     """Watches @binary (jw_looper's options @args) for WATCH_S s once it is 3 s old."""
     target = Proc([os.path.join(TARGETS, binary), *args])
-    w = watch_loop(target, WATCH_S, extra)
+    w = watch_loop(target, WATCH_S, extra, on_ready)
     what = f"{binary} {' '.join(args)} {' '.join(extra)}".strip()
     check(w.rc == 0, f"{what}: jankwatch exits 0 ({w.rc})")
     return what, target, w
@@ -54,7 +54,11 @@ def row_count(rows, key):
 
 def native(binary, fd_handler):
     """The SurfaceFlinger-shaped loop: its slow message's and fd callback's janks and rows."""
-    what, target, w = watch(binary, "--fd-at", "5500")
+    # The pipe written 2.5 s after jankwatch is ready (a fixed 5.5 s from the start was before
+    # it, under load, where its start took past 2.5 s): its callback surely watched.
+    what, target, w = watch(binary, "--fd-at", "usr1",
+                            on_ready=lambda t: threading.Timer(
+                                2.5, os.kill, (t.pid, signal.SIGUSR1)).start())
     picked = [l for l in w.err if "loop android (auto: " in l]
     check(picked and "libutils.so" in picked[0] and "each message and fd callback a task" in
           picked[0], f"{what}: the android preset is picked ({[l for l in w.err if 'loop' in l]})")

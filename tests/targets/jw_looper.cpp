@@ -6,7 +6,8 @@
  *     next for its due time plus --tick (or 1 ms from now, once it is late by more);
  *   - SlowHandler's message (what 7) every --every ms (1000), which spins --ms (300);
  *   - PipeCallback, a LooperCallback on a pipe that a feeder thread writes once, --fd-at ms
- *     (1500) after the start, which spins --fd-ms (200);
+ *     (1500) after the start, or with --fd-at usr1 once SIGUSR1 comes (a test sends it when its
+ *     monitor is ready, however slow the machine), which spins --fd-ms (200);
  *   - a plain function (addFd with a Looper_callbackFunc: a SimpleLooperCallback) on an eventfd
  *     that the feeder writes every 100 ms, which reads it and returns.
  * --mode java: the thread also keeps a queue of its own, as Java's MessageQueue does: between
@@ -52,6 +53,9 @@ static unsigned int opt_ms = 300, opt_every = 1000, opt_tick = 16, opt_fd_ms = 2
 		    opt_fd_at = 1500, opt_count, opt_life;
 static const char *opt_out;
 static bool java_mode;
+/* --fd-at usr1: the pipe is written once SIGUSR1 came. */
+static bool fd_on_usr1;
+static volatile sig_atomic_t usr1_came;
 static unsigned int slow_tasks;
 static sp<Looper> looper;
 
@@ -142,9 +146,14 @@ static int on_eventfd(int fd, int events, void *data)
 
 static int pipe_w = -1, event_fd = -1;
 
+static void on_usr1(int)
+{
+	usr1_came = 1;
+}
+
 /*
- * Writes the eventfd every 100 ms, and the pipe once, --fd-at ms after the start; ends the
- * process --life ms after it.
+ * Writes the eventfd every 100 ms, and the pipe once, --fd-at ms after the start (or once
+ * SIGUSR1 came); ends the process --life ms after it.
  */
 static void *feeder(void *)
 {
@@ -162,7 +171,7 @@ static void *feeder(void *)
 		}
 		if (write(event_fd, &one, sizeof(one)) < 0)
 			return NULL;
-		if (!piped && now_ns() - start >= opt_fd_at * 1000000ULL) {
+		if (!piped && (fd_on_usr1 ? usr1_came : now_ns() - start >= opt_fd_at * 1000000ULL)) {
 			piped = true;
 			if (write(pipe_w, "x", 1) < 0)
 				return NULL;
@@ -204,7 +213,7 @@ static void parse_options(int argc, char **argv, int from)
 		else if (!strcmp(argv[i], "--fd-ms"))
 			opt_fd_ms = atoi(v);
 		else if (!strcmp(argv[i], "--fd-at"))
-			opt_fd_at = atoi(v);
+			fd_on_usr1 = !strcmp(v, "usr1"), opt_fd_at = atoi(v);
 		else if (!strcmp(argv[i], "--count"))
 			opt_count = atoi(v);
 		else if (!strcmp(argv[i], "--life"))
@@ -232,6 +241,8 @@ static int run_loop()
 		return 1;
 	}
 	pipe_w = fds[1];
+	if (fd_on_usr1)
+		signal(SIGUSR1, on_usr1);
 	looper->addFd(fds[0], 0, Looper::EVENT_INPUT, piped, NULL);
 	looper->addFd(event_fd, 0, Looper::EVENT_INPUT, on_eventfd, NULL);
 	ticker->due = (nsecs_t)now_ns() + opt_tick * 1000000LL;
@@ -243,6 +254,14 @@ static int run_loop()
 	if (pthread_create(&t, NULL, feeder, NULL)) {
 		fprintf(stderr, "jw_looper: cannot start the feeder\n");
 		return 1;
+	}
+	/* SIGUSR1 goes to the feeder, which the mask it was created with lets take it. */
+	if (fd_on_usr1) {
+		sigset_t usr1;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	}
 	if (java_mode)
 		java_loop();
