@@ -3,7 +3,8 @@
 # What watching adds to a real server's requests. Debian's redis-server (GET, redis-benchmark)
 # and nginx (one worker, a 6-byte file, ab), each pinned to CPU 0 with its client on CPU 1,
 # with one client (each request one wait, one wakeup, one command: the added us per request)
-# and with 50 (requests batched per wait: the throughput kept). Configurations, rotated over
+# and with 50 (requests batched per wait: the throughput kept), each measured after WARMUP_S of
+# the same load. Configurations, rotated over
 # REPS repetitions on the same server: nothing attached (bare), jankwatch's default (-p PID),
 # jankwatch --loop syscall, and bpftrace's uprobe + uretprobe pair with a histogram on the
 # dispatch function (redis's call(), nginx's ngx_http_core_run_phases). Prints per workload the
@@ -26,6 +27,9 @@ READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
 read -r -a CONFIGS <<<"${SERVERS_CONFIGS:-bare default syscall bpftrace}"
 read -r -a WORKLOADS <<<"${SERVERS_WORKLOADS:-redis-c1 redis-c50 nginx-c1 nginx-c50}"
 SETTLE_S=1		# after a tool says it is ready, before the client runs
+# Then the load for this long, not measured, in every configuration alike: a server's steady
+# state, where jankwatch's wait hooks have followed its pace (they switch within a few seconds).
+WARMUP_S=${SERVERS_WARMUP_S:-4}
 WORK=
 SERVER_PID=
 NGINX_WORKER=
@@ -139,24 +143,28 @@ EOF
 }
 
 # One client run of workload @1 (redis-c1, redis-c50, nginx-c1, nginx-c50) on port @2, on CPU
-# 1: prints requests per second.
+# 1: prints requests per second. With @3, for that many seconds instead, printing nothing.
 client()
 {
 	local n=$REQUESTS c=1 rps
+	local -a limit=()
+
+	[[ -z ${3:-} ]] || { limit=(timeout -s INT "$3"); n=$((REQUESTS * 1000)); }
 
 	[[ $1 == *-c50 ]] && { c=50; n=$((REQUESTS * 5)); }
 	# An nginx request (a connection each) takes some twice a redis GET's time.
 	[[ $1 == nginx-* ]] && n=$((n / 3))
 	case $1 in
 	redis-*)
-		rps=$(taskset -c 1 redis-benchmark -p "$2" -t get -c "$c" -n "$n" -q \
+		rps=$("${limit[@]}" taskset -c 1 redis-benchmark -p "$2" -t get -c "$c" -n "$n" -q \
 			2>/dev/null | tr '\r' '\n' | awk '/^GET:/ { print $2 }' | tail -n 1)
 		;;
 	nginx-*)
-		rps=$(taskset -c 1 ab -q -n "$n" -c "$c" "http://127.0.0.1:$2/small" \
+		rps=$("${limit[@]}" taskset -c 1 ab -q -n "$n" -c "$c" "http://127.0.0.1:$2/small" \
 			2>/dev/null | awk '/^Requests per second:/ { print $4 }')
 		;;
 	esac
+	[[ -z ${3:-} ]] || return 0
 	[[ -n $rps ]] || die "$1: the client printed no rate"
 	echo "$rps"
 }
@@ -173,6 +181,7 @@ run_workload()
 		while read -r cfg; do
 			out=$WORK/$w-$cfg-$rep.out
 			attach "$cfg" "$pid" "$fn" "$bin" "$out"
+			client "$w" "$port" "$WARMUP_S" || true
 			rps=$(client "$w" "$port")
 			[[ -z $TOOL_PID ]] || stop_tool "$cfg" "$out"
 			alive "$pid" || die "$w: the server exited"

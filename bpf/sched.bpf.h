@@ -208,7 +208,7 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	/* Woken outside a task, in the loop's wait: the work the next task runs is ready. */
 	if (!s->depth)
 		s->wake_ns = bpf_ktime_get_ns();
-	if (s->first_wait == 1)
+	if (s->first_wait == 1 || wait_end_unseen(s))
 		first_wakeup(p, s);
 	if (!s->off_ns) {
 		/* Seen on the CPU: about to sleep, or asleep after a switch no program saw. */

@@ -8,6 +8,14 @@
 #ifndef JW_BPF_WAIT_H
 #define JW_BPF_WAIT_H
 
+/*
+ * Which of the two ways of seeing the waits counts (JW_WAIT_BY_* bits), set by user space as it
+ * chooses and switches (session_waits.c): the other's programs, still attached or not yet
+ * detached, return at once. Both while a switch to the uprobes settles: a thread that entered
+ * its wrapper just before they counted is seen entering the system call.
+ */
+__u32 wait_hooks = JW_WAIT_BY_UPROBES | JW_WAIT_BY_TRACEPOINTS;
+
 /* Whether thread @p, leaving the CPU, goes to sleep inside a wait system call. */
 static __noinline bool asleep_in_wait(struct task_struct *p)
 {
@@ -88,16 +96,40 @@ static __always_inline bool probes_in(struct jw_task_state *s)
  * return of a wait function (a return probe on the libc wrapper) opens a task whose frame sits
  * above every other, so dispatch probes inside it nest; the next wait's entry closes everything.
  */
-/* A wait returned on thread @task: a task begins (probe id @cookie's). */
-static __always_inline void wait_returned(struct task_struct *task, __u64 cookie)
+/*
+ * Whether a wait's return seen by hooks @by counts. While both kinds count, one wait is seen
+ * twice: its return counts from the tracepoints when they saw its entry (the system call's exit
+ * comes first), else from the uprobes, and the other's is the same wait's.
+ */
+static __always_inline bool return_counts(const struct jw_task_state *s, __u32 by)
+{
+	if (wait_hooks != (JW_WAIT_BY_UPROBES | JW_WAIT_BY_TRACEPOINTS) || !s->wait_by)
+		return true;
+	return by == (s->wait_by & JW_WAIT_BY_TRACEPOINTS ? JW_WAIT_BY_TRACEPOINTS :
+		      JW_WAIT_BY_UPROBES);
+}
+
+/*
+ * Thread @s, asleep outside a task, entered its wait where only the tracepoints counted, and the
+ * uprobes count now: no return probe is on the wrapper it will return through, so its wakeup
+ * begins the task instead (first_wakeup()), as for a thread watched in its wait.
+ */
+static __always_inline bool wait_end_unseen(const struct jw_task_state *s)
+{
+	return !s->depth && s->wait_by == JW_WAIT_BY_TRACEPOINTS &&
+	       wait_hooks == JW_WAIT_BY_UPROBES;
+}
+
+/* A wait returned on thread @task, seen by hooks @by: a task begins (probe id @cookie's). */
+static __always_inline void wait_returned(struct task_struct *task, __u64 cookie, __u32 by)
 {
 	struct jw_task_state *s;
 	__u64 now;
 
-	if (stopped)
+	if (stopped || !(wait_hooks & by))
 		return;
 	s = probe_state(task, cookie, true);
-	if (!s || !probes_in(s))
+	if (!s || !probes_in(s) || !return_counts(s, by))
 		return;
 	s->first_wait = 0;	/* the probes see this thread's waits from here */
 	now = bpf_ktime_get_ns();
@@ -115,20 +147,24 @@ static __always_inline void wait_returned(struct task_struct *task, __u64 cookie
 	s->depth = 1;
 }
 
-/* Thread @task enters a wait: its task ends. */
-static __always_inline void wait_entered(struct task_struct *task, __u64 cookie)
+/* Thread @task enters a wait, seen by hooks @by: its task ends. */
+static __always_inline void wait_entered(struct task_struct *task, __u64 cookie, __u32 by)
 {
 	struct jw_task_state *s;
 
-	if (stopped)
+	if (stopped || !(wait_hooks & by))
 		return;
 	s = probe_state(task, cookie, false);
 	if (!s)
 		return;
 	if (s->first_wait)
 		s->first_wait = 0;	/* the probes see this thread's waits from here */
-	if (s->depth == 0)
+	if (s->depth == 0) {
+		/* The same wait, seen by the other kind too (the system call inside the wrapper). */
+		s->wait_by |= by;
 		return;
+	}
+	s->wait_by = by;
 	s->depth = 0;
 	finish_task(s, current_tid(task), bpf_ktime_get_ns());
 }
@@ -151,7 +187,7 @@ int wait_return(struct pt_regs *ctx)
 {
 	struct task_struct *task = probe_task(ctx);
 
-	wait_returned(task, wait_cookie(ctx, task));
+	wait_returned(task, wait_cookie(ctx, task), JW_WAIT_BY_UPROBES);
 	return 0;
 }
 
@@ -160,7 +196,7 @@ int wait_enter(struct pt_regs *ctx)
 {
 	struct task_struct *task = probe_task(ctx);
 
-	wait_entered(task, wait_cookie(ctx, task));
+	wait_entered(task, wait_cookie(ctx, task), JW_WAIT_BY_UPROBES);
 	return 0;
 }
 
@@ -174,9 +210,9 @@ int wait_session(struct pt_regs *ctx)
 	__u64 cookie = session_cookie(task, &is_return);
 
 	if (is_return)
-		wait_returned(task, cookie);
+		wait_returned(task, cookie, JW_WAIT_BY_UPROBES);
 	else
-		wait_entered(task, cookie);
+		wait_entered(task, cookie, JW_WAIT_BY_UPROBES);
 #endif
 	return 0;
 }
@@ -191,7 +227,7 @@ JW_TRACEPOINT(sys_enter)
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
 	if (is_wait_syscall(id))
-		wait_entered(probe_task(regs), 0);
+		wait_entered(probe_task(regs), 0, JW_WAIT_BY_TRACEPOINTS);
 	return 0;
 }
 
@@ -199,7 +235,7 @@ JW_TRACEPOINT(sys_exit)
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	if (is_wait_syscall(syscall_nr(regs)))
-		wait_returned(probe_task(regs), wait_probe_id);
+		wait_returned(probe_task(regs), wait_probe_id, JW_WAIT_BY_TRACEPOINTS);
 	return 0;
 }
 
@@ -213,7 +249,7 @@ SEC("tracepoint")
 int wait_sys_enter(void *ctx)
 {
 	(void)ctx;
-	wait_entered(current_task(), 0);
+	wait_entered(current_task(), 0, JW_WAIT_BY_TRACEPOINTS);
 	return 0;
 }
 
@@ -221,7 +257,7 @@ SEC("tracepoint")
 int wait_sys_exit(void *ctx)
 {
 	(void)ctx;
-	wait_returned(current_task(), wait_probe_id);
+	wait_returned(current_task(), wait_probe_id, JW_WAIT_BY_TRACEPOINTS);
 	return 0;
 }
 

@@ -226,6 +226,13 @@ enum jw_rate {
 
 #define JW_MAX_RATE_TIDS 64
 
+/*
+ * Syscall mode: which of the two ways of seeing the waits counts (the BPF object's wait_hooks,
+ * its bits). Both while a switch from the tracepoints to the uprobes settles (wait.bpf.h).
+ */
+#define JW_WAIT_BY_UPROBES (1u << 0)
+#define JW_WAIT_BY_TRACEPOINTS (1u << 1)
+
 struct jw_rec_hdr {
 	__u16 type;		/* enum jw_rec_type */
 	__u16 flags;
@@ -486,7 +493,9 @@ struct jw_task_state {
 	 */
 	__u64 py_tstate;
 	__u32 py_probe;
-	__u32 py_pad;
+	/* Syscall mode: which hooks (JW_WAIT_BY_*) saw the entry of the thread's last wait. */
+	__u16 wait_by;
+	__u16 py_pad;
 	__u64 py_timer_type;	/* asyncio's TimerHandle type, once a timer's was seen; 0: not yet */
 	/*
 	 * Queueing delay. wake_ns: the thread was woken outside a task (in the loop's wait) then,

@@ -95,6 +95,63 @@ static void test_short_buffer(void **state)
 	assert_int_equal(strlen(why), sizeof(why) - 1);
 }
 
+/*
+ * On the tracepoints, they stay while they save 1 ms of CPU a second, even by less than the
+ * margins that chose them (no switching back and forth between the two), and go once they save
+ * less: the loop went idle.
+ */
+static void test_keep_tracepoints(void **state)
+{
+	/* 18 ms/s against 28 ms/s: not enough to choose them, enough to keep them. */
+	struct jw_wait_costs between = costs(50000, 10000);
+	/* 1.6M/s x 180 = 288 ms/s against 2184 ms/s. */
+	struct jw_wait_costs busy = costs(800000, 780000);
+	/* 1000 system calls/s x 180 = 0.18 ms/s against 10 waits/s x 1400 = 0.014 ms/s. */
+	struct jw_wait_costs idle = costs(500, 5);
+	/* 0.18 ms/s against 1.12 ms/s: 0.94 ms/s saved, under 1. */
+	struct jw_wait_costs small = costs(500, 400);
+	struct jw_wait_costs none = costs(500, 0);
+	struct jw_wait_costs no_window = costs(500, 5);
+	struct jw_wait_costs no_up = costs(500, 5);
+	char why[512];
+
+	(void)state;
+	assert_false(jw_wait_choose_tracepoints(&between, why, sizeof(why)));
+	assert_true(jw_wait_keep_tracepoints(&between, why, sizeof(why)));
+	assert_non_null(strstr(why, "= 18.00 ms/s"));
+	assert_non_null(strstr(why, "the tracepoints stay while they save 1 ms/s"));
+	assert_true(jw_wait_keep_tracepoints(&busy, why, sizeof(why)));
+	assert_null(strstr(why, "stay until"));
+	assert_false(jw_wait_keep_tracepoints(&idle, why, sizeof(why)));
+	assert_non_null(strstr(why, "10 watched waits/s x 1400 ns with uprobes = 0.01 ms/s"));
+	assert_false(jw_wait_keep_tracepoints(&none, why, sizeof(why)));
+	assert_false(jw_wait_keep_tracepoints(&small, why, sizeof(why)));
+	/* Nothing to go by: they stay. */
+	no_window.window_s = 0;
+	no_up.up_ns = -1;
+	assert_true(jw_wait_keep_tracepoints(&no_window, why, sizeof(why)));
+	assert_string_equal(why, "the machine's system calls could not be counted");
+	assert_true(jw_wait_keep_tracepoints(&no_up, why, sizeof(why)));
+	assert_string_equal(why, "what the uprobes cost could not be measured");
+}
+
+/* A move of 4 times either way is one; under 100 waits/s all rates are alike. */
+static void test_rate_moved(void **state)
+{
+	(void)state;
+	assert_true(jw_wait_rate_moved(10, 17000));
+	assert_true(jw_wait_rate_moved(17000, 10));
+	assert_true(jw_wait_rate_moved(1000, 4000));
+	assert_true(jw_wait_rate_moved(4000, 1000));
+	assert_false(jw_wait_rate_moved(1000, 3900));
+	assert_false(jw_wait_rate_moved(1000, 260));
+	/* 1 and 90 a second are both idle; 399 is under 4 x the floor. */
+	assert_false(jw_wait_rate_moved(1, 90));
+	assert_false(jw_wait_rate_moved(0, 399));
+	assert_true(jw_wait_rate_moved(0, 400));
+	assert_true(jw_wait_rate_moved(400, 0));
+}
+
 static void test_median(void **state)
 {
 	double odd[] = { 5, 1, 9, 3, 7 };
@@ -115,6 +172,8 @@ int main(void)
 		cmocka_unit_test(test_margins),
 		cmocka_unit_test(test_unknowns_keep_uprobes),
 		cmocka_unit_test(test_short_buffer),
+		cmocka_unit_test(test_keep_tracepoints),
+		cmocka_unit_test(test_rate_moved),
 		cmocka_unit_test(test_median),
 	};
 

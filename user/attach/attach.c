@@ -73,7 +73,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 }
 
 static int keep_link(struct jw_attach *a, struct jw_link link, pid_t pid, bool at_once,
-		     bool site)
+		     enum jw_link_role role)
 {
 	if (a->n_links == a->cap_links) {
 		size_t cap = a->cap_links ? 2 * a->cap_links : 16;
@@ -86,7 +86,7 @@ static int keep_link(struct jw_attach *a, struct jw_link link, pid_t pid, bool a
 		a->links = links;
 		a->cap_links = cap;
 	}
-	a->links[a->n_links++] = (struct owned_link){ link, pid, at_once, site };
+	a->links[a->n_links++] = (struct owned_link){ link, pid, at_once, role };
 	return 0;
 }
 
@@ -208,7 +208,8 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 		a->trial[i] = a->wait_tp[i] = jw_link_of(NULL);
 	a->n_slots = threads;
 	a->unindexed = calloc(threads, 1);
-	a->reaper = jw_reaper__new(threads);
+	/* A tag per slot, and one for the session's own links (syscall mode's tracepoints). */
+	a->reaper = jw_reaper__new(threads + 1);
 	if (!a->unindexed || !a->reaper) {
 		jw_reaper__free(a->reaper);
 		free(a->unindexed);
@@ -319,7 +320,7 @@ int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t 
  */
 static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pid,
 			 const char *path, uint64_t offset, bool retprobe, bool args_read,
-			 bool exact, bool site, uint64_t cookie, const char *name)
+			 bool exact, enum jw_link_role role, uint64_t cookie, const char *name)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie);
 	struct jw_placement place = { .skip = 0, .why = "a handler site: where it is" };
@@ -347,7 +348,7 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
 	}
 	jw_log(JW_LOG_DEBUG, "attached %s to %s:%s at file offset 0x%llx (pid %d)",
 	       retprobe ? "return probe" : "uprobe", path, name, (unsigned long long)offset, pid);
-	return keep_link(a, jw_link_of(link), pid, false, site);
+	return keep_link(a, jw_link_of(link), pid, false, role);
 }
 
 /*
@@ -356,8 +357,8 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
  * go, with @cookie. 0, or -errno when the kernel would not have it (the pair goes on instead).
  */
 static int attach_session(struct jw_attach *a, struct bpf_program *prog, pid_t pid,
-			  const char *path, uint64_t offset, bool args_read, uint64_t cookie,
-			  const char *name)
+			  const char *path, uint64_t offset, bool args_read, enum jw_link_role role,
+			  uint64_t cookie, const char *name)
 {
 	struct jw_placement place = { 0 };
 	int fd;
@@ -373,7 +374,7 @@ static int attach_session(struct jw_attach *a, struct bpf_program *prog, pid_t p
 	jw_log(JW_LOG_DEBUG, "uprobe session on %s:%s: %s", path, name, place.why);
 	jw_log(JW_LOG_DEBUG, "attached uprobe session (entry and return) to %s:%s at file offset "
 	       "0x%llx (pid %d)", path, name, (unsigned long long)offset, pid);
-	return keep_link(a, jw_link_fd(fd), pid, false, false);
+	return keep_link(a, jw_link_fd(fd), pid, false, role);
 }
 
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, uint32_t slot)
@@ -396,22 +397,24 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, 
 	/* A return probe's place is its entry's: one session holds both. */
 	if (a->plan.session && !p->exit_offset && !p->site && !p->exact &&
 	    !attach_session(a, a->skel->progs.dispatch_session, p->pid, p->path, p->entry_offset,
-			    args_read, entry_cookie, p->entry_name))
+			    args_read, JW_LINK_TASK, entry_cookie, p->entry_name))
 		return 0;
 	/* The exit first: an entry seen without its exit would leave a task open. */
 	if (p->exit_offset)
 		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path, p->exit_offset,
-				    false, false, p->exact, p->site,
+				    false, false, p->exact, p->site ? JW_LINK_SITE : JW_LINK_TASK,
 				    cookie | (p->site ? JW_COOKIE_SITE_EXIT : 0), p->exit_name);
 	else
 		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path,
-				    p->entry_offset, true, args_read, false, p->site,
+				    p->entry_offset, true, args_read, false,
+				    p->site ? JW_LINK_SITE : JW_LINK_TASK,
 				    cookie | JW_COOKIE_RETPROBE | (p->site ? JW_COOKIE_SITE_EXIT : 0),
 				    p->entry_name);
 	if (err)
 		return err;
 	return attach_uprobe(a, a->skel->progs.dispatch_enter, p->pid, p->path, p->entry_offset,
-			     false, args_read, p->exact, p->site, entry_cookie, p->entry_name);
+			     false, args_read, p->exact, p->site ? JW_LINK_SITE : JW_LINK_TASK,
+			     entry_cookie, p->entry_name);
 }
 
 size_t jw_attach__drop_sites(struct jw_attach *a, pid_t pid)
@@ -419,7 +422,7 @@ size_t jw_attach__drop_sites(struct jw_attach *a, pid_t pid)
 	size_t i, kept = 0;
 
 	for (i = 0; i < a->n_links; i++) {
-		if (a->links[i].pid == pid && a->links[i].site)
+		if (a->links[i].pid == pid && a->links[i].role == JW_LINK_SITE)
 			jw_link_destroy(a->links[i].link);
 		else
 			a->links[kept++] = a->links[i];
@@ -448,7 +451,7 @@ static int attach_tracepoint(struct jw_attach *a, struct bpf_program *prog, cons
 		jw_log(JW_LOG_ERROR, "cannot attach to the %s tracepoint: %s", name, strerror(-err));
 		return err;
 	}
-	return keep_link(a, jw_link_of(link), 0, false, false);
+	return keep_link(a, jw_link_of(link), 0, false, JW_LINK_TASK);
 }
 
 int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char *name,
@@ -458,15 +461,16 @@ int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char
 	int err;
 
 	if (a->plan.session &&
-	    !attach_session(a, a->skel->progs.wait_session, pid, path, offset, false, cookie, name))
+	    !attach_session(a, a->skel->progs.wait_session, pid, path, offset, false, JW_LINK_WAIT,
+			    cookie, name))
 		return 0;
 	/* The entry, which ends a task, first; then the return, which begins one. */
 	err = attach_uprobe(a, a->skel->progs.wait_enter, pid, path, offset, false, false, false,
-			    false, cookie, name);
+			    JW_LINK_WAIT, cookie, name);
 	if (err)
 		return err;
 	return attach_uprobe(a, a->skel->progs.wait_return, pid, path, offset, true, false, false,
-			     false, cookie, name);
+			     JW_LINK_WAIT, cookie, name);
 }
 
 int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino)
@@ -524,7 +528,7 @@ int jw_attach__wait_tracepoints(struct jw_attach *a, bool *own)
 {
 	int err;
 
-	jw_links_destroy_together(a->wait_tp, a->n_wait_tp);
+	jw_attach__drop_wait_tracepoints(a);
 	err = jw_wait_tp_attach(a, a->wait_tp, &a->n_wait_tp, own, false);
 	if (err) {
 		a->n_wait_tp = 0;
@@ -532,6 +536,42 @@ int jw_attach__wait_tracepoints(struct jw_attach *a, bool *own)
 		       strerror(-err));
 	}
 	return err;
+}
+
+void jw_attach__drop_wait_tracepoints(struct jw_attach *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n_wait_tp; i++) {
+		jw_reaper__add(a->reaper, a->wait_tp[i], a->n_slots);
+		a->wait_tp[i] = jw_link_of(NULL);
+	}
+	a->n_wait_tp = 0;
+}
+
+bool jw_attach__wait_tracepoints_going(struct jw_attach *a)
+{
+	return jw_reaper__busy(a->reaper, a->n_slots);
+}
+
+size_t jw_attach__drop_waits(struct jw_attach *a, pid_t pid, uint32_t slot)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < a->n_links; i++) {
+		if (a->links[i].pid == pid && a->links[i].role == JW_LINK_WAIT)
+			jw_reaper__add(a->reaper, a->links[i].link, slot);
+		else
+			a->links[kept++] = a->links[i];
+	}
+	i = a->n_links - kept;
+	a->n_links = kept;
+	return i;
+}
+
+void jw_attach__set_wait_hooks(struct jw_attach *a, uint32_t hooks)
+{
+	__atomic_store_n(&a->skel->data->wait_hooks, hooks, __ATOMIC_SEQ_CST);
 }
 
 int jw_attach__sched(struct jw_attach *a)
@@ -575,7 +615,7 @@ int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int p
 		return err;
 	}
 	/* From here the link owns the perf event's fd and closes it. */
-	return keep_link(a, jw_link_of(link), pid, true, false);
+	return keep_link(a, jw_link_of(link), pid, true, JW_LINK_TASK);
 }
 
 int jw_attach__probes_ready(struct jw_attach *a, uint32_t slot)

@@ -95,8 +95,29 @@ int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char
 int jw_attach__wait_tracepoints(struct jw_attach *a, bool *own);
 
 /*
+ * Which of syscall mode's two ways of seeing the waits counts from now (JW_WAIT_BY_* bits): the
+ * other's programs return at once, attached or not.
+ */
+void jw_attach__set_wait_hooks(struct jw_attach *a, uint32_t hooks);
+
+/*
+ * Takes syscall mode's tracepoints off, or process @pid's wait uprobes (timing slot @slot's
+ * thread, which waits for them as for a forgotten process's): in the background (reaper.h), each
+ * taking a grace period to go. The latter returns how many links.
+ */
+void jw_attach__drop_wait_tracepoints(struct jw_attach *a);
+size_t jw_attach__drop_waits(struct jw_attach *a, pid_t pid, uint32_t slot);
+
+/*
+ * Whether the tracepoints taken off are still going: attached again meanwhile, a wait would
+ * be seen twice. (A slot's uprobes: !jw_attach__slot_free().)
+ */
+bool jw_attach__wait_tracepoints_going(struct jw_attach *a);
+
+/*
  * wait_tracepoints=2's measurements, one at a time; each call ends the one running, and @on
- * false only ends it. Before any thread is watched, so that the programs only cost:
+ * false only ends it. The first two with syscall mode's tracepoints off, so that they cost what
+ * they measure:
  * - trial_tracepoints: syscall mode's tracepoints, as jw_attach__wait_tracepoints() would attach;
  * - trial_uprobes: its uprobe and return probe at file offset @offset of @path, in this process;
  * - count_rates: counts the machine's system calls and the wait system calls of threads @tids

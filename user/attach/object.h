@@ -20,6 +20,13 @@
 /* After abi.h: the skeleton names its types. */
 #include "jankwatch.skel.h"
 
+/* What a link is for: the ones taken off while their process is still watched are told apart. */
+enum jw_link_role {
+	JW_LINK_TASK = 0,	/* the task's own: dispatch probes, a sampler, the whole session's */
+	JW_LINK_SITE,		/* a handler site's: jw_attach__drop_sites() removes it */
+	JW_LINK_WAIT,		/* syscall mode's wait uprobes: jw_attach__drop_waits() */
+};
+
 /*
  * A link, and the process it was made for (0: the whole session's). A sampler's is destroyed at
  * once when its process is forgotten (a perf event of the thread, which an exec keeps: left to
@@ -29,7 +36,7 @@ struct owned_link {
 	struct jw_link link;
 	pid_t pid;
 	bool at_once;
-	bool site;		/* a handler site's: jw_attach__drop_sites() removes it */
+	enum jw_link_role role;
 };
 
 struct jw_attach {

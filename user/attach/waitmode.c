@@ -17,31 +17,74 @@ double jw_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Whether @c's costs are known, else false with @why saying which is not. */
+static bool costs_known(const struct jw_wait_costs *c, char *why, size_t len)
+{
+	if (c->tp_ns >= 0 && c->up_ns >= 0)
+		return true;
+	snprintf(why, len, "what the %s cost could not be measured",
+		 c->tp_ns < 0 ? "tracepoints" : "uprobes");
+	return false;
+}
+
+/*
+ * CPU time per second of each way at @c's rates, in ms (counts/s x ns / 1e6), and the figures
+ * behind them in @why, followed by @tail.
+ */
+static void cost_ms(const struct jw_wait_costs *c, double *tp_ms, double *up_ms, const char *tail,
+		    char *why, size_t len)
+{
+	double syscalls_s = c->syscalls / c->window_s, waits_s = c->waits / c->window_s;
+
+	*tp_ms = syscalls_s * c->tp_ns / 1e6;
+	*up_ms = waits_s * c->up_ns / 1e6;
+	snprintf(why, len, "%.0f system calls/s on the machine x %.0f ns with the tracepoints = "
+		 "%.2f ms/s; %.0f watched waits/s x %.0f ns with uprobes = %.2f ms/s%s", syscalls_s,
+		 c->tp_ns, *tp_ms, waits_s, c->up_ns, *up_ms, tail);
+}
+
 bool jw_wait_choose_tracepoints(const struct jw_wait_costs *c, char *why, size_t len)
 {
-	double syscalls_s, waits_s, tp_ms, up_ms;
+	double tp_ms, up_ms;
 	bool tracepoints;
 
-	if (c->tp_ns < 0 || c->up_ns < 0) {
-		snprintf(why, len, "what the %s cost could not be measured",
-			 c->tp_ns < 0 ? "tracepoints" : "uprobes");
+	if (!costs_known(c, why, len))
 		return false;
-	}
 	if (c->window_s <= 0 || !c->waits) {
 		snprintf(why, len, "the watched threads made no wait system call in %.1f s",
 			 c->window_s > 0 ? c->window_s : 0);
 		return false;
 	}
-	syscalls_s = c->syscalls / c->window_s;
-	waits_s = c->waits / c->window_s;
-	/* CPU time per second of each way at these rates, in ms: counts/s x ns / 1e6. */
-	tp_ms = syscalls_s * c->tp_ns / 1e6;
-	up_ms = waits_s * c->up_ns / 1e6;
+	cost_ms(c, &tp_ms, &up_ms, "", why, len);
 	tracepoints = tp_ms * JW_WAIT_TP_FACTOR < up_ms && up_ms - tp_ms >= JW_WAIT_TP_SAVING_MS;
-	snprintf(why, len, "%.0f system calls/s on the machine x %.0f ns with the tracepoints = "
-		 "%.2f ms/s; %.0f watched waits/s x %.0f ns with uprobes = %.2f ms/s%s", syscalls_s,
-		 c->tp_ns, tp_ms, waits_s, c->up_ns, up_ms,
-		 tracepoints || tp_ms >= up_ms ? "" : ": not enough saved to put the machine on "
-		 "the tracing path");
+	if (!tracepoints && tp_ms < up_ms)
+		cost_ms(c, &tp_ms, &up_ms, ": not enough saved to put the machine on the tracing path",
+			why, len);
 	return tracepoints;
+}
+
+bool jw_wait_keep_tracepoints(const struct jw_wait_costs *c, char *why, size_t len)
+{
+	double tp_ms, up_ms;
+	bool keep;
+
+	if (!costs_known(c, why, len))
+		return true;
+	if (c->window_s <= 0) {
+		snprintf(why, len, "the machine's system calls could not be counted");
+		return true;
+	}
+	cost_ms(c, &tp_ms, &up_ms, "", why, len);
+	keep = up_ms - tp_ms >= JW_WAIT_TP_KEEP_MS;
+	if (keep && (tp_ms * JW_WAIT_TP_FACTOR >= up_ms || up_ms - tp_ms < JW_WAIT_TP_SAVING_MS))
+		cost_ms(c, &tp_ms, &up_ms, ": the tracepoints stay while they save 1 ms/s", why, len);
+	return keep;
+}
+
+bool jw_wait_rate_moved(double chosen, double now)
+{
+	double a = chosen > JW_WAIT_RATE_FLOOR ? chosen : JW_WAIT_RATE_FLOOR;
+	double b = now > JW_WAIT_RATE_FLOOR ? now : JW_WAIT_RATE_FLOOR;
+
+	return b >= a * JW_WAIT_RATE_MOVE || a >= b * JW_WAIT_RATE_MOVE;
 }

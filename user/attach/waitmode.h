@@ -4,8 +4,9 @@
  * (wait_tracepoints=2). Uprobes on the C library's wait functions cost only the watched loop, a
  * trap pair per wait; the sys_enter/sys_exit tracepoints cost a watched wait a fraction of that,
  * but put every system call of every thread on the kernel's tracing path. Which is cheaper
- * depends on the rates: the machine's system calls against the watched threads' waits. Pure
- * arithmetic on measured figures; waitcost.c measures them.
+ * depends on the rates: the machine's system calls against the watched threads' waits, and
+ * those move: the choice is made again as they do (session_waits.c). Pure arithmetic on
+ * measured figures; waitcost.c measures them.
  */
 #ifndef JW_WAITMODE_H
 #define JW_WAITMODE_H
@@ -30,6 +31,8 @@ struct jw_wait_costs {
  */
 #define JW_WAIT_TP_FACTOR 2
 #define JW_WAIT_TP_SAVING_MS 5.0
+/* Chosen, they stay while they save this much (jw_wait_keep_tracepoints()). */
+#define JW_WAIT_TP_KEEP_MS 1.0
 
 /*
  * True when the tracepoints are the cheaper way by the margins above; an empty window or an
@@ -37,6 +40,30 @@ struct jw_wait_costs {
  * least 256 bytes to be whole) gets the figures behind the choice, as one clause.
  */
 bool jw_wait_choose_tracepoints(const struct jw_wait_costs *c, char *why, size_t len);
+
+/*
+ * On the tracepoints already (a choice made earlier), whether they stay: while they save the
+ * machine JW_WAIT_TP_KEEP_MS of CPU per second, so that rates between that and the margins that
+ * chose them do not switch back and forth; below it the uprobes, which cost nothing outside the
+ * watched processes, and whose cost does not grow unseen with the rest of the machine's load.
+ * Unknown costs or an empty window keep them. @why as above.
+ */
+bool jw_wait_keep_tracepoints(const struct jw_wait_costs *c, char *why, size_t len);
+
+/*
+ * Syscall mode chooses again (wait_tracepoints=2) when the watched threads' waits a second moved
+ * JW_WAIT_RATE_MOVE times from the rate of the last choice, either way, rates under
+ * JW_WAIT_RATE_FLOOR counting as that (an idle loop's 1 or 10 a second cost nothing either way);
+ * and every JW_WAIT_RECHOOSE_S anyway, the machine's own rate having moved unseen. Not sooner
+ * than JW_WAIT_SWITCH_GAP_S after a switch.
+ */
+#define JW_WAIT_RATE_MOVE 4
+#define JW_WAIT_RATE_FLOOR 100.0
+#define JW_WAIT_RECHOOSE_S 60
+#define JW_WAIT_SWITCH_GAP_S 5
+
+/* Whether waits a second @now moved far enough from @chosen to choose again. */
+bool jw_wait_rate_moved(double chosen, double now);
 
 /* The median of @v[0..@n) (@n > 0), which it sorts. */
 double jw_median(double *v, size_t n);

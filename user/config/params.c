@@ -75,7 +75,8 @@ static const struct param_def params_table[] = {
 		"syscall mode: 0 uprobes on the C library's wait functions (cost the watched loop "
 		"only); 1 the wait system calls' own tracepoints (cheaper per wait, but every "
 		"system call of the machine pays the tracing path's entry; raw_syscalls' on a "
-		"kernel without them); 2 whichever costs the machine less, measured at start" },
+		"kernel without them); 2 whichever costs the machine less, measured at start "
+		"and again as the loop's pace moves" },
 	[JW_P_HANDLER_SITES] = { JW_P_HANDLER_SITES, "handler_sites", 500, 0, 1000000, 0, 0,
 		"glib and libuv: probes where the loop calls its callbacks name every callback's "
 		"statistics row and a timer's lateness, while a process makes at most this many "

@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attach/waitcost.h"
 #include "base/log.h"
 #include "output/rawfile.h"
 #include "policy/policy.h"
@@ -24,7 +23,7 @@
 #include "session/session_setup.h"
 #include "stacks/debuginfo.h"
 #include "session/session_stats.h"
-#include "loops/placement.h"
+#include "session/session_waits.h"
 
 #define TRACE_WINDOW_NS 3000000000ULL	/* the seed's: a trace covers 3 s */
 
@@ -247,79 +246,6 @@ static void watch_fd(struct session *s, int fd)
 		jw_log(JW_LOG_WARN, "cannot wait for fd %d: %s", fd, strerror(errno));
 }
 
-/*
- * Puts the watched threads into @tids and returns how many; @emulated: every wait function's
- * probe sits on an instruction the kernel emulates.
- */
-static size_t watched_waits(struct session *s, pid_t *tids, bool *emulated)
-{
-	size_t i, n = 0;
-	int k;
-
-	*emulated = true;
-	for (i = 0; i < s->n_slots && n < JW_MAX_RATE_TIDS; i++) {
-		const struct jw_watched *w = s->watched[i];
-
-		if (!w)
-			continue;
-		tids[n++] = w->proc.target.tid;
-		for (k = 0; k < w->n_waits; k++) {
-			const struct jw_wait_func *f = &w->waits[k];
-			struct jw_placement place;
-
-			jw_probe_place_file(f->path, f->offset, false, &place);
-			*emulated = *emulated && place.emulated;
-		}
-	}
-	return n;
-}
-
-/*
- * Syscall mode: whether the waits are seen on the system call tracepoints or by uprobes on the
- * wait functions; with wait_tracepoints=2, whichever costs the machine less, measured now,
- * before any thread is watched (waitcost.h). Attaches the tracepoints if they win and says
- * which it is and why.
- */
-static int choose_wait_hooks(struct session *s)
-{
-	int64_t asked = s->cfg->params.v[JW_P_WAIT_TRACEPOINTS];
-	pid_t tids[JW_MAX_RATE_TIDS];
-	struct jw_wait_costs costs;
-	char why[512], detail[448];
-	bool emulated, own;
-	size_t n;
-	int err;
-
-	if (asked != 2) {
-		s->how.wait_tracepoints = asked == 1;
-		snprintf(why, sizeof(why), "wait_tracepoints=%lld", (long long)asked);
-	} else if (s->how.holding || !(n = watched_waits(s, tids, &emulated))) {
-		/* Nothing waits yet: the way that costs nothing outside the watched processes. */
-		s->how.wait_tracepoints = false;
-		snprintf(why, sizeof(why), "wait_tracepoints=2: no program runs yet to measure");
-	} else {
-		jw_wait_costs_measure(s->attach, tids, n, emulated, &costs);
-		s->how.wait_tracepoints = jw_wait_choose_tracepoints(&costs, detail, sizeof(detail));
-		snprintf(why, sizeof(why), "wait_tracepoints=2: %s", detail);
-	}
-	if (!s->how.wait_tracepoints) {
-		jw_log(JW_LOG_INFO, "syscall mode on uprobes on the C library's wait functions (%s)",
-		       why);
-		return 0;
-	}
-	err = jw_attach__wait_tracepoints(s->attach, &own);
-	if (err)
-		return err;
-	if (own)
-		jw_log(JW_LOG_INFO, "syscall mode on the wait system calls' own tracepoints (%s): "
-		       "every system call of the machine takes the tracing path's entry, only the "
-		       "waits run a program", why);
-	else
-		jw_log(JW_LOG_INFO, "syscall mode on raw_syscalls' sys_enter and sys_exit "
-		       "tracepoints (%s): every system call of the machine runs a program", why);
-	return 0;
-}
-
 /* The loop waits for the ring buffer (its own epoll fd) and the stats socket at once. */
 static int open_poll(struct session *s)
 {
@@ -430,7 +356,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 		return -errno;
 	ret = jw_attach__sched(s->attach);
 	if (!ret && s->how.syscall_mode)
-		ret = choose_wait_hooks(s);
+		ret = session_waits_choose(s);
 	if (ret)
 		return ret;
 	/* Followed first: an exec from here on is reported, however soon it comes. */

@@ -8,14 +8,17 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "base/clocks.h"
 #include "base/hindex.h"
 #include "base/log.h"
 #include "report/handler.h"
 #include "report/report.h"
 #include "report/report_stats.h"
 #include "session/session_stats.h"
+#include "session/session_waits.h"
 #include "session/statsock.h"
 #include "base/text.h"
 
@@ -448,6 +451,9 @@ static void answer(struct session *s, int fd, const struct jw_stats_req *req)
 		break;
 	case JW_STATS_LOST:
 		say_lost(s, f);
+		break;
+	case JW_STATS_HOOKS:
+		session_waits_say(s, f, jw_clock_ns(CLOCK_MONOTONIC));
 		break;
 	}
 	fclose(f);

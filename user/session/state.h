@@ -3,8 +3,8 @@
  * The session's state, shared by the files of session/ (session.c: the loop; session_setup.c:
  * what is watched from the start; session_procs.c: the slots of the watched processes;
  * session_follow.c: the processes followed; session_tasks.c: tasks still running, hangs and
- * trace windows; session_stats.c: the statistics), and the lookups over its slots. Private to
- * session/.
+ * trace windows; session_stats.c: the statistics; session_waits.c: syscall mode's wait hooks),
+ * and the lookups over its slots. Private to session/.
  */
 #ifndef JW_SESSION_STATE_H
 #define JW_SESSION_STATE_H
@@ -38,6 +38,7 @@ struct session_tally {
 };
 
 struct stats_walk;
+struct session_waits;
 
 struct session {
 	struct jw_config *cfg;		/* its params change on SIGHUP */
@@ -82,6 +83,7 @@ struct session {
 	struct jw_hindex names_at;	/* a row key's hash -> names[] */
 	uint64_t lost_samples;	/* samples user space could not keep (out of memory) */
 	struct jw_fleet *fleet;	/* the journal and the metrics (session_fleet.h) */
+	struct session_waits *waits;	/* syscall mode's choice of wait hooks (session_waits.h) */
 	/*
 	 * The run's end (session_stats_freeze()): the kernel's counts and statistics rows read once;
 	 * every output written at exit comes from them.

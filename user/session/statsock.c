@@ -25,7 +25,7 @@
 #define SERVER_TIMEOUT_S 2	/* a client that does not send or read its answer is let go */
 #define CLIENT_TIMEOUT_S 10	/* an instance that does not answer is passed over */
 
-static const char *const cmd_names[] = { "dump", "reset", "hist", "targets", "lost" };
+static const char *const cmd_names[] = { "dump", "reset", "hist", "targets", "lost", "hooks" };
 
 const char *jw_statsock_dir(void)
 {
@@ -379,8 +379,11 @@ static void on_dump(pid_t pid, const char *answer, void *ctx)
 		d->rows++;
 }
 
-/* An instance's losses, one line each, said on stderr: the rows above may lack them. */
-static void on_lost(pid_t pid, const char *answer, void *ctx)
+/*
+ * An instance's losses, and how it hooks what it watches, one line each, said on stderr: the
+ * rows above may lack them.
+ */
+static void on_said(pid_t pid, const char *answer, void *ctx)
 {
 	const char *line, *end;
 
@@ -445,7 +448,8 @@ int jw_stats_main(int argc, char **argv)
 		return 1;
 	}
 	/* Newer than the rest: an older jankwatch refuses it, and has nothing more to say. */
-	ask_all("lost 0\n", on_lost, NULL, true, true);
+	ask_all("lost 0\n", on_said, NULL, true, true);
+	ask_all("hooks 0\n", on_said, NULL, true, true);
 	if (req.pid && !d.rows && !watched_by_any(req.pid)) {
 		fprintf(stderr, "jankwatch stats: no running jankwatch watches pid %d\n",
 			(int)req.pid);

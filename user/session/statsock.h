@@ -4,7 +4,7 @@
  * <dir>/<its pid>.sock in a root-only directory (JANKWATCH_RUN_DIR, else /run/jankwatch, or
  * where there is no /run to write in, the next of base/places.h's), and
  * answers one request a connection: a line "<command>[ <target pid>]", where command is dump,
- * reset (dump, then empty), hist, targets or lost. The answer is text; the connection's end ends
+ * reset (dump, then empty), hist, targets, lost or hooks. The answer is text; the connection's end ends
  * it.
  */
 #ifndef JW_STATSOCK_H
@@ -20,6 +20,7 @@ enum jw_stats_cmd {
 	JW_STATS_HIST,
 	JW_STATS_TARGETS,
 	JW_STATS_LOST,		/* what it lost so far, in the lines its summary would say it */
+	JW_STATS_HOOKS,		/* how it hooks what it watches, where that changes as it runs */
 };
 
 struct jw_stats_req {

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Syscall mode's waits follow the load (wait_tracepoints=2, the default): Debian's redis-server
+watched by its preset while idle (about ten waits a second: uprobes on the C library's wait
+functions, which cost nothing outside it), then loaded by one redis-benchmark client (thousands
+of waits a second, where the wait system calls' tracepoints cost the machine less), then idle
+again.
+
+- -v says each switch, to the tracepoints and back, within a few seconds of the load's change;
+- tasks stay whole across the switches: a DEBUG SLEEP 0.3 in each phase is one jank named by
+  the command, its wall time at least the sleep and no longer than redis-cli waited, and no
+  other task is one (a wait missed would leave a task open across the loop's next sleep);
+- `jankwatch stats` says the kind in force and the switches made; the summary says them too.
+"""
+import re
+
+from jwtest import *
+
+BENCH = "/usr/bin/redis-benchmark"
+TO_TRACEPOINTS = re.compile(r"syscall mode's waits now on (the wait system calls' own|"
+                            r"raw_syscalls' sys_enter and sys_exit) tracepoints \(wait_tracepoints"
+                            r"=2: (\d+) system calls/s .* (\d+) watched waits/s")
+TO_UPROBES = "syscall mode's waits now on uprobes on the C library's wait functions"
+# What "a few seconds" allows: a second's rate, the machine counted 0.3 s, the costs measured
+# once (a fraction of a second), and the loop's own pace.
+FEW_S = 6
+
+
+def line_after(pattern, since, timeout, what):
+    """The first stderr line of jankwatch's after index @since that matches @pattern (a
+    compiled regex or a string), and how long it took to come."""
+    t0 = time.monotonic()
+
+    def find():
+        for l in jw.err[since:]:
+            if (pattern.search(l) if isinstance(pattern, re.Pattern) else pattern in l):
+                return l
+        return None
+    wait_for(lambda: find() or jw.p.poll() is not None, timeout, what)
+    found = find()
+    if found is None:
+        fail(f"jankwatch exited before {what}: " + "\n".join(jw.err))
+    return found, time.monotonic() - t0
+
+
+def slow_command(phase):
+    """DEBUG SLEEP 0.3: one jank, named, as long as the sleep and no longer than the client
+    waited."""
+    before = time.time() * 1000
+    check(redis.cli("DEBUG", "SLEEP", "0.3") == "OK", f"{phase}: DEBUG SLEEP 0.3 answers OK")
+    after = time.time() * 1000
+
+    def mine():
+        return [e for e in json_lines(jw) if before - 5 <= e["begin_time"] <= after + 5]
+    wait_for(lambda: mine() or jw.p.poll() is not None, 15, f"{phase}: the sleep's event")
+    evs = mine()
+    check(len(evs) == 1, f"{phase}: one event for the sleep ({len(evs)})")
+    ev = evs[0]
+    check(ev["handler"] == "debugCommand", f"{phase}: it names debugCommand ({ev['handler']})")
+    check(300 <= ev["wall_ms"] <= after - before + 1,
+          f"{phase}: wall_ms {ev['wall_ms']} is the sleep's, within the {after - before:.1f} ms "
+          "redis-cli waited")
+
+
+require_bpf()
+if not os.access(BENCH, os.X_OK):
+    fail(f"{BENCH} is missing: scripts/setup.sh installs redis-tools")
+redis = Redis()
+jw = bench = None
+try:
+    wait_for(lambda: process_age_s(redis.pid) >= 3, 10, "redis-server to be 3 s old")
+    jw = start_jankwatch(["-p", str(redis.pid), "-v", "--set", "ignore_startup_time=3"])
+    first = [l for l in jw.err if l.startswith("jankwatch: syscall mode on ")]
+    check(len(first) == 1 and "uprobes on the C library's wait functions (wait_tracepoints=2:"
+          in first[0] and "chosen again as the rates move" in first[0],
+          f"idle, it starts on the uprobes, to be chosen again: {first}")
+
+    # Idle past the first few seconds (no switch comes sooner than 5 s after the last).
+    time.sleep(7)
+    check(not any("waits now on" in l for l in jw.err), "idle, it stays on the uprobes")
+    slow_command("idle, on the uprobes")
+
+    mark = len(jw.err)
+    bench = Proc([BENCH, "-p", str(redis.port), "-c", "1", "-t", "get", "-n", "100000000",
+                  "-q"])
+    line, took = line_after(TO_TRACEPOINTS, mark, 30, "the switch to the tracepoints")
+    m = TO_TRACEPOINTS.search(line)
+    check(took <= FEW_S, f"loaded, it switches to the tracepoints {took:.1f} s after the load "
+          f"began ({int(m.group(3))} waits/s, {int(m.group(2))} system calls/s on the machine)")
+    slow_command("loaded, on the tracepoints")
+    # Long enough on the tracepoints that the next switch may come at once.
+    time.sleep(6)
+    check(not any(TO_UPROBES in l for l in jw.err[mark:]),
+          "loaded, it stays on the tracepoints")
+
+    mark = len(jw.err)
+    bench.kill()
+    bench = None
+    line, took = line_after(TO_UPROBES, mark, 30, "the switch back to the uprobes")
+    check(took <= FEW_S, f"idle again, it switches back to the uprobes {took:.1f} s after the "
+          f"load stopped: {line}")
+    time.sleep(1)	# settled: the uprobes alone count, the tracepoints gone
+    slow_command("idle again, on the uprobes")
+
+    r = subprocess.run([JW_BIN, "stats"], capture_output=True, text=True, timeout=30)
+    said = [l for l in r.stderr.splitlines() if "syscall mode's waits" in l]
+    check(r.returncode == 0 and len(said) == 2 and
+          "waits on uprobes on the C library's wait functions for" in said[0] and
+          "switched 2 times" in said[1],
+          f"jankwatch stats says the kind in force and the switches: {said}")
+finally:
+    if bench:
+        bench.kill()
+    rc = stop_jankwatch(jw) if jw else None
+    redis.kill()
+check(rc == 0, f"jankwatch exits 0 (got {rc})")
+# A wait missed at a switch would leave a task open across the loop's next sleep: a jank no
+# command made.
+evs = json_lines(jw)
+check(len(evs) == 3, f"the three sleeps are the run's only janks ({len(evs)}: "
+      f"{[(e['handler'], e['wall_ms']) for e in evs]})")
+check(any("syscall mode's waits switched 2 times" in l for l in jw.err),
+      "the summary says the two switches")
+print("PASS")
