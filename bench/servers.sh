@@ -11,7 +11,9 @@
 # median us per request (1 client) or requests per second (50), what each adds over bare in the
 # same repetition, and for one client jankwatch's added us over bpftrace's.
 # Usage: bench/servers.sh [REPS] [REQUESTS]   (root; build first: cmake --build build)
-# SERVERS_CONFIGS and SERVERS_WORKLOADS choose a part (below).
+# SERVERS_CONFIGS and SERVERS_WORKLOADS choose a part (below). The tools run on the client's CPU,
+# so that the server's has its work alone; each run logs the time the host took from CPU 0
+# meanwhile (steal, /proc/stat): a run with steal measured the host too.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,7 +25,10 @@ READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
 # The configurations (SERVERS_CONFIGS overrides: any of these; tracepoints, jankwatch's default
 # with the waits on the system call tracepoints, --set wait_tracepoints=1, the wait system
 # calls' own where the kernel has them; tracepoints-raw, the same on raw_syscalls') and the
-# workloads (SERVERS_WORKLOADS: any of redis-c1 redis-c50 nginx-c1 nginx-c50).
+# workloads (SERVERS_WORKLOADS: any of redis-c1 redis-c50 nginx-c1 nginx-c50). Two more show
+# what a cpu-clock sampler alone costs, as jankwatch's stacks need one: perf-thread, perf record
+# on the server's thread (an event of the thread's: the kernel starts and stops its timer at
+# every switch of the thread), perf-cpu, on CPU 0 (one per CPU, that runs whoever is there).
 read -r -a CONFIGS <<<"${SERVERS_CONFIGS:-bare default syscall bpftrace}"
 read -r -a WORKLOADS <<<"${SERVERS_WORKLOADS:-redis-c1 redis-c50 nginx-c1 nginx-c50}"
 SETTLE_S=1		# after a tool says it is ready, before the client runs
@@ -45,6 +50,12 @@ cleanup()
 	reap "$TOOL_PID"
 	reap "$SERVER_PID"
 	[[ -z $WORK ]] || rm -rf "$WORK"
+}
+
+# CPU 0's steal time so far, in ms (/proc/stat's 8th field, in USER_HZ ticks).
+cpu0_steal_ms()
+{
+	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu0" { printf "%d\n", $9 * 1000 / hz }' /proc/stat
 }
 
 # A free TCP port on the loopback.
@@ -123,8 +134,8 @@ attach()
 		[[ $cfg == tracepoints* ]] && how=(--set wait_tracepoints=1)
 		[[ $cfg == tracepoints-raw ]] && env=(JW_KERNEL_HIDE=syscall_events)
 		mkdir -p "$WORK/logs"
-		env "${env[@]}" "$BUILD/jankwatch" -v -p "$pid" "${how[@]}" --duration 3600 \
-			--log-dir "$WORK/logs" >"$out" 2>&1 &
+		env "${env[@]}" taskset -c 1 "$BUILD/jankwatch" -v -p "$pid" "${how[@]}" \
+			--duration 3600 --log-dir "$WORK/logs" >"$out" 2>&1 &
 		TOOL_PID=$!
 		wait_for_line "$out" 'ready' "$TOOL_PID" "jankwatch ($cfg)"
 		;;
@@ -134,9 +145,21 @@ BEGIN { printf("ready\\n"); }
 uprobe:$bin:$fn { @start[tid] = nsecs; }
 uretprobe:$bin:$fn /@start[tid]/ { @ns = hist(nsecs - @start[tid]); delete(@start[tid]); }
 EOF
-		bpftrace -B line -p "$pid" "$WORK/pair.bt" >"$out" 2>&1 &
+		taskset -c 1 bpftrace -B line -p "$pid" "$WORK/pair.bt" >"$out" 2>&1 &
 		TOOL_PID=$!
 		wait_for_line "$out" '^ready' "$TOOL_PID" bpftrace
+		;;
+	perf-thread | perf-cpu)
+		local -a on=(-t "$pid")
+
+		[[ $cfg == perf-cpu ]] && on=(-C 0)
+		# The period of jankwatch's default sample_period_ms, 10 ms.
+		taskset -c 1 perf record -e cpu-clock -c 10000000 "${on[@]}" -o "$WORK/perf.data" \
+			>"$out" 2>&1 &
+		TOOL_PID=$!
+		# perf says nothing when it runs: its event is open once its file has its header.
+		sleep 1
+		alive "$TOOL_PID" || die "perf record exited: $(tail -n 3 "$out")"
 		;;
 	esac
 	sleep "$SETTLE_S"
@@ -173,7 +196,7 @@ client()
 # (port @2, watched process @3, dispatch function @4 of binary @5).
 run_workload()
 {
-	local w=$1 port=$2 pid=$3 fn=$4 bin=$5 rep cfg rps out
+	local w=$1 port=$2 pid=$3 fn=$4 bin=$5 rep cfg rps out steal
 
 	# One run thrown away: the first after a start finds the caches and the CPUs' clocks cold.
 	client "$w" "$port" >/dev/null
@@ -182,7 +205,9 @@ run_workload()
 			out=$WORK/$w-$cfg-$rep.out
 			attach "$cfg" "$pid" "$fn" "$bin" "$out"
 			client "$w" "$port" "$WARMUP_S" || true
+			steal=$(cpu0_steal_ms)
 			rps=$(client "$w" "$port")
+			steal=$(($(cpu0_steal_ms) - steal))
 			[[ -z $TOOL_PID ]] || stop_tool "$cfg" "$out"
 			alive "$pid" || die "$w: the server exited"
 			if [[ $w == *-c1 ]]; then
@@ -190,7 +215,7 @@ run_workload()
 			else
 				RESULT[$w,$cfg,$rep]=$rps
 			fi
-			log "$w rep $((rep + 1)) $cfg: ${RESULT[$w,$cfg,$rep]}"
+			log "$w rep $((rep + 1)) $cfg: ${RESULT[$w,$cfg,$rep]} (CPU 0's steal ${steal} ms)"
 		done < <(rotated "$rep" "${CONFIGS[@]}")
 	done
 }
