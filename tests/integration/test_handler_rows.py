@@ -29,7 +29,9 @@ ticker is; CheckImmediate, the posted task), its events the JS function. With JW
 
 Their cost is bounded: jw_glib ticking every millisecond (~1000 callbacks/s) runs over the
 default handler_sites=500; jankwatch says so once and from then on hooks the sites one second in
-every two, so the ticker's row counts about half the iterations (the waits count them all).
+every two (-v says each window): the ticker's row still counts every tick the program made
+while watched, within 2% (scaled to the loop's iterations), its timings those of the seconds
+hooked.
 """
 import csv
 import re
@@ -156,27 +158,47 @@ def check_loop(program, loop, task_cb, site, due=True, sites=True):
 
 
 def check_guard():
+    """A 1 ms ticker (~1000 callbacks/s) over the default handler_sites=500: hooked one second
+    in two, said once; the ticker's row counts every tick all the same (scaled to the loop's
+    iterations), its timings those of the seconds hooked."""
     logs = LogDir()
     target = Proc([os.path.join(TARGETS, "jw_glib"), "--light", "1", "--every", "100000"])
     try:
         wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
-        rc, events, err = run_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3",
-                                         "--duration", "6", "--log-dir", logs.path], 60)
+        maybe_from = max(own_ticks(target), default=0)
+        jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "-v",
+                              "--log-dir", logs.path])
+        surely_from = max(own_ticks(target), default=0)
+        time.sleep(WATCH_S)
+        surely_to = max(own_ticks(target), default=0)
+        rc = stop_jankwatch(jw, 60)
+        time.sleep(0.1)
+        maybe_to = max(own_ticks(target), default=0)
     finally:
         target.kill()
+    err = jw.err
     check(rc == 0, f"guard: jankwatch exits 0 ({rc})")
     said = [l for l in err if "through its handler sites, over handler_sites=500: from now on "
-            "they are hooked one second in every 2 (a sample" in l]
+            "they are hooked one second in every 2 (a sample, its rows' counts scaled" in l]
     check(len(said) == 1, f"guard: it says once that it samples the sites ({said})")
     rate = int(said[0].split(" callbacks/s")[0].split()[-1])
     check(500 < rate <= 1100, f"guard: at the ticker's rate, ~1000 a second ({rate})")
+    windows = [l for l in err if "handler sites off; their window counted" in l]
+    check(len(windows) >= 2, f"guard: -v says each window ({len(windows)})")
     with open(os.path.join(logs.path, "stats.csv")) as f:
         rows = {r["message_name"]: r for r in csv.DictReader(f) if r["pid"] == str(target.pid)}
-    light, loop_row = int(rows["on_light"]["message_count"]), int(rows["syscall"]["message_count"])
-    # Hooked one second in two: about half the iterations (removed for good: a sixth or two).
-    check(0.35 * loop_row < light < 0.8 * loop_row and loop_row > 4000,
-          f"guard: on_light's row counts the ticks of one second in two ({light} of {loop_row} "
-          f"iterations)")
+    light = rows["on_light"]
+    count, recorded = int(light["message_count"]), int(light["recorded_message_count"])
+    # The ticks it watched: at least those from its ready to its stop, at most those from its
+    # start to its exit (the sites go in before "ready" and come out after the stop).
+    surely, maybe = surely_to - surely_from, maybe_to - maybe_from
+    check(surely > 4000 and 0.98 * surely <= count <= 1.02 * maybe,
+          f"guard: on_light's row counts the program's own ticks, {surely} (from ready to stop) "
+          f"to {maybe} (start to exit), within 2% ({count}; the loop's iterations "
+          f"{rows['syscall']['message_count']})")
+    # Timed one second in two: the first seconds hooked, then half the rest.
+    check(0.35 * count < recorded < 0.8 * count,
+          f"guard: its timings are those of the seconds hooked ({recorded} of {count})")
     logs.cleanup()
 
 

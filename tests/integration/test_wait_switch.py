@@ -9,8 +9,15 @@ again.
 - tasks stay whole across the switches: a DEBUG SLEEP 0.3 in each phase is one jank named by
   the command, its wall time at least the sleep and no longer than redis-cli waited, and no
   other task is one (a wait missed would leave a task open across the loop's next sleep);
-- `jankwatch stats` says the kind in force and the switches made; the summary says them too.
+- `jankwatch stats` says the kind in force and the switches made; the summary says them too;
+- call()'s probe (the preset's naming probe, a handler site) is sampled under the load
+  (handler_sites=3000: one client's thousands of GETs a second are over it), said once, -v
+  saying each window; the loaded phase's sleep, sent as a window ends, is named by the stacks
+  (the probe off: debugCommand's row did not count it), and getCommand's row counts the GETs
+  redis counted (INFO commandstats) within 2%, though it timed only a sample of them.
 """
+import csv
+import io
 import re
 
 from jwtest import *
@@ -20,9 +27,21 @@ TO_TRACEPOINTS = re.compile(r"syscall mode's waits now on (the wait system calls
                             r"raw_syscalls' sys_enter and sys_exit) tracepoints \(wait_tracepoints"
                             r"=2: (\d+) system calls/s .* (\d+) watched waits/s")
 TO_UPROBES = "syscall mode's waits now on uprobes on the C library's wait functions"
+SAMPLED = re.compile(r"callbacks/s through its handler sites, over handler_sites=3000: from now "
+                     r"on they are hooked one second in every (\d+) \(a sample, its rows' "
+                     r"counts scaled")
+WINDOW_OFF = re.compile(r"handler sites off; their window counted \d+ calls")
 # What "a few seconds" allows: a second's rate, the machine counted 0.3 s, the costs measured
 # once (a fraction of a second), and the loop's own pace.
 FEW_S = 6
+
+
+def stats_rows():
+    """`jankwatch stats` of redis: its rows by message name."""
+    r = subprocess.run([JW_BIN, "stats", "-p", str(redis.pid)], capture_output=True, text=True,
+                       timeout=30)
+    check(r.returncode == 0, f"jankwatch stats answers ({r.stderr.strip()})")
+    return {row["message_name"]: row for row in csv.DictReader(io.StringIO(r.stdout))}
 
 
 def line_after(pattern, since, timeout, what):
@@ -65,10 +84,12 @@ require_bpf()
 if not os.access(BENCH, os.X_OK):
     fail(f"{BENCH} is missing: scripts/setup.sh installs redis-tools")
 redis = Redis()
+logs = LogDir()
 jw = bench = None
 try:
     wait_for(lambda: process_age_s(redis.pid) >= 3, 10, "redis-server to be 3 s old")
-    jw = start_jankwatch(["-p", str(redis.pid), "-v", "--set", "ignore_startup_time=3"])
+    jw = start_jankwatch(["-p", str(redis.pid), "-v", "--set", "ignore_startup_time=3",
+                          "--set", "handler_sites=3000", "--log-dir", logs.path])
     first = [l for l in jw.err if l.startswith("jankwatch: syscall mode on ")]
     check(len(first) == 1 and "uprobes on the C library's wait functions (wait_tracepoints=2:"
           in first[0] and "chosen again as the rates move" in first[0],
@@ -86,7 +107,17 @@ try:
     m = TO_TRACEPOINTS.search(line)
     check(took <= FEW_S, f"loaded, it switches to the tracepoints {took:.1f} s after the load "
           f"began ({int(m.group(3))} waits/s, {int(m.group(2))} system calls/s on the machine)")
-    slow_command("loaded, on the tracepoints")
+    line, _ = line_after(SAMPLED, mark, 30, "call()'s probe to be sampled")
+    every = int(SAMPLED.search(line).group(1))
+    check(every >= 3, f"loaded, call() is hooked one second in {every}: {line}")
+    # Sent as a window ends, once its probe came off (~0.2 s here): off for N - 1 >= 2 s.
+    line_after(WINDOW_OFF, len(jw.err), 30, "a window of call()'s probe to end")
+    time.sleep(0.5)
+    slow_command("loaded, on the tracepoints, call() off")
+    rows = stats_rows()
+    check(rows["debugCommand"]["recorded_message_count"] == "1",
+          f"loaded, the stacks named it: debugCommand's row counts the idle sleep alone "
+          f"({rows['debugCommand']})")
     # Long enough on the tracepoints that the next switch may come at once.
     time.sleep(6)
     check(not any(TO_UPROBES in l for l in jw.err[mark:]),
@@ -101,6 +132,7 @@ try:
     time.sleep(1)	# settled: the uprobes alone count, the tracepoints gone
     slow_command("idle again, on the uprobes")
 
+    gets = int(re.search(r"cmdstat_get:calls=(\d+)", redis.cli("INFO", "commandstats")).group(1))
     r = subprocess.run([JW_BIN, "stats"], capture_output=True, text=True, timeout=30)
     said = [l for l in r.stderr.splitlines() if "syscall mode's waits" in l]
     check(r.returncode == 0 and len(said) == 2 and
@@ -120,4 +152,11 @@ check(len(evs) == 3, f"the three sleeps are the run's only janks ({len(evs)}: "
       f"{[(e['handler'], e['wall_ms']) for e in evs]})")
 check(any("syscall mode's waits switched 2 times" in l for l in jw.err),
       "the summary says the two switches")
+with open(os.path.join(logs.path, "stats.csv")) as f:
+    rows = {r["message_name"]: r for r in csv.DictReader(f) if r["pid"] == str(redis.pid)}
+got, timed = int(rows["getCommand"]["message_count"]), int(rows["getCommand"]["recorded_message_count"])
+check(abs(got - gets) <= 0.02 * gets and timed < 0.8 * got,
+      f"getCommand's row counts the {gets} GETs redis counted within 2% ({got}), having timed a "
+      f"sample of them ({timed})")
+logs.cleanup()
 print("PASS")

@@ -230,6 +230,25 @@ typedef void (*jw_stats_fn)(const struct jw_stats_key *key, const struct jw_stat
 /* Calls @fn for every statistics row, then for OVERFLOW if it counted any. Returns the rows. */
 int jw_attach__stats_each(const struct jw_attach *a, jw_stats_fn fn, void *ctx);
 
+/* A statistics row's count at a moment. */
+struct jw_row_count {
+	struct jw_stats_key key;
+	uint64_t count;
+};
+
+/*
+ * The inner rows of thread @tid of @pid whose probe id is in @probes (bit i: id i), with their
+ * counts, into *@out (allocated, the caller frees). How many, or -errno.
+ */
+int jw_attach__thread_rows(const struct jw_attach *a, pid_t pid, pid_t tid, uint32_t probes,
+			   struct jw_row_count **out);
+
+/* Row @key's count now (0 when it is gone). */
+uint64_t jw_attach__row_count(const struct jw_attach *a, const struct jw_stats_key *key);
+
+/* The outermost row of probe @probe in slot @slot: its count now (0 when empty). */
+uint64_t jw_attach__outer_count(const struct jw_attach *a, uint32_t slot, uint32_t probe);
+
 /* Empties the statistics of target @pid, or all of them (OVERFLOW too) when @pid is 0. */
 void jw_attach__stats_reset(struct jw_attach *a, pid_t pid);
 

@@ -18,6 +18,8 @@ bool jw_redis_hook(pid_t pid, const char *exe, struct jw_preset *out)
 	p->entry = "call";
 	if (jw_elf_func_offset(p->path, "call", &p->offset, &size, err, sizeof(err)))
 		return false;
+	/* One call per command: hooked, counted and dropped with the handler sites. */
+	p->per_callback = true;
 	p->name_arg = jw_file_read_at(p->path, p->offset, code, sizeof(code)) == 0 &&
 		      jw_arch_derive_call_chain(code, sizeof(code), &p->chain) == 0;
 	out->n_probes = 1;

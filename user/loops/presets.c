@@ -150,8 +150,13 @@ static const struct preset_desc presets[] = {
 				  "ngx_http_request_handler",
 				  "ngx_http_read_client_request_body") },
 	  .sites = jw_sites_nginx, .workers = jw_nginx_workers },
+	/*
+	 * Each command: call() calls the command's function (c->cmd->proc). call()'s probe runs per
+	 * command, a handler site for handler_sites: past it, the stacks name the command.
+	 */
 	{ .name = "redis", .needs = NAMES("aeMain", "processCommand", "call"),
-	  .hook = jw_redis_hook, .why = jw_redis_why },
+	  .rule = { .dispatch = "call", .same_module = true }, .hook = jw_redis_hook,
+	  .why = jw_redis_why },
 	{ .name = "python", .library = "libpython3.*", .or_exe = true,
 	  .needs = NAMES("_PyEval_EvalFrameDefault"),
 	  .hook = jw_python_hook, .why = jw_python_why, .handler_addr_is_data = true },

@@ -486,6 +486,7 @@ static void teardown(struct session *s)
 	for (i = 0; i < s->n_slots; i++)
 		jw_watched__free(s->watched[i], &s->how);
 	jw_proctree__free(s->tree);
+	jw_row_extras_free(&s->extras);
 	jw_ksyms__free(s->ksyms);
 	jw_debuginfo__free(s->debuginfo);
 	s->debuginfo = NULL;

@@ -307,6 +307,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	jw_debuginfo_set_global(s->debuginfo);
 	s->how.cfg = cfg;
 	s->how.child = &s->child;
+	s->how.extras = &s->extras;
 	s->how.by_exe = cfg->n_exes > 0 || cfg->n_names > 0;
 	/* With no --probe, auto has only the syscall envelope to offer so far. */
 	s->how.syscall_mode = cfg->n_probes == 0 ||

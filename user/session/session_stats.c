@@ -210,8 +210,9 @@ static void on_row(const struct jw_stats_key *key, const struct jw_stats_val *v,
 	struct stats_walk *w = ctx;
 	struct stats_name *n;
 	const char *cls, *msg, *proc;
+	struct jw_stats_val scaled;
 	uint32_t *at;
-	uint64_t h;
+	uint64_t h, extra;
 	size_t i;
 
 	/* OVERFLOW cannot say whose tasks it holds: it comes with every process's rows. */
@@ -224,6 +225,13 @@ static void on_row(const struct jw_stats_key *key, const struct jw_stats_val *v,
 		return;
 	if (!key->inner)
 		w->outer_tasks += v->count;
+	/* A handler site's row while its sites are hooked in windows: its count scaled. */
+	extra = key->inner ? jw_row_extras_get(&w->s->extras, key) : 0;
+	if (extra) {
+		scaled = *v;
+		scaled.count += extra;
+		v = &scaled;
+	}
 	n = names_of(w->s, key, v);
 	if (w->name_only)
 		return;
@@ -329,9 +337,21 @@ void session_tally(const struct session *s, struct session_tally *t)
 	t->lost.write_errors = s->reporter ? jw_reporter__counts(s->reporter)->write_errors : 0;
 }
 
+/* The rows of @pid (0: every process) were reset: nothing is added to them any more. */
+static void forget_scaling(struct session *s, pid_t pid)
+{
+	size_t i;
+
+	jw_row_extras_forget(&s->extras, pid);
+	for (i = 0; i < s->n_slots; i++)
+		if (s->watched[i] && (!pid || s->watched[i]->proc.target.pid == pid))
+			jw_sitescale_reset(&s->watched[i]->scale);
+}
+
 void session_stats_freeze(struct session *s)
 {
 	struct stats_walk *w;
+	size_t i;
 	int err;
 
 	if (!s->attach || s->frozen)
@@ -351,6 +371,10 @@ void session_stats_freeze(struct session *s)
 	jw_tracer__flush(s->tracer);
 	session_tally(s, &s->final);
 	s->frozen_count = s->final.tasks;
+	/* Sampled handler sites off now: their rows scaled to the loop's last iterations. */
+	for (i = 0; i < s->n_slots; i++)
+		if (s->watched[i])
+			jw_watched__scale_sites(s->watched[i], &s->how);
 	w = calloc(1, sizeof(*w));
 	if (w) {
 		w->s = s;
@@ -443,6 +467,7 @@ static void answer(struct session *s, int fd, const struct jw_stats_req *req)
 		write_rows(s, f, req->pid, false);
 		jw_attach__stats_reset(s->attach, req->pid);
 		forget_names(s, req->pid);
+		forget_scaling(s, req->pid);
 		jw_log(JW_LOG_INFO, "statistics %s%.0d reset by `jankwatch stats --reset`",
 		       req->pid ? "of pid " : "", (int)req->pid);
 		break;

@@ -93,6 +93,7 @@ struct session {
 	struct session_tally final;
 	uint64_t tasks_reset;		/* tasks of the rows `jankwatch stats --reset` emptied */
 	struct stats_walk *final_rows;
+	struct jw_row_extras extras;	/* how.extras: sampled handler sites' rows, scaled */
 };
 
 /*

@@ -209,12 +209,7 @@ static void preset_dispatches(struct jw_watched *w, const struct jw_watch_how *h
 		p->handlers[base + k] = w->preset.callbacks_named;
 }
 
-/*
- * @w's handler sites on the kernel's side: the preset's probes that are sites, then its callback
- * sites (one probe id for all). A handler site that cannot be hooked is said and left: the
- * stacks still name its handlers.
- */
-static void attach_sites(struct jw_watched *w, const struct jw_watch_how *how)
+void jw_watched__attach_sites(struct jw_watched *w, const struct jw_watch_how *how)
 {
 	const struct jw_preset *pr = &w->preset;
 	const struct jw_target *t = &w->proc.target;
@@ -268,7 +263,7 @@ static int attach_preset(struct jw_watched *w, const struct jw_watch_how *how)
 		if (ret)
 			return ret;
 	}
-	attach_sites(w, how);
+	jw_watched__attach_sites(w, how);
 	return 0;
 }
 
@@ -489,59 +484,6 @@ static void redetect_preset(struct jw_watched *w, const struct jw_watch_how *how
 	       why);
 }
 
-/* Whether @w's preset hooks handler sites. */
-static bool has_sites(const struct jw_watched *w)
-{
-	size_t k;
-
-	for (k = 0; k < w->preset.n_probes; k++)
-		if (w->preset_probes[k].dp.site)
-			return true;
-	return w->preset.n_callbacks > 0;
-}
-
-void jw_watched__guard_sites(struct jw_watched *w, const struct jw_watch_how *how,
-			     const struct jw_task_state *st, uint64_t now)
-{
-	int64_t most = how->cfg->params.v[JW_P_HANDLER_SITES];
-	uint32_t calls = st->site_calls - w->site_calls_seen;
-	double rate, every;
-
-	if (!how->syscall_mode || !has_sites(w))
-		return;
-	if (w->sites_off_until) {
-		if (now < w->sites_off_until)
-			return;
-		/* The next window: hooked again, its rate measured again from now. */
-		attach_sites(w, how);
-		w->sites_off_until = 0;
-		w->site_calls_seen = st->site_calls;
-		w->site_seen_ns = now;
-		return;
-	}
-	if (w->site_seen_ns && now - w->site_seen_ns < 1000000000ULL)
-		return;
-	if (w->site_seen_ns) {
-		rate = calls * 1e9 / (double)(now - w->site_seen_ns);
-		if (rate > (double)most) {
-			/* Off long enough that over time it makes at most @most calls a second. */
-			every = (double)(uint64_t)(rate / (double)most);
-			every += every * (double)most < rate;	/* rounded up */
-			every = every > JW_SITES_MAX_EVERY ? JW_SITES_MAX_EVERY : every;
-			jw_attach__drop_sites(how->attach, w->proc.target.pid);
-			w->sites_off_until = now + (uint64_t)(every - 1) * 1000000000ULL;
-			if (!w->sites_windowed++)
-				jw_log(JW_LOG_WARN, "pid %d (%s): %.0f callbacks/s through its handler "
-				       "sites, over handler_sites=%lld: from now on they are hooked one "
-				       "second in every %.0f (a sample; the stacks name its janks' "
-				       "handlers meanwhile)", w->proc.target.pid, w->proc.target.comm,
-				       rate, (long long)most, every);
-		}
-	}
-	w->site_calls_seen = st->site_calls;
-	w->site_seen_ns = now;
-}
-
 /*
  * Tries of jw_watched__check_waits() (every half second) before a program that maps no C
  * library at all is said to have no waits hooked: its loader maps one before its first line.
@@ -613,6 +555,7 @@ void jw_watched__free(struct jw_watched *w, const struct jw_watch_how *how)
 	}
 	jw_symbolizer__free(w->proc.sym);
 	jw_samplebuf_free(&w->samples);
+	jw_sitescale_free(&w->scale);
 	if (w->pidfd >= 0) {
 		if (how->attach)
 			jw_attach__drop_link(how->attach, w->pidfd, t->tid);

@@ -22,6 +22,7 @@
 #include "process/launch.h"
 #include "loops/presets.h"
 #include "loops/waits.h"
+#include "session/sitescale.h"
 
 /* How the session hooks its processes; it owns this and keeps it current. */
 struct jw_watch_how {
@@ -33,6 +34,7 @@ struct jw_watch_how {
 	bool wait_tracepoints;		/* ... seen on the sys_enter/sys_exit tracepoints */
 	bool holding;			/* the program is held before its exec: nothing mapped yet */
 	bool by_exe;			/* --exe: a --probe BIN may name the executable */
+	struct jw_row_extras *extras;	/* what sampled handler sites add to their rows' counts */
 };
 
 /* A --probe resolved in one process. */
@@ -62,6 +64,7 @@ struct jw_watched {
 	uint64_t site_seen_ns;
 	uint64_t sites_off_until;	/* its sites are off until then (CLOCK_MONOTONIC); 0: on */
 	uint32_t sites_windowed;	/* how many times they were taken off */
+	struct jw_sitescale scale;	/* its rows' counts while they are */
 };
 
 /* The samples held per thread for the task in flight: evenly thinned beyond this. */
@@ -85,6 +88,15 @@ int jw_watched__attach(struct jw_watched *w, const struct jw_watch_how *how);
  */
 void jw_watched__check_waits(struct jw_watched *w, const struct jw_watch_how *how);
 
+/*
+ * @w's handler sites on the kernel's side: the preset's probes that are sites, then its callback
+ * sites (one probe id for all). A handler site that cannot be hooked is said and left: the
+ * stacks still name its handlers.
+ */
+void jw_watched__attach_sites(struct jw_watched *w, const struct jw_watch_how *how);
+
+/* Its handler sites' cost guard (siteguard.c): */
+
 /* The longest a process's handler sites stay off: they sample at least one second in this. */
 #define JW_SITES_MAX_EVERY 60
 
@@ -92,10 +104,18 @@ void jw_watched__check_waits(struct jw_watched *w, const struct jw_watch_how *ho
  * Its handler sites' cost, from its thread's state @st read at @now: once a second, when they
  * ran more calls a second than handler_sites allows, they are taken off for long enough that
  * over time they make at most that many (said the first time), then hooked again for a second,
- * and so on: its handler rows are a sample of one second in every N.
+ * and so on: its handler rows' timings are a sample of one second in every N, their counts
+ * scaled to the loop's iterations (sitescale.h). The first time over, they stay on a second more,
+ * the first window.
  */
 void jw_watched__guard_sites(struct jw_watched *w, const struct jw_watch_how *how,
 			     const struct jw_task_state *st, uint64_t now);
+
+/*
+ * While its handler sites are off: what their rows get added for the loop's iterations since
+ * their last window (sitescale.h), read now. Also before the run's last read.
+ */
+void jw_watched__scale_sites(struct jw_watched *w, const struct jw_watch_how *how);
 
 /*
  * Once it runs: the preset it was resolved without (caught at exec, or held before it: nothing
