@@ -165,6 +165,17 @@ EOF
 	sleep "$SETTLE_S"
 }
 
+# Stops perf record (output in @1): it exits 130 after SIGINT, its data written.
+stop_perf()
+{
+	local rc=0
+
+	kill -INT "$TOOL_PID"
+	wait "$TOOL_PID" || rc=$?
+	TOOL_PID=
+	((rc == 0 || rc == 130)) || { sed 's/^/  | /' "$1" >&2; die "perf record exited with status $rc"; }
+}
+
 # One client run of workload @1 (redis-c1, redis-c50, nginx-c1, nginx-c50) on port @2, on CPU
 # 1: prints requests per second. With @3, for that many seconds instead, printing nothing.
 client()
@@ -208,7 +219,11 @@ run_workload()
 			steal=$(cpu0_steal_ms)
 			rps=$(client "$w" "$port")
 			steal=$(($(cpu0_steal_ms) - steal))
-			[[ -z $TOOL_PID ]] || stop_tool "$cfg" "$out"
+			if [[ $cfg == perf-* ]]; then
+				stop_perf "$out"
+			elif [[ -n $TOOL_PID ]]; then
+				stop_tool "$cfg" "$out"
+			fi
 			alive "$pid" || die "$w: the server exited"
 			if [[ $w == *-c1 ]]; then
 				RESULT[$w,$cfg,$rep]=$(awk -v r="$rps" 'BEGIN { printf "%.2f", 1e6 / r }')
