@@ -588,7 +588,8 @@ int jw_attach__sched(struct jw_attach *a)
 	return err ? err : attach_tracepoint(a, a->skel->progs.on_exit, "sched_process_exit");
 }
 
-int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int period_ms)
+/* A cpu-clock perf event every @period_ms, of thread @tid (-1: any) on CPU @cpu (-1: any). */
+static int open_cpu_clock(pid_t tid, int cpu, unsigned int period_ms)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -596,10 +597,55 @@ int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int p
 		.config = PERF_COUNT_SW_CPU_CLOCK,
 		.sample_period = (uint64_t)period_ms * 1000000,
 	};
+
+	return (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+int jw_attach__cpu_samplers(struct jw_attach *a, unsigned int period_ms)
+{
+	int n = libbpf_num_possible_cpus(), cpu, fd, err, offline = 0;
+	struct bpf_link *link;
+
+	if (n < 0) {
+		jw_log(JW_LOG_ERROR, "cannot count the CPUs: %s", strerror(-n));
+		return n;
+	}
+	for (cpu = 0; cpu < n; cpu++) {
+		fd = open_cpu_clock(-1, cpu, period_ms);
+		if (fd < 0 && errno == ENODEV) {
+			offline++;
+			continue;
+		}
+		if (fd < 0) {
+			err = -errno;
+			jw_log(JW_LOG_ERROR, "cannot open a cpu-clock perf event on CPU %d: %s", cpu,
+			       strerror(-err));
+			return err;
+		}
+		link = bpf_program__attach_perf_event(a->skel->progs.on_sample, fd);
+		if (!link) {
+			err = -errno;
+			close(fd);
+			jw_log(JW_LOG_ERROR, "cannot attach the sampler to CPU %d: %s", cpu,
+			       strerror(-err));
+			return err;
+		}
+		err = keep_link(a, jw_link_of(link), 0, false, JW_LINK_TASK);
+		if (err)
+			return err;
+	}
+	if (offline)
+		jw_log(JW_LOG_WARN, "samplers=1: %d of %d CPUs offline have no sampler: a watched "
+		       "thread on one brought online later has no stacks", offline, n);
+	return 0;
+}
+
+int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int period_ms)
+{
 	struct bpf_link *link;
 	int fd, err;
 
-	fd = syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = open_cpu_clock(tid, -1, period_ms);
 	if (fd < 0) {
 		err = -errno;
 		jw_log(JW_LOG_ERROR, "cannot open a cpu-clock perf event on thread %d: %s", tid,

@@ -143,6 +143,12 @@ int jw_attach__sched(struct jw_attach *a);
 int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int period_ms);
 
 /*
+ * samplers=1: a cpu-clock sampler on each CPU instead, for the whole session (its program
+ * samples a watched thread alone). A CPU offline now is left out, said. 0 or -errno, said.
+ */
+int jw_attach__cpu_samplers(struct jw_attach *a, unsigned int period_ms);
+
+/*
  * --exe: reports (JW_REC_EXEC) every process that execs the file with inode @ino on device
  * @dev, from now on. 0 or -errno.
  */

@@ -356,6 +356,8 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	if (!s->attach)
 		return -errno;
 	ret = jw_attach__sched(s->attach);
+	if (!ret && cfg->params.v[JW_P_SAMPLERS])
+		ret = jw_attach__cpu_samplers(s->attach, cfg->params.v[JW_P_SAMPLE_PERIOD_MS]);
 	if (!ret && s->how.syscall_mode)
 		ret = session_waits_choose(s);
 	if (ret)
