@@ -588,8 +588,13 @@ int jw_attach__sched(struct jw_attach *a)
 	return err ? err : attach_tracepoint(a, a->skel->progs.on_exit, "sched_process_exit");
 }
 
-/* A cpu-clock perf event every @period_ms, of thread @tid (-1: any) on CPU @cpu (-1: any). */
-static int open_cpu_clock(pid_t tid, int cpu, unsigned int period_ms)
+/*
+ * A cpu-clock sampler every @period_ms of thread @tid on any CPU, or (@tid -1) of whoever runs on
+ * CPU @cpu, its link kept for process @pid (0: the session's). 0, or -errno, said, but for
+ * -ENODEV on a CPU (offline: the caller counts them).
+ */
+static int attach_sampler(struct jw_attach *a, pid_t tid, int cpu, unsigned int period_ms,
+			  pid_t pid)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -597,41 +602,43 @@ static int open_cpu_clock(pid_t tid, int cpu, unsigned int period_ms)
 		.config = PERF_COUNT_SW_CPU_CLOCK,
 		.sample_period = (uint64_t)period_ms * 1000000,
 	};
+	struct bpf_link *link;
+	char what[32];
+	int fd, err;
 
-	return (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	snprintf(what, sizeof(what), tid >= 0 ? "thread %d" : "CPU %d", tid >= 0 ? tid : cpu);
+	fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		if (tid >= 0 || err != -ENODEV)
+			jw_log(JW_LOG_ERROR, "cannot open a cpu-clock perf event on %s: %s", what,
+			       strerror(-err));
+		return err;
+	}
+	link = bpf_program__attach_perf_event(a->skel->progs.on_sample, fd);
+	if (!link) {
+		err = -errno;
+		close(fd);
+		jw_log(JW_LOG_ERROR, "cannot attach the sampler to %s: %s", what, strerror(-err));
+		return err;
+	}
+	/* From here the link owns the perf event's fd and closes it; a thread's goes at once. */
+	return keep_link(a, jw_link_of(link), pid, tid >= 0, JW_LINK_TASK);
 }
 
 int jw_attach__cpu_samplers(struct jw_attach *a, unsigned int period_ms)
 {
-	int n = libbpf_num_possible_cpus(), cpu, fd, err, offline = 0;
-	struct bpf_link *link;
+	int n = libbpf_num_possible_cpus(), cpu, err, offline = 0;
 
 	if (n < 0) {
 		jw_log(JW_LOG_ERROR, "cannot count the CPUs: %s", strerror(-n));
 		return n;
 	}
 	for (cpu = 0; cpu < n; cpu++) {
-		fd = open_cpu_clock(-1, cpu, period_ms);
-		if (fd < 0 && errno == ENODEV) {
+		err = attach_sampler(a, -1, cpu, period_ms, 0);
+		if (err == -ENODEV)
 			offline++;
-			continue;
-		}
-		if (fd < 0) {
-			err = -errno;
-			jw_log(JW_LOG_ERROR, "cannot open a cpu-clock perf event on CPU %d: %s", cpu,
-			       strerror(-err));
-			return err;
-		}
-		link = bpf_program__attach_perf_event(a->skel->progs.on_sample, fd);
-		if (!link) {
-			err = -errno;
-			close(fd);
-			jw_log(JW_LOG_ERROR, "cannot attach the sampler to CPU %d: %s", cpu,
-			       strerror(-err));
-			return err;
-		}
-		err = keep_link(a, jw_link_of(link), 0, false, JW_LINK_TASK);
-		if (err)
+		else if (err)
 			return err;
 	}
 	if (offline)
@@ -642,26 +649,7 @@ int jw_attach__cpu_samplers(struct jw_attach *a, unsigned int period_ms)
 
 int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int period_ms)
 {
-	struct bpf_link *link;
-	int fd, err;
-
-	fd = open_cpu_clock(tid, -1, period_ms);
-	if (fd < 0) {
-		err = -errno;
-		jw_log(JW_LOG_ERROR, "cannot open a cpu-clock perf event on thread %d: %s", tid,
-		       strerror(-err));
-		return err;
-	}
-	link = bpf_program__attach_perf_event(a->skel->progs.on_sample, fd);
-	if (!link) {
-		err = -errno;
-		close(fd);
-		jw_log(JW_LOG_ERROR, "cannot attach the sampler to thread %d: %s", tid,
-		       strerror(-err));
-		return err;
-	}
-	/* From here the link owns the perf event's fd and closes it. */
-	return keep_link(a, jw_link_of(link), pid, true, JW_LINK_TASK);
+	return attach_sampler(a, tid, -1, period_ms, pid);
 }
 
 int jw_attach__probes_ready(struct jw_attach *a, uint32_t slot)
