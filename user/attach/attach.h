@@ -242,13 +242,6 @@ struct jw_row_count {
 	uint64_t count;
 };
 
-/*
- * The inner rows of thread @tid of @pid whose probe id is in @probes (bit i: id i), with their
- * counts, into *@out (allocated, the caller frees). How many, or -errno.
- */
-int jw_attach__thread_rows(const struct jw_attach *a, pid_t pid, pid_t tid, uint32_t probes,
-			   struct jw_row_count **out);
-
 /* Row @key's count now (0 when it is gone). */
 uint64_t jw_attach__row_count(const struct jw_attach *a, const struct jw_stats_key *key);
 

@@ -6,7 +6,6 @@
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,39 +92,6 @@ int jw_attach__stats_each(const struct jw_attach *a, jw_stats_fn fn, void *ctx)
 	if (v.count)
 		fn(NULL, &v, ctx);
 	return n;
-}
-
-int jw_attach__thread_rows(const struct jw_attach *a, pid_t pid, pid_t tid, uint32_t probes,
-			   struct jw_row_count **out)
-{
-	const struct bpf_map *map = a->skel->maps.stats;
-	uint32_t max = bpf_map__max_entries(map), seen = 0;
-	struct jw_row_count *rows = NULL, *bigger;
-	struct jw_stats_key key, next;
-	struct jw_stats_val v;
-	size_t n = 0, cap = 0;
-	void *prev = NULL;
-
-	while (seen++ < max && !bpf_map__get_next_key(map, prev, &next, sizeof(next))) {
-		key = next;
-		prev = &key;
-		if (key.pid != (uint32_t)pid || key.tid != (uint32_t)tid || !key.inner ||
-		    key.probe_id >= 32 || !(probes >> key.probe_id & 1) ||
-		    bpf_map__lookup_elem(map, &key, sizeof(key), &v, sizeof(v), 0))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			bigger = realloc(rows, cap * sizeof(*rows));
-			if (!bigger) {
-				free(rows);
-				return -ENOMEM;
-			}
-			rows = bigger;
-		}
-		rows[n++] = (struct jw_row_count){ .key = key, .count = v.count };
-	}
-	*out = rows;
-	return (int)n;
 }
 
 uint64_t jw_attach__row_count(const struct jw_attach *a, const struct jw_stats_key *key)

@@ -41,6 +41,34 @@ static uint64_t loop_iters(const struct jw_watched *w, const struct jw_watch_how
 	return jw_attach__outer_count(how->attach, w->slot, how->cfg->n_probes);
 }
 
+/* The site rows of one thread, gathered from a walk of every row. */
+struct site_rows {
+	uint32_t pid, tid, probes;	/* whose, and its sites' probe ids (bit i: id i) */
+	struct jw_row_count *rows;
+	size_t n, cap;
+	bool failed;
+};
+
+static void gather_row(const struct jw_stats_key *key, const struct jw_stats_val *v, void *ctx)
+{
+	struct site_rows *g = ctx;
+	struct jw_row_count *bigger;
+
+	if (!key || key->pid != g->pid || key->tid != g->tid || !key->inner ||
+	    key->probe_id >= JW_MAX_PROBES || !(g->probes >> key->probe_id & 1) || g->failed)
+		return;
+	if (g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 16;
+		bigger = realloc(g->rows, g->cap * sizeof(*bigger));
+		if (!bigger) {
+			g->failed = true;
+			return;
+		}
+		g->rows = bigger;
+	}
+	g->rows[g->n++] = (struct jw_row_count){ .key = *key, .count = v->count };
+}
+
 /*
  * A window of @w's handler sites opens (@open: they were just hooked, or stay so a second more)
  * or closes (they come off next), on their rows' counts now. Without them, nothing is scaled.
@@ -48,19 +76,20 @@ static uint64_t loop_iters(const struct jw_watched *w, const struct jw_watch_how
 static void scale_window(struct jw_watched *w, const struct jw_watch_how *how, bool open)
 {
 	const struct jw_target *t = &w->proc.target;
-	struct jw_row_count *rows = NULL;
+	struct site_rows g = { .pid = (uint32_t)t->pid, .tid = (uint32_t)t->tid,
+			       .probes = site_probes(w, how) };
 	uint64_t iters = loop_iters(w, how), calls = 0;
-	int n, ret;
 	size_t i;
+	int ret;
 
-	n = jw_attach__thread_rows(how->attach, t->pid, t->tid, site_probes(w, how), &rows);
-	if (n < 0)
-		ret = n;
+	jw_attach__stats_each(how->attach, gather_row, &g);
+	if (g.failed)
+		ret = -ENOMEM;
 	else if (open)
-		ret = jw_sitescale_open(&w->scale, rows, (size_t)n, iters, how->extras);
+		ret = jw_sitescale_open(&w->scale, g.rows, g.n, iters, how->extras);
 	else
-		ret = jw_sitescale_close(&w->scale, rows, (size_t)n, iters);
-	free(rows);
+		ret = jw_sitescale_close(&w->scale, g.rows, g.n, iters);
+	free(g.rows);
 	if (ret) {
 		jw_sitescale_reset(&w->scale);
 		jw_log(JW_LOG_WARN, "pid %d (%s): cannot read its handler sites' rows (%s): their "
