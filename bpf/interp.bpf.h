@@ -119,21 +119,97 @@ static __always_inline __u64 read_py_stack(__u8 *buf, __u64 chunk, __u64 frame, 
 	return base;
 }
 
+/* Where a frame's fields are in its bytes, and what tells its kind (read_py_frames()). */
+struct py_layout {
+	__u64 tag;		/* the bits of a code reference that are not its address */
+	__u64 want;		/* an entry frame's owner byte */
+	__u32 code_at, instr_at, prev_at, entry_at;	/* the fields' offsets in a frame */
+};
+
+/*
+ * Writes frame *@frame at @f, moves *@frame to its caller; false at the walk's end. @buf holds
+ * the data stack's top (@len bytes read from @base; @base 0: nothing read), then room for one
+ * frame. No branch but the walk's end and where a frame is read from: a frame's fields are
+ * picked out of its bytes at offsets the chain bounds, its entry byte's match turned into a bit
+ * arithmetically.
+ */
+static __always_inline bool py_frame_at(struct jw_py_frame *f, __u8 *buf, __u64 base, __u64 len,
+					const struct py_layout *l, __u64 *frame)
+{
+	__u64 off = *frame - base, d;
+	__u32 ca, ia, pa, ea;
+	__u8 *win;
+
+	if (!*frame)
+		return false;
+	/* In the data stack's top as read, or alone into the room after it. */
+	if (!base || *frame < base || off > len - JW_PY_FRAME_WINDOW) {
+		off = JW_PY_STACK_READ;
+		if (bpf_probe_read_user(buf + JW_PY_STACK_READ, JW_PY_FRAME_WINDOW,
+					(void *)*frame))
+			return false;
+	}
+	barrier_var(off);
+	if (off > JW_PY_STACK_READ)
+		return false;
+	win = buf + off;
+	/* Opaque, so that the compiler keeps the masks it could prove needless. */
+	ca = l->code_at;
+	ia = l->instr_at;
+	pa = l->prev_at;
+	ea = l->entry_at;
+	barrier_var(ca);
+	barrier_var(ia);
+	barrier_var(pa);
+	barrier_var(ea);
+	d = win[ea & PY_FIELD_MASK] ^ l->want;
+	/* (d - 1) >> 63: 1 when d is 0, else 0 (d is a byte) */
+	f->code = (*(__u64 *)(win + (ca & PY_FIELD_MASK)) & ~l->tag & ~JW_PY_FRAME_ENTRY) |
+		  ((d - 1) >> 63);
+	f->instr = *(__u64 *)(win + (ia & PY_FIELD_MASK));
+	*frame = *(__u64 *)(win + (pa & PY_FIELD_MASK));
+	return true;
+}
+
+#if !JW_COMPAT
+/* A walk under bpf_loop: what read_py_frames() set up, and where it stands. */
+struct py_walk {
+	struct jw_py_frame *f;
+	__u8 *buf;
+	__u64 base, len, frame;
+	struct py_layout l;
+	__u32 n;	/* frames written */
+};
+
+static long py_walk_step(__u32 i, struct py_walk *w)
+{
+	__u64 k = i;
+
+	/* Opaque, so that the compiler indexes with the value checked here. */
+	barrier_var(k);
+	if (k >= JW_MAX_PY_FRAMES ||
+	    !py_frame_at(&w->f[k], w->buf, w->base, w->len, &w->l, &w->frame))
+		return 1;
+	w->n = k + 1;
+	return 0;
+}
+#endif
+
 /*
  * Writes the Python frames of the thread of state @s at @out (room for PY_ROOM bytes),
  * innermost first; returns how many. The frames of calls lie one after the other in the thread's
  * data stack: its top, where the innermost are, is read at once (scratch @which of py_stacks),
- * and a frame outside it alone (a generator's, a call's own entry frame on the C stack). No
- * branch but the walk's end and where a frame is read from, so that the verifier's walk of the
- * loop stays short: a frame's fields are picked out of its bytes at offsets the chain bounds,
- * its entry byte's match turned into a bit arithmetically.
+ * and a frame outside it alone (a generator's, a call's own entry frame on the C stack). A
+ * bpf_loop where the kernel has it, so that the verifier looks at one frame, not at each of the
+ * walk's (that was a third of the object's load); the compatible build walks a bounded loop.
  */
 static __noinline __u32 read_py_frames(const struct jw_task_state *s, __u8 *out, __u32 which)
 {
-	__u32 id = s->py_probe - 1, code_at, instr_at, prev_at, entry_at, n = 0;
+	__u32 id = s->py_probe - 1, n = 0;
 	struct jw_py_frame *f = (struct jw_py_frame *)out;
 	const struct jw_arg_chain *c;
-	__u64 frame, tag, want, base = 0, chunk = 0, len = 0;
+	__u64 frame, base = 0, chunk = 0, len = 0;
+	struct py_layout l;
 	__u8 *buf;
 
 	if (!s->py_probe || !s->py_tstate)
@@ -142,54 +218,34 @@ static __noinline __u32 read_py_frames(const struct jw_task_state *s, __u8 *out,
 	buf = bpf_map_lookup_elem(&py_stacks, &which);
 	if (!c || !buf || c->kind != JW_HANDLER_PY_CODE)
 		return 0;
-	code_at = c->py_frame_code;
-	instr_at = c->py_frame_instr;
-	prev_at = c->py_frame_previous;
-	entry_at = c->py_frame_entry;
-	if (code_at > JW_PY_FRAME_WINDOW - 8 || instr_at > JW_PY_FRAME_WINDOW - 8 ||
-	    prev_at > JW_PY_FRAME_WINDOW - 8 || entry_at > JW_PY_FRAME_WINDOW - 1)
+	l.code_at = c->py_frame_code;
+	l.instr_at = c->py_frame_instr;
+	l.prev_at = c->py_frame_previous;
+	l.entry_at = c->py_frame_entry;
+	if (l.code_at > JW_PY_FRAME_WINDOW - 8 || l.instr_at > JW_PY_FRAME_WINDOW - 8 ||
+	    l.prev_at > JW_PY_FRAME_WINDOW - 8 || l.entry_at > JW_PY_FRAME_WINDOW - 1)
 		return 0;
-	tag = c->py_ref_tag;
-	want = c->py_entry_value;
+	l.tag = c->py_ref_tag;
+	l.want = c->py_entry_value;
 	frame = py_current_frame(c, s->py_tstate);
 	if (c->py_tstate_chunk != JW_PY_NONE &&
 	    !bpf_probe_read_user(&chunk, sizeof(chunk), (void *)(s->py_tstate + c->py_tstate_chunk)))
 		base = read_py_stack(buf, chunk, frame, &len);
+#if JW_COMPAT
 	for (int i = 0; i < JW_MAX_PY_FRAMES; i++) {
-		__u64 off = frame - base, d;
-		__u32 ca, ia, pa, ea;
-		__u8 *win;
-
-		if (!frame)
+		if (!py_frame_at(&f[i], buf, base, len, &l, &frame))
 			break;
-		/* In the data stack's top as read, or alone into the room after it. */
-		if (!base || frame < base || off > len - JW_PY_FRAME_WINDOW) {
-			off = JW_PY_STACK_READ;
-			if (bpf_probe_read_user(buf + JW_PY_STACK_READ, JW_PY_FRAME_WINDOW,
-						(void *)frame))
-				break;
-		}
-		barrier_var(off);
-		if (off > JW_PY_STACK_READ)
-			break;
-		win = buf + off;
-		/* Opaque, so that the compiler keeps the masks it could prove needless. */
-		ca = code_at;
-		ia = instr_at;
-		pa = prev_at;
-		ea = entry_at;
-		barrier_var(ca);
-		barrier_var(ia);
-		barrier_var(pa);
-		barrier_var(ea);
-		d = win[ea & PY_FIELD_MASK] ^ want;
-		/* (d - 1) >> 63: 1 when d is 0, else 0 (d is a byte) */
-		f[i].code = (*(__u64 *)(win + (ca & PY_FIELD_MASK)) & ~tag & ~JW_PY_FRAME_ENTRY) |
-			    ((d - 1) >> 63);
-		f[i].instr = *(__u64 *)(win + (ia & PY_FIELD_MASK));
-		frame = *(__u64 *)(win + (pa & PY_FIELD_MASK));
 		n = i + 1;
 	}
+#else
+	{
+		struct py_walk w = { .f = f, .buf = buf, .base = base, .len = len, .frame = frame,
+				     .l = l };
+
+		bpf_loop(JW_MAX_PY_FRAMES, py_walk_step, &w, 0);
+		n = w.n;
+	}
+#endif
 	return n;
 }
 

@@ -8,31 +8,64 @@
 #define JW_BPF_SAMPLE_H
 
 /*
+ * Copies the next page's part of [@base, @base + @size) of the user stack, from *@off on, to
+ * @rec's copy; false past the end or at a page that cannot be read.
+ */
+static __always_inline bool copy_stack_page(struct jw_sample_rec *rec, __u64 base, __u64 size,
+					    __u64 *off)
+{
+	__u64 o = *off, chunk = CHUNK - ((base + o) & (CHUNK - 1));
+
+	if (o >= size)
+		return false;
+	if (chunk > size - o)
+		chunk = size - o;
+	barrier_var(o);
+	barrier_var(chunk);
+	/* The reservation has CHUNK bytes of slack past stack_bytes for the verifier. */
+	if (o > stack_bytes || chunk > CHUNK)
+		return false;
+	if (bpf_probe_read_user(rec->stack + o, chunk, (void *)(base + o)))
+		return false;
+	*off = o + chunk;
+	return true;
+}
+
+#if !JW_COMPAT
+/* A copy under bpf_loop: what copy_stack_pages() was asked, and how far it came. */
+struct stack_copy {
+	struct jw_sample_rec *rec;
+	__u64 base, size, off;
+};
+
+static long stack_copy_step(__u32 i, struct stack_copy *c)
+{
+	return !copy_stack_page(c->rec, c->base, c->size, &c->off);
+}
+#endif
+
+/*
  * Copies [@base, @base + @size) of the user stack page by page, up to the first page that cannot
  * be read: one never touched (the random gap the kernel leaves above a new process's initial
  * stack), or past the mapping's end. The frames all lie below. Returns the bytes copied, 0 when
- * none at or above sp (rec->stack_below bytes above @base) were.
+ * none at or above sp (rec->stack_below bytes above @base) were. A bpf_loop where the kernel has
+ * it, so that the verifier looks at one page, not at each (as long to verify as the rest of the
+ * program); the compatible build walks a bounded loop.
  */
 static __always_inline __u32 copy_stack_pages(struct jw_sample_rec *rec, __u64 base, __u64 size)
 {
 	__u64 off = 0;
 
-	for (int i = 0; i < JW_MAX_STACK_BYTES / CHUNK + 1; i++) {
-		__u64 chunk = CHUNK - ((base + off) & (CHUNK - 1));
+#if JW_COMPAT
+	for (int i = 0; i < JW_MAX_STACK_BYTES / CHUNK + 1; i++)
+		if (!copy_stack_page(rec, base, size, &off))
+			break;
+#else
+	struct stack_copy c = { .rec = rec, .base = base, .size = size };
 
-		if (off >= size)
-			break;
-		if (chunk > size - off)
-			chunk = size - off;
-		barrier_var(off);
-		barrier_var(chunk);
-		/* The reservation has CHUNK bytes of slack past stack_bytes for the verifier. */
-		if (off > stack_bytes || chunk > CHUNK)
-			break;
-		if (bpf_probe_read_user(rec->stack + off, chunk, (void *)(base + off)))
-			break;
-		off += chunk;
-	}
+	bpf_loop(JW_MAX_STACK_BYTES / CHUNK + 1, stack_copy_step, &c, 0);
+	off = c.off;
+#endif
 	off &= ~7ULL;
 	/* Nothing at or above sp: no stack at all. */
 	if (off <= rec->stack_below) {
