@@ -2,37 +2,16 @@
 """With no --probe, jankwatch hooks the loop by its wait calls (--loop auto): a task is the time
 between the thread's wait returning and its next wait (hooked on the C library's wait functions,
 or with wait_tracepoints=1 on the wait system calls' own tracepoints, raw_syscalls' on a kernel
-without them). jw_target (poll) has no preset, and a
-python3 asyncio loop (epoll_wait) is told --loop syscall: loop and handler "syscall", each jank
-within 5% of what the program measured itself. Debian's redis-server is recognized: loop "redis",
-and the handler of a task is the command's function, read from call(c) as c->cmd->proc
-(debugCommand, evalCommand), whether the command sleeps or runs on the CPU; of several commands
-run in one iteration, the longest."""
+without them; wait_tracepoints=2 chooses by what each costs at the rates it sees). jw_target
+(poll), which has no preset: loop and handler "syscall", each jank within 5% of what the program
+measured itself. The ways that depend on the kernel, which the VM suite runs on each; real
+programs watched by their waits (asyncio, redis-server) are test_syscall_programs.py's."""
 import re
-import socket
-import sys
 
 from jwtest import *
+from syscall_mode import check_own, finish, watch
 
 require_bpf()
-
-
-def watch(proc, seconds, extra=()):
-    logs = LogDir()
-    wait_for(lambda: process_age_s(proc.pid) >= 3, 10, "the target to be 3 s old")
-    jw = start_jankwatch(["-p", str(proc.pid), "--set", "ignore_startup_time=3", "--all",
-                          "--log-dir", logs.path, *extra])
-    return jw, logs
-
-
-def finish(jw, seconds):
-    time.sleep(seconds)
-    jw.p.send_signal(2)
-    rc = jw.wait(30)
-    check(rc == 0, f"jankwatch exits 0 after Ctrl-C (got {rc})")
-    check(any("(auto: " in l or "(as asked)" in l for l in jw.err),
-          "it says which loop it chose and why")
-    return [json.loads(l) for l in jw.out if l.startswith("{")]
 
 
 # What wait_tracepoints=2 weighs (user/attach/waitmode.h): the tracepoints are taken when they
@@ -69,23 +48,6 @@ def chosen_way(jw, what):
     check(tracepoints == should or edge,
           f"{what}: the choice follows its figures ({line})")
     return tracepoints, (syscalls_s, tp_ms, waits_s, up_ms)
-
-
-def check_own(events, proc, what):
-    tasks = target_tasks(proc)
-    check(len(events) >= 2, f"{what}: at least 2 events ({len(events)})")
-    for ev in events:
-        check(ev["handler"] == "syscall" and ev["loop"] == "syscall",
-              f"{what}: loop and handler are syscall")
-        mine = task_of(ev, tasks, f"{what}: the event matches one task of the program")
-        own_ms = mine.dur_ns / 1e6
-        # Wait to wait: time waiting for a CPU around the callback is not in the program's own,
-        # nor a garbage collection in the poll after its wait returned (asyncio, gc=), nor the
-        # program's own work between its waits and its figure (jw_target's "around").
-        check(matches_own(ev, own_ms, before_ms=mine.gc_ns / 1e6,
-                          around_ms=mine.around_ms(ev)),
-              f"{what}: wall_ms {ev['wall_ms']} (runq {ev['runq_ms']}) within 5% of "
-              f"{own_figures(mine, ev)}")
 
 
 target = start_target("--busy", "--ms", "300", "--every", "700", "--fast", "5")
@@ -141,67 +103,4 @@ try:
 finally:
     target.kill()
 
-# Debian's python3 (the one the packages ship), else whichever runs this test.
-python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-py = Proc([python, os.path.join(os.environ.get("JW_SRC", "."), "tests/targets/asyncio_busy.py"),
-           "--ms", "300", "--every", "700", "--from-wait"])
-try:
-    # The program times its task from its wait's return to its next wait (--from-wait), as
-    # syscall mode does: the loop's own work around the callback is in both (17 ms of it once,
-    # under arm64 emulation).
-    jw, logs = watch(py, 3, ["--loop", "syscall"])
-    events = finish(jw, 3.5)
-    check_own(events, py, "asyncio")
-    text = open(events[0]["external_log"][0]).read()
-    check("_PyEval_EvalFrameDefault" in text or "PyEval" in text,
-          "the asyncio stacks run through the interpreter")
-finally:
-    py.kill()
-
-# redis-server: DEBUG SLEEP 0.3 happens between two epoll_waits.
-def check_redis():
-    redis = Redis()
-    try:
-        jw, logs = watch(redis, 0)
-        marks = []
-        for cmd in (["DEBUG", "SLEEP", "0.3"],
-                    ["EVAL", "local i=0 while i<40000000 do i=i+1 end return i", "0"]):
-            before = time.time() * 1000
-            redis.cli(*cmd)
-            marks.append((before, time.time() * 1000))
-        # Three commands in one write: one iteration runs them all; the longest names the task.
-        before = time.time() * 1000
-        with socket.create_connection(("127.0.0.1", redis.port)) as sock:
-            sock.sendall(b"PING\r\nDEBUG SLEEP 0.3\r\nPING\r\n")
-            got = b""
-            while got.count(b"\r\n") < 3:
-                got += sock.recv(1024)
-        marks.append((before, time.time() * 1000))
-        events = finish(jw, 0.5)
-        # A command's task begins after the client sent it and ends before the reply came back.
-        mine = [[e for e in events if b - 5 <= e["begin_time"] and e["end_time"] <= a + 5]
-                for b, a in marks]
-        check([len(m) for m in mine] == [1, 1, 1], f"redis: one event per command ({mine})")
-        sleep, lua, piped = mine[0][0], mine[1][0], mine[2][0]
-        check(piped["handler"] == "debugCommand" and piped["wall_ms"] >= 300,
-              f"redis: PING, DEBUG SLEEP, PING in one iteration: handler debugCommand, the longest "
-              f"({piped['handler']}, {piped['wall_ms']} ms)")
-        check(sleep["loop"] == "redis" and sleep["handler"] == "debugCommand",
-              f"redis: DEBUG SLEEP handled by debugCommand ({sleep['loop']}, {sleep['handler']})")
-        check(300 <= sleep["wall_ms"] <= marks[0][1] - marks[0][0],
-              f"redis: wall_ms {sleep['wall_ms']} covers the sleep, within what the client waited")
-        check(sleep["blocked_ms"] >= 280 and sleep["cause"] == "blocked",
-              f"redis: blocked ({sleep['blocked_ms']} ms, {sleep['cause']}, offcpu_partial "
-              f"{split_hidden(sleep)})")
-        check(lua["handler"] == "evalCommand" and lua["cause"] in ("cpu", "runqueue"),
-              f"redis: the Lua loop handled by evalCommand ({lua['handler']}, {lua['cause']})")
-    finally:
-        redis.kill()
-
-
-# The VMs (scripts/vmtest.sh) carry no redis-server: there this part is said to be left out.
-if os.path.exists("/usr/bin/redis-server") or not os.environ.get("JW_VM"):
-    check_redis()
-else:
-    print("ok: no redis-server in this VM: its part left out")
 print("PASS")

@@ -60,23 +60,26 @@ if [ "$JW_HIDE_BTF" = 1 ]; then
 	extra=btf_file
 fi
 # on_kernel WORD...: whether this VM is one the words name: kernel versions (its release begins
-# with one of them; none: any kernel) and machines (x86_64, aarch64: uname -m; none: any).
+# with one of them; none: any kernel), machines (x86_64, aarch64: uname -m; none: any) and the
+# kernel's BTF (own-btf, hidden-btf: vmtest.sh --hide-btf; none: either).
 on_kernel()
 {
-	local v kernels=0 kernel_ok=0 machines=0 machine_ok=0
+	local v kernels=0 kernel_ok=0 machines=0 machine_ok=0 btf_ok=1
 	for v in "$@"; do
 		case $v in
 		[0-9]*)
 			kernels=1
 			case $(uname -r) in "$v".*) kernel_ok=1 ;; esac
 			;;
+		own-btf) [ "$JW_HIDE_BTF" = 1 ] && btf_ok=0 ;;
+		hidden-btf) [ "$JW_HIDE_BTF" = 1 ] || btf_ok=0 ;;
 		*)
 			machines=1
 			[ "$v" = "$(uname -m)" ] && machine_ok=1
 			;;
 		esac
 	done
-	[ $kernels = 0 -o $kernel_ok = 1 ] && [ $machines = 0 -o $machine_ok = 1 ]
+	[ $kernels = 0 -o $kernel_ok = 1 ] && [ $machines = 0 -o $machine_ok = 1 ] && [ $btf_ok = 1 ]
 }
 
 grep -v '^#' /jw/vm/tests.list | while read -r name kernels; do
