@@ -7,42 +7,42 @@
 #ifndef JW_BPF_SAMPLE_H
 #define JW_BPF_SAMPLE_H
 
-/*
- * Copies the next page's part of [@base, @base + @size) of the user stack, from *@off on, to
- * @rec's copy; false past the end or at a page that cannot be read.
- */
-static __always_inline bool copy_stack_page(struct jw_sample_rec *rec, __u64 base, __u64 size,
-					    __u64 *off)
-{
-	__u64 o = *off, chunk = CHUNK - ((base + o) & (CHUNK - 1));
+/* A copy of the user stack page by page: what copy_stack_pages() was asked, and how far it came. */
+struct stack_copy {
+	struct jw_sample_rec *rec;
+	__u64 base, size;
+	__u64 off;	/* the bytes copied */
+};
 
-	if (o >= size)
-		return false;
-	if (chunk > size - o)
-		chunk = size - o;
+/*
+ * Copies page @i's part of [@c->base, @c->base + @c->size) (page 0 from base to its page's end,
+ * then whole pages) to the record's copy; 1 past the end or at a page that cannot be read. Where
+ * a page begins comes from @i alone, not from how far the copy came: under bpf_loop, the
+ * verifier then finds the callback's state the same at its second look, where a running offset
+ * would widen by a page at each look (past a million instructions at --stack-bytes 65536).
+ */
+static __always_inline long stack_copy_step(__u32 i, struct stack_copy *c)
+{
+	__u64 first = CHUNK - (c->base & (CHUNK - 1)), k = i, o = 0, chunk = first;
+
+	if (k) {
+		o = first + (k - 1) * CHUNK;
+		chunk = CHUNK;
+	}
+	if (o >= c->size)
+		return 1;
+	if (chunk > c->size - o)
+		chunk = c->size - o;
 	barrier_var(o);
 	barrier_var(chunk);
 	/* The reservation has CHUNK bytes of slack past stack_bytes for the verifier. */
 	if (o > stack_bytes || chunk > CHUNK)
-		return false;
-	if (bpf_probe_read_user(rec->stack + o, chunk, (void *)(base + o)))
-		return false;
-	*off = o + chunk;
-	return true;
+		return 1;
+	if (bpf_probe_read_user(c->rec->stack + o, chunk, (void *)(c->base + o)))
+		return 1;
+	c->off = o + chunk;
+	return 0;
 }
-
-#if !JW_COMPAT
-/* A copy under bpf_loop: what copy_stack_pages() was asked, and how far it came. */
-struct stack_copy {
-	struct jw_sample_rec *rec;
-	__u64 base, size, off;
-};
-
-static long stack_copy_step(__u32 i, struct stack_copy *c)
-{
-	return !copy_stack_page(c->rec, c->base, c->size, &c->off);
-}
-#endif
 
 /*
  * Copies [@base, @base + @size) of the user stack page by page, up to the first page that cannot
@@ -54,19 +54,17 @@ static long stack_copy_step(__u32 i, struct stack_copy *c)
  */
 static __always_inline __u32 copy_stack_pages(struct jw_sample_rec *rec, __u64 base, __u64 size)
 {
-	__u64 off = 0;
+	struct stack_copy c = { .rec = rec, .base = base, .size = size };
+	__u64 off;
 
 #if JW_COMPAT
 	for (int i = 0; i < JW_MAX_STACK_BYTES / CHUNK + 1; i++)
-		if (!copy_stack_page(rec, base, size, &off))
+		if (stack_copy_step(i, &c))
 			break;
 #else
-	struct stack_copy c = { .rec = rec, .base = base, .size = size };
-
 	bpf_loop(JW_MAX_STACK_BYTES / CHUNK + 1, stack_copy_step, &c, 0);
-	off = c.off;
 #endif
-	off &= ~7ULL;
+	off = c.off & ~7ULL;
 	/* Nothing at or above sp: no stack at all. */
 	if (off <= rec->stack_below) {
 		rec->stack_below = 0;
