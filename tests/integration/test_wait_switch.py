@@ -54,8 +54,14 @@ def line_after(pattern, since, timeout, what):
             if (pattern.search(l) if isinstance(pattern, re.Pattern) else pattern in l):
                 return l
         return None
-    wait_for(lambda: find() or jw.p.poll() is not None, timeout, what)
+    while not find() and jw.p.poll() is None and time.monotonic() - t0 < timeout:
+        time.sleep(0.1)
     found = find()
+    if found is None and jw.p.poll() is None:
+        # What it chose meanwhile, and by which figures (-v): the machine's other system calls
+        # weigh on the tracepoints' side.
+        chosen = [l for l in jw.err[since:] if "wait hooks: staying" in l][-3:]
+        fail(f"timed out after {timeout} s waiting for {what}; its last choices: {chosen}")
     if found is None:
         fail(f"jankwatch exited before {what}: " + "\n".join(jw.err))
     return found, time.monotonic() - t0
