@@ -64,6 +64,9 @@ stage "fuzz corpora"
 (cd build-fuzz && ctest --output-on-failure -L fuzz) 2>&1 | tee -a "$log" || status=1
 
 run "integration tests" -L integration
+# jankwatch built with ASan + UBSan against the integration tests that reach most of its code:
+# statistics, traces, faults, hostile input, raw captures, processes that exec, fork workers and
+# come and go by the thousand, the exit's one read.
 stage "integration tests against jankwatch built with ASan + UBSan"
 (cd build-asan && ctest --output-on-failure -L integration \
 	-R 'integration_(bad_input|busy_task|debuginfod|exec_chain|exit_outputs|faults|hostile_elf|hostile_names|nginx_workers|pprof|prefork|raw_symbolize|stats|storm|trace)$') \
