@@ -196,24 +196,30 @@ static long py_walk_step(__u32 i, struct py_walk *w)
 #endif
 
 /*
- * Writes the Python frames of the thread of state @s at @out (room for PY_ROOM bytes),
- * innermost first; returns how many. The frames of calls lie one after the other in the thread's
+ * Writes the Python frames of the thread of state @s into sample @rec, past its stack copy
+ * (room for PY_ROOM bytes), innermost first; returns how many. Where the copy ends is read back
+ * from the record, not passed in: the verifier then sees one way into this function, not one for
+ * each page the copy may end at (with the compatible build's bounded copy, 387004 instructions of
+ * on_sample's walk at 16384 stack bytes, refused at 49152; now 34125 and 35341 at 65536). The frames of calls lie one after the other in the thread's
  * data stack: its top, where the innermost are, is read at once (scratch @which of py_stacks),
  * and a frame outside it alone (a generator's, a call's own entry frame on the C stack). A
  * bpf_loop where the kernel has it, so that the verifier looks at one frame, not at each of the
  * walk's (that was a third of the object's load); the compatible build walks a bounded loop.
  */
-static __noinline __u32 read_py_frames(const struct jw_task_state *s, __u8 *out, __u32 which)
+static __noinline __u32 read_py_frames(const struct jw_task_state *s, struct jw_sample_rec *rec,
+					__u32 which)
 {
-	__u32 id = s->py_probe - 1, n = 0;
-	struct jw_py_frame *f = (struct jw_py_frame *)out;
+	__u32 id = s->py_probe - 1, n = 0, off = *(volatile __u32 *)&rec->stack_size;
+	struct jw_py_frame *f;
 	const struct jw_arg_chain *c;
 	__u64 frame, base = 0, chunk = 0, len = 0;
 	struct py_layout l;
 	__u8 *buf;
 
-	if (!s->py_probe || !s->py_tstate)
+	/* Room: the CHUNK past the stack copy, or PY_ROOM where there is none. */
+	if (!s->py_probe || !s->py_tstate || off > stack_bytes)
 		return 0;
+	f = (struct jw_py_frame *)(rec->stack + off);
 	c = bpf_map_lookup_elem(&arg_chains, &id);
 	buf = bpf_map_lookup_elem(&py_stacks, &which);
 	if (!c || !buf || c->kind != JW_HANDLER_PY_CODE)

@@ -259,16 +259,9 @@ static __always_inline void fill_sample(void *ctx, struct task_struct *task, str
 	if (unwind_mode != JW_UNWIND_FP)
 		rec->stack_size = copy_user_stack(task, rec);
 	rec->hdr.size = sizeof(*rec) + rec->stack_size;
-	if (s->py_probe) {
-		__u32 off = rec->stack_size;
-
-		/* Room: the CHUNK past the stack copy, or PY_ROOM where there is none. */
-		barrier_var(off);
-		if (off <= stack_bytes)
-			rec->hdr.size += read_py_frames(s, rec->stack + off,
-							kind != JW_SAMPLE_ONCPU) *
-					 sizeof(struct jw_py_frame);
-	}
+	if (s->py_probe)
+		rec->hdr.size += read_py_frames(s, rec, kind != JW_SAMPLE_ONCPU) *
+				 sizeof(struct jw_py_frame);
 }
 
 /*

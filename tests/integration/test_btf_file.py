@@ -5,9 +5,9 @@ mounted away. Without --btf jankwatch refuses in one line saying how to make one
 --btf FILE (scripts/make-btf.sh's, reduced to what jankwatch uses; in the VM cut from the
 kernel's own image on the host, JW_TEST_BTF) or --btf DIR laid out as BTFHub's, it runs its
 compatible programs and catches a busy jank whose stacks reach main, by frame pointers and by
-DWARF with --stack-bytes 65536, which they copy 16384 of at most (said in one line: their
-verifier's walk of a longer copy passes its million instructions); a file that is not BTF is
-refused in one line."""
+DWARF with --stack-bytes 65536, the most a sample copies (their verifier walks the copy page by
+page: before the Python walk stopped following each page, a copy past 40000 bytes passed its
+million instructions); a file that is not BTF is refused in one line."""
 import subprocess
 import tempfile
 
@@ -57,10 +57,8 @@ try:
     for given, extra in ((btf, []), (os.path.join(work, "hub"), deep)):
         rc, events, err = run_jankwatch([*probe, "--btf", given, *extra, "--duration", "4"], 90)
         check(rc == 0, f"--btf {given} {extra}: exits 0 (got {rc})")
-        clamped = [l for l in err if "stack_bytes=65536" in l]
-        check(len(clamped) == (1 if extra else 0) and
-              all("copy 16384 bytes of a sample's stack at most" in l for l in clamped),
-              f"--stack-bytes 65536: said once that 16384 are copied ({clamped})")
+        warned = [l for l in err if "stack_bytes" in l or "cannot load" in l]
+        check(not warned, f"--btf {given} {extra}: loaded as asked, nothing cut ({warned})")
         check(any("compatible programs" in l for l in err) and
               any("BTF of this kernel from" in l and release + ".btf" in l or given in l
                   for l in err), f"--btf {given}: says which programs and which BTF it runs")

@@ -28,14 +28,6 @@
  * each (a preset's handler sites are most of them), preallocated: ~2 MiB.
  */
 #define JW_MAX_PROBE_ADDRS 16384
-/*
- * The most of a sample's user stack the compatible programs copy (DWARF modes): the kernels
- * before 5.17 have no bpf_loop, and the verifier walks the bounded copy and everything after it
- * once for each page it may end at (here 386972 instructions at 16384 bytes, 693957 at 32768,
- * refused past its million at 49152). The default, which the 5.10 VMs run.
- */
-#define JW_COMPAT_STACK_BYTES 16384
-
 /* The records' layout is a contract with the BPF object: catch any drift at compile time. */
 _Static_assert(sizeof(struct jw_rec_hdr) == 24, "jw_rec_hdr layout");
 _Static_assert(sizeof(struct jw_task_rec) == 696 && JW_TASK_REC_SIZE_V1 == 672 &&
@@ -257,13 +249,6 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	a->skel->rodata->wait_probe_id = opts->wait_probe_id;
 	a->skel->rodata->unwind_mode = opts->unwind_mode;
 	a->skel->rodata->stack_bytes = opts->unwind_mode == JW_UNWIND_FP ? 0 : opts->stack_bytes;
-	if (plan.compat && a->skel->rodata->stack_bytes > JW_COMPAT_STACK_BYTES) {
-		jw_log(JW_LOG_WARN, "stack_bytes=%u: the compatible programs copy %u bytes of a "
-		       "sample's stack at most (the kernel's verifier walks their copy and what "
-		       "follows it once for each page: past a million instructions beyond that)",
-		       a->skel->rodata->stack_bytes, JW_COMPAT_STACK_BYTES);
-		a->skel->rodata->stack_bytes = JW_COMPAT_STACK_BYTES;
-	}
 	a->skel->rodata->has_attach_cookie = plan.cookies;
 	/* Return probes run it only where the kernel has no attach cookies. */
 	bpf_program__set_autoload(a->skel->progs.dispatch_return, !plan.cookies);
