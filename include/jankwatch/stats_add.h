@@ -12,32 +12,35 @@
 
 #include "jankwatch/abi.h"
 
-/* floor(log2(@v)) for @v > 0; 0 for 0. */
+/*
+ * Whether @v's high half is not zero, 1 or 0, for @v < 2^(2 * @w): with no branch.
+ */
+#define JW_HIGH_HALF(v, w) ((((v) >> (w)) + ((1ULL << (w)) - 1)) >> (w))
+
+/*
+ * floor(log2(@v)) for @v > 0; 0 for 0. A binary search without a branch: in the BPF programs
+ * each branch's side was a known value of its own, which the verifier followed through the rest
+ * of the program, not one range (most of a dispatch probe's verification).
+ */
 static inline __u32 jw_log2(__u64 v)
 {
-	__u32 r = 0;
+	__u64 r, s;
 
-	if (v >> 32) {
-		v >>= 32;
-		r += 32;
-	}
-	if (v >> 16) {
-		v >>= 16;
-		r += 16;
-	}
-	if (v >> 8) {
-		v >>= 8;
-		r += 8;
-	}
-	if (v >> 4) {
-		v >>= 4;
-		r += 4;
-	}
-	if (v >> 2) {
-		v >>= 2;
-		r += 2;
-	}
-	return r + (__u32)(v >> 1);
+	r = JW_HIGH_HALF(v, 32) << 5;
+	v >>= r;
+	s = JW_HIGH_HALF(v, 16) << 4;
+	v >>= s;
+	r |= s;
+	s = JW_HIGH_HALF(v, 8) << 3;
+	v >>= s;
+	r |= s;
+	s = JW_HIGH_HALF(v, 4) << 2;
+	v >>= s;
+	r |= s;
+	s = JW_HIGH_HALF(v, 2) << 1;
+	v >>= s;
+	r |= s;
+	return (__u32)(r | (v >> 1));
 }
 
 /* The log2 histogram slot of @us: i for [2^i, 2^(i+1)), 0 for under 2 us. */
@@ -49,19 +52,22 @@ static inline __u32 jw_stats_slot(__u64 us)
 }
 
 /*
- * jw_stats_slot(@ns / 1000) without a division, which the BPF programs would pay on every task:
- * with L = floor(log2(ns)), 1000 << (L - 10) <= 2^L <= ns always, and 1000 << (L - 9) may be too,
- * so the slot is L - 9 or L - 10. (1000 << 54 still fits in 64 bits.)
+ * jw_stats_slot(@ns / 1000) without a division, which the BPF programs would pay on every task,
+ * and without a branch past the first (jw_log2()): with L = floor(log2(ns)), 1000 << (L - 9) is
+ * in (2^L, 2^(L+1)) as ns is in [2^L, 2^(L+1)), so the slot is L - 9 where ns is at least that,
+ * else L - 10; the sign bit of their difference, less than 2^63 either way, says which. (1000 <<
+ * 54 still fits in 64 bits.) A slot past the last (L - 9 is 54 at most) is the last.
  */
 static inline __u32 jw_stats_slot_ns(__u64 ns)
 {
-	__u32 l, r;
+	__u64 l, r, over;
 
 	if (ns < 2000)
 		return 0;
 	l = jw_log2(ns);
-	r = ns >= (1000ULL << (l - 9)) ? l - 9 : l - 10;
-	return r < JW_HIST_SLOTS ? r : JW_HIST_SLOTS - 1;
+	r = l - 9 - ((ns - (1000ULL << (l - 9))) >> 63);
+	over = (JW_HIST_SLOTS - 1 - r) >> 63;
+	return (__u32)(r - over * (r - (JW_HIST_SLOTS - 1)));
 }
 
 /*

@@ -18,6 +18,39 @@
 #include "report/report_stats.h"
 #include "session/statsock.h"
 
+/* floor(log2(@v)) the slow way: the reference for the branchless jw_log2(). */
+static uint32_t log2_by_shifts(uint64_t v)
+{
+	uint32_t r = 0;
+
+	while (v >>= 1)
+		r++;
+	return r;
+}
+
+static void test_log2(void **state)
+{
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+
+	(void)state;
+	assert_int_equal(jw_log2(0), 0);
+	assert_int_equal(jw_log2(~0ULL), 63);
+	for (int i = 0; i < 64; i++) {
+		uint64_t p = 1ULL << i;
+
+		assert_int_equal(jw_log2(p), i);
+		assert_int_equal(jw_log2(p - 1), log2_by_shifts(p - 1));
+		assert_int_equal(jw_log2(p + 1), log2_by_shifts(p + 1));
+		assert_int_equal(jw_log2(p | (p - 1)), i);
+	}
+	for (int i = 0; i < 1000000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		assert_int_equal(jw_log2(x >> (x & 63)), log2_by_shifts(x >> (x & 63)));
+	}
+}
+
 static void test_slots(void **state)
 {
 	(void)state;
@@ -231,6 +264,7 @@ static void test_requests(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_log2),
 		cmocka_unit_test(test_slots),
 		cmocka_unit_test(test_slots_from_ns),
 		cmocka_unit_test(test_stream_every_task),
