@@ -301,10 +301,19 @@ class LogDir:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
+# How long jankwatch may take to load its programs and attach: seconds here, and in a VM under
+# emulation, its one vCPU shared with a busy target, tens of them (arm64 6.12: past 30; arm64
+# 5.10 once past 60, its verifier still walking the compatible programs).
+READY_TIMEOUT_S = 120 if os.environ.get("JW_VM") else 30
+# What a run's own time allows for its load beyond what it takes here.
+LOAD_ALLOWANCE_S = READY_TIMEOUT_S - 30
+
+
 def run_jankwatch(args, timeout):
-    """Runs jankwatch to completion; returns (rc, events, stderr lines)."""
+    """Runs jankwatch to completion, @timeout seconds at most (in a VM, LOAD_ALLOWANCE_S more);
+    returns (rc, events, stderr lines)."""
     p = Proc([JW_BIN, *args])
-    rc = p.wait(timeout)
+    rc = p.wait(timeout + LOAD_ALLOWANCE_S)
     events = []
     for line in p.out:
         try:
@@ -329,11 +338,6 @@ def capture_raw(binary, target_args, log_dir, raw):
     finally:
         target.kill()
     return rc, events
-
-
-# How long jankwatch may take to load its programs and attach: seconds here, and in a VM under
-# emulation, its one vCPU shared with a busy target, tens of them (arm64 6.12: past 30).
-READY_TIMEOUT_S = 120 if os.environ.get("JW_VM") else 30
 
 
 def start_jankwatch(args):
