@@ -29,7 +29,8 @@ READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
 # what a cpu-clock sampler alone costs, as jankwatch's stacks need one: perf-thread, perf record
 # on the server's thread (an event of the thread's: the kernel starts and stops its timer at
 # every switch of the thread), perf-cpu, on CPU 0 (one per CPU, that runs whoever is there);
-# samplers-cpu is jankwatch's default with samplers=1 (its samplers one per CPU).
+# samplers-cpu and samplers-thread are jankwatch's default with samplers=1 and samplers=0 (its
+# samplers one per CPU, one per watched thread; the default, samplers=2, chooses by the rates).
 read -r -a CONFIGS <<<"${SERVERS_CONFIGS:-bare default syscall bpftrace}"
 read -r -a WORKLOADS <<<"${SERVERS_WORKLOADS:-redis-c1 redis-c50 nginx-c1 nginx-c50}"
 SETTLE_S=1		# after a tool says it is ready, before the client runs
@@ -128,11 +129,12 @@ attach()
 	TOOL_PID=
 	case $cfg in
 	bare) return 0 ;;
-	default | syscall | tracepoints | tracepoints-raw | samplers-cpu)
+	default | syscall | tracepoints | tracepoints-raw | samplers-cpu | samplers-thread)
 		local -a how=() env=()
 
 		[[ $cfg == syscall ]] && how=(--loop syscall)
 		[[ $cfg == samplers-cpu ]] && how=(--set samplers=1)
+		[[ $cfg == samplers-thread ]] && how=(--set samplers=0)
 		[[ $cfg == tracepoints* ]] && how=(--set wait_tracepoints=1)
 		[[ $cfg == tracepoints-raw ]] && env=(JW_KERNEL_HIDE=syscall_events)
 		mkdir -p "$WORK/logs"

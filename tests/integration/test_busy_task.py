@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A 300 ms busy task is reported with wall_ms within 5% of what the target measured itself, and
 its stack log names the busy function under main, from the task's start: with the stacks'
-timers one per watched thread (samplers=0, the default) and one per CPU (samplers=1)."""
+timers one per watched thread (samplers=0) and one per CPU (samplers=1); the default, samplers=2,
+chooses between them as the threads switch (test_wait_switch)."""
 import re
 
 from jwtest import *

@@ -9,7 +9,11 @@ again.
 - tasks stay whole across the switches: a DEBUG SLEEP 0.3 in each phase is one jank named by
   the command, its wall time at least the sleep and no longer than redis-cli waited, and no
   other task is one (a wait missed would leave a task open across the loop's next sleep);
-- `jankwatch stats` says the kind in force and the switches made; the summary says them too;
+- the stacks' samplers follow the load too (samplers=2, the default): one per watched thread
+  while idle, one per CPU within a few seconds of the load (tens of thousands of switches a
+  second, where a thread's own sampler's timer is started and stopped at each), one per thread
+  again when it stops; the loaded sleep's stacks come from the CPUs' samplers;
+- `jankwatch stats` says the kind in force and the switches made, of both; the summary too;
 - call()'s probe (the preset's naming probe, a handler site) is sampled under the load
   (handler_sites=3000: one client's thousands of GETs a second are over it), said once, -v
   saying each window; the loaded phase's sleep, sent as a window ends, is named by the stacks
@@ -34,6 +38,10 @@ WINDOW_OFF = re.compile(r"handler sites off; their window counted \d+ calls")
 # What "a few seconds" allows: a second's rate, the machine counted 0.3 s, the costs measured
 # once (a fraction of a second), and the loop's own pace.
 FEW_S = 6
+TO_CPU_SAMPLERS = re.compile(r"samplers: one sampler per CPU from now, \d+ taken off \(samplers=2: "
+                             r"(\d+) switches a second of the watched threads against (\d+) "
+                             r"firings")
+TO_THREAD_SAMPLERS = "samplers: one sampler per watched thread from now"
 
 
 def stats_rows():
@@ -100,10 +108,15 @@ try:
     check(len(first) == 1 and "uprobes on the C library's wait functions (wait_tracepoints=2:"
           in first[0] and "chosen again as the rates move" in first[0],
           f"idle, it starts on the uprobes, to be chosen again: {first}")
+    first = [l for l in jw.err if l.startswith("jankwatch: samplers: ")]
+    check(len(first) == 1 and "one sampler per watched thread (samplers=2" in first[0],
+          f"idle, its stacks start on a sampler of the thread's own: {first}")
 
     # Idle past the first few seconds (no switch comes sooner than 5 s after the last).
     time.sleep(7)
     check(not any("waits now on" in l for l in jw.err), "idle, it stays on the uprobes")
+    check(not any("sampler per CPU from now" in l for l in jw.err),
+          "idle, its stacks stay on the thread's own sampler")
     slow_command("idle, on the uprobes")
 
     mark = len(jw.err)
@@ -113,6 +126,10 @@ try:
     m = TO_TRACEPOINTS.search(line)
     check(took <= FEW_S, f"loaded, it switches to the tracepoints {took:.1f} s after the load "
           f"began ({int(m.group(3))} waits/s, {int(m.group(2))} system calls/s on the machine)")
+    line, took = line_after(TO_CPU_SAMPLERS, mark, 30, "the switch to the CPUs' samplers")
+    m = TO_CPU_SAMPLERS.search(line)
+    check(took <= FEW_S, f"loaded, its stacks move to one sampler per CPU {took:.1f} s after the "
+          f"load began ({m.group(1)} switches/s against {m.group(2)} firings/s)")
     line, _ = line_after(SAMPLED, mark, 30, "call()'s probe to be sampled")
     every = int(SAMPLED.search(line).group(1))
     check(every >= 3, f"loaded, call() is hooked one second in {every}: {line}")
@@ -135,6 +152,9 @@ try:
     line, took = line_after(TO_UPROBES, mark, 30, "the switch back to the uprobes")
     check(took <= FEW_S, f"idle again, it switches back to the uprobes {took:.1f} s after the "
           f"load stopped: {line}")
+    line, took = line_after(TO_THREAD_SAMPLERS, mark, 30, "the switch back to the thread's sampler")
+    check(took <= FEW_S, f"idle again, its stacks move back to the thread's own sampler "
+          f"{took:.1f} s after the load stopped: {line}")
     time.sleep(1)	# settled: the uprobes alone count, the tracepoints gone
     slow_command("idle again, on the uprobes")
 
@@ -145,6 +165,10 @@ try:
           "waits on uprobes on the C library's wait functions for" in said[0] and
           "switched 2 times" in said[1],
           f"jankwatch stats says the kind in force and the switches: {said}")
+    said = [l for l in r.stderr.splitlines() if "samplers: " in l]
+    check(len(said) == 2 and "samplers: one sampler per watched thread for" in said[0] and
+          "samplers: switched 2 times" in said[1],
+          f"jankwatch stats says the samplers in force and their switches: {said}")
 finally:
     if bench:
         bench.kill()
@@ -158,6 +182,8 @@ check(len(evs) == 3, f"the three sleeps are the run's only janks ({len(evs)}: "
       f"{[(e['handler'], e['wall_ms']) for e in evs]})")
 check(any("syscall mode's waits switched 2 times" in l for l in jw.err),
       "the summary says the two switches")
+check(any("samplers switched 2 times" in l for l in jw.err),
+      "the summary says the samplers' two switches")
 with open(os.path.join(logs.path, "stats.csv")) as f:
     rows = {r["message_name"]: r for r in csv.DictReader(f) if r["pid"] == str(redis.pid)}
 got, timed = int(rows["getCommand"]["message_count"]), int(rows["getCommand"]["recorded_message_count"])

@@ -4,13 +4,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
-#include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -71,8 +69,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int keep_link(struct jw_attach *a, struct jw_link link, pid_t pid, bool at_once,
-		     enum jw_link_role role)
+int jw_attach_keep_link(struct jw_attach *a, struct jw_link link, pid_t pid, bool at_once,
+			enum jw_link_role role)
 {
 	if (a->n_links == a->cap_links) {
 		size_t cap = a->cap_links ? 2 * a->cap_links : 16;
@@ -347,7 +345,7 @@ static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pi
 	}
 	jw_log(JW_LOG_DEBUG, "attached %s to %s:%s at file offset 0x%llx (pid %d)",
 	       retprobe ? "return probe" : "uprobe", path, name, (unsigned long long)offset, pid);
-	return keep_link(a, jw_link_of(link), pid, false, role);
+	return jw_attach_keep_link(a, jw_link_of(link), pid, false, role);
 }
 
 /*
@@ -373,7 +371,7 @@ static int attach_session(struct jw_attach *a, struct bpf_program *prog, pid_t p
 	jw_log(JW_LOG_DEBUG, "uprobe session on %s:%s: %s", path, name, place.why);
 	jw_log(JW_LOG_DEBUG, "attached uprobe session (entry and return) to %s:%s at file offset "
 	       "0x%llx (pid %d)", path, name, (unsigned long long)offset, pid);
-	return keep_link(a, jw_link_fd(fd), pid, false, role);
+	return jw_attach_keep_link(a, jw_link_fd(fd), pid, false, role);
 }
 
 int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, uint32_t slot)
@@ -416,19 +414,27 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, 
 			     entry_cookie, p->entry_name);
 }
 
-size_t jw_attach__drop_sites(struct jw_attach *a, pid_t pid)
+size_t jw_attach_drop_links(struct jw_attach *a, pid_t pid, enum jw_link_role role, bool at_once,
+			    uint32_t slot)
 {
 	size_t i, kept = 0;
 
 	for (i = 0; i < a->n_links; i++) {
-		if (a->links[i].pid == pid && a->links[i].role == JW_LINK_SITE)
+		if (a->links[i].pid != pid || a->links[i].role != role)
+			a->links[kept++] = a->links[i];
+		else if (at_once)
 			jw_link_destroy(a->links[i].link);
 		else
-			a->links[kept++] = a->links[i];
+			jw_reaper__add(a->reaper, a->links[i].link, slot);
 	}
 	i = a->n_links - kept;
 	a->n_links = kept;
 	return i;
+}
+
+size_t jw_attach__drop_sites(struct jw_attach *a, pid_t pid)
+{
+	return jw_attach_drop_links(a, pid, JW_LINK_SITE, true, 0);
 }
 
 int jw_attach__site_range(struct jw_attach *a, uint32_t slot, uint64_t lo, uint64_t hi)
@@ -450,7 +456,7 @@ static int attach_tracepoint(struct jw_attach *a, struct bpf_program *prog, cons
 		jw_log(JW_LOG_ERROR, "cannot attach to the %s tracepoint: %s", name, strerror(-err));
 		return err;
 	}
-	return keep_link(a, jw_link_of(link), 0, false, JW_LINK_TASK);
+	return jw_attach_keep_link(a, jw_link_of(link), 0, false, JW_LINK_TASK);
 }
 
 int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char *name,
@@ -555,17 +561,7 @@ bool jw_attach__wait_tracepoints_going(struct jw_attach *a)
 
 size_t jw_attach__drop_waits(struct jw_attach *a, pid_t pid, uint32_t slot)
 {
-	size_t i, kept = 0;
-
-	for (i = 0; i < a->n_links; i++) {
-		if (a->links[i].pid == pid && a->links[i].role == JW_LINK_WAIT)
-			jw_reaper__add(a->reaper, a->links[i].link, slot);
-		else
-			a->links[kept++] = a->links[i];
-	}
-	i = a->n_links - kept;
-	a->n_links = kept;
-	return i;
+	return jw_attach_drop_links(a, pid, JW_LINK_WAIT, false, slot);
 }
 
 void jw_attach__set_wait_hooks(struct jw_attach *a, uint32_t hooks)
@@ -585,70 +581,6 @@ int jw_attach__sched(struct jw_attach *a)
 	if (!err)
 		err = attach_tracepoint(a, a->skel->progs.on_exec, "sched_process_exec");
 	return err ? err : attach_tracepoint(a, a->skel->progs.on_exit, "sched_process_exit");
-}
-
-/*
- * A cpu-clock sampler every @period_ms of thread @tid on any CPU, or (@tid -1) of whoever runs on
- * CPU @cpu, its link kept for process @pid (0: the session's). 0, or -errno, said, but for
- * -ENODEV on a CPU (offline: the caller counts them).
- */
-static int attach_sampler(struct jw_attach *a, pid_t tid, int cpu, unsigned int period_ms,
-			  pid_t pid)
-{
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = (uint64_t)period_ms * 1000000,
-	};
-	struct bpf_link *link;
-	char what[32];
-	int fd, err;
-
-	snprintf(what, sizeof(what), tid >= 0 ? "thread %d" : "CPU %d", tid >= 0 ? tid : cpu);
-	fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		if (tid >= 0 || err != -ENODEV)
-			jw_log(JW_LOG_ERROR, "cannot open a cpu-clock perf event on %s: %s", what,
-			       strerror(-err));
-		return err;
-	}
-	link = bpf_program__attach_perf_event(a->skel->progs.on_sample, fd);
-	if (!link) {
-		err = -errno;
-		close(fd);
-		jw_log(JW_LOG_ERROR, "cannot attach the sampler to %s: %s", what, strerror(-err));
-		return err;
-	}
-	/* From here the link owns the perf event's fd and closes it; a thread's goes at once. */
-	return keep_link(a, jw_link_of(link), pid, tid >= 0, JW_LINK_TASK);
-}
-
-int jw_attach__cpu_samplers(struct jw_attach *a, unsigned int period_ms)
-{
-	int n = libbpf_num_possible_cpus(), cpu, err, offline = 0;
-
-	if (n < 0) {
-		jw_log(JW_LOG_ERROR, "cannot count the CPUs: %s", strerror(-n));
-		return n;
-	}
-	for (cpu = 0; cpu < n; cpu++) {
-		err = attach_sampler(a, -1, cpu, period_ms, 0);
-		if (err == -ENODEV)
-			offline++;
-		else if (err)
-			return err;
-	}
-	if (offline)
-		jw_log(JW_LOG_WARN, "samplers=1: %d of %d CPUs offline have no sampler: a watched "
-		       "thread on one brought online later has no stacks", offline, n);
-	return 0;
-}
-
-int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int period_ms)
-{
-	return attach_sampler(a, tid, -1, period_ms, pid);
 }
 
 int jw_attach__probes_ready(struct jw_attach *a, uint32_t slot)

@@ -143,10 +143,17 @@ int jw_attach__sched(struct jw_attach *a);
 int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int period_ms);
 
 /*
- * samplers=1: a cpu-clock sampler on each CPU instead, for the whole session (its program
- * samples a watched thread alone). A CPU offline now is left out, said. 0 or -errno, said.
+ * A cpu-clock sampler on each CPU instead, for the whole session (its program samples a watched
+ * thread alone; session_samplers.h says when). A CPU offline now is left out, said. 0, or -errno, said,
+ * with none attached.
  */
 int jw_attach__cpu_samplers(struct jw_attach *a, unsigned int period_ms);
+
+/*
+ * Takes off at once the samplers of process @pid (0: the ones on each CPU); returns how many.
+ * Its probes stay.
+ */
+size_t jw_attach__drop_samplers(struct jw_attach *a, pid_t pid);
 
 /*
  * --exe: reports (JW_REC_EXEC) every process that execs the file with inode @ino on device

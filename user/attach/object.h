@@ -25,6 +25,7 @@ enum jw_link_role {
 	JW_LINK_TASK = 0,	/* the task's own: dispatch probes, a sampler, the whole session's */
 	JW_LINK_SITE,		/* a handler site's: jw_attach__drop_sites() removes it */
 	JW_LINK_WAIT,		/* syscall mode's wait uprobes: jw_attach__drop_waits() */
+	JW_LINK_SAMPLER,	/* a cpu-clock sampler, a thread's or a CPU's (samplers.c) */
 };
 
 /*
@@ -67,6 +68,20 @@ static inline uint64_t jw_probe_cookie(uint64_t bits, uint32_t slot)
 {
 	return bits | (uint64_t)(slot + 1) << JW_COOKIE_SLOT_SHIFT;
 }
+
+/*
+ * Keeps @link for process @pid (0: the whole session's), destroyed when it is forgotten: at once
+ * (@at_once) or in the background. 0, or -ENOMEM with the link destroyed.
+ */
+int jw_attach_keep_link(struct jw_attach *a, struct jw_link link, pid_t pid, bool at_once,
+			enum jw_link_role role);
+
+/*
+ * Takes off process @pid's links of role @role (0: the session's): at once (@at_once), or in the
+ * background, slot @slot waiting for them (reaper.h). Returns how many.
+ */
+size_t jw_attach_drop_links(struct jw_attach *a, pid_t pid, enum jw_link_role role, bool at_once,
+			    uint32_t slot);
 
 /* Ends wait_tracepoints=2's measurement running, if one is (trial.c). */
 void jw_attach_trial_stop(struct jw_attach *a);

@@ -95,11 +95,12 @@ static const struct param_def params_table[] = {
 		10000, 0, 0,
 		"handlers with series of their own in the metrics (the busiest first seen); the "
 		"others are summed in one handler=\"other\" series per process" },
-	[JW_P_SAMPLERS] = { JW_P_SAMPLERS, "samplers", 0, 0, 1, 0, 0,
+	[JW_P_SAMPLERS] = { JW_P_SAMPLERS, "samplers", 2, 0, 2, 0, 0,
 		"the stacks' cpu-clock timers: 0 one per watched thread (the kernel starts and "
 		"stops it at each of the thread's context switches); 1 one per CPU (running "
 		"whoever is there: no cost per switch, a wakeup of each CPU every "
-		"sample_period_ms)" },
+		"sample_period_ms); 2 whichever costs less as the watched threads' switches a "
+		"second move" },
 };
 
 _Static_assert(sizeof(params_table) / sizeof(params_table[0]) == JW_P_COUNT,

@@ -23,6 +23,7 @@
 #include "session/session.h"
 #include "stacks/debuginfo.h"
 #include "session/session_fleet.h"
+#include "session/session_samplers.h"
 #include "session/session_waits.h"
 #include "session/session_follow.h"
 #include "session/session_setup.h"
@@ -375,6 +376,7 @@ static int run_loop(struct session *s)
 		jw_tracer__tick(s->tracer, now);
 		session_fleet_tick(s, now);
 		session_waits_tick(s, now);
+		session_samplers_tick(s, now);
 		/* Reports that waited for debug files: written once they came, or after 5 s. */
 		jw_reporter__flush(s->reporter, NULL, false);
 		if (now - s->status_ns >= STATUS_EVERY_NS)
@@ -473,6 +475,7 @@ static void teardown(struct session *s)
 	session_fleet_finish(s);
 	session_stats_finish(s);
 	session_waits_finish(s);
+	session_samplers_finish(s);
 	/* A trace window decided for a trace is written now, even unfinished. */
 	jw_tracer__free(s->tracer);
 	s->tracer = s->how.tracer = NULL;

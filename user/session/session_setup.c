@@ -23,6 +23,7 @@
 #include "session/session_setup.h"
 #include "stacks/debuginfo.h"
 #include "session/session_stats.h"
+#include "session/session_samplers.h"
 #include "session/session_waits.h"
 
 #define TRACE_WINDOW_NS 3000000000ULL	/* the seed's: a trace covers 3 s */
@@ -356,8 +357,8 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	if (!s->attach)
 		return -errno;
 	ret = jw_attach__sched(s->attach);
-	if (!ret && cfg->params.v[JW_P_SAMPLERS])
-		ret = jw_attach__cpu_samplers(s->attach, cfg->params.v[JW_P_SAMPLE_PERIOD_MS]);
+	if (!ret)
+		ret = session_samplers_start(s);
 	if (!ret && s->how.syscall_mode)
 		ret = session_waits_choose(s);
 	if (ret)

@@ -18,6 +18,7 @@
 #include "report/report.h"
 #include "report/report_stats.h"
 #include "session/session_stats.h"
+#include "session/session_samplers.h"
 #include "session/session_waits.h"
 #include "session/statsock.h"
 #include "base/text.h"
@@ -479,6 +480,7 @@ static void answer(struct session *s, int fd, const struct jw_stats_req *req)
 		break;
 	case JW_STATS_HOOKS:
 		session_waits_say(s, f, jw_clock_ns(CLOCK_MONOTONIC));
+		session_samplers_say(s, f, jw_clock_ns(CLOCK_MONOTONIC));
 		break;
 	}
 	fclose(f);

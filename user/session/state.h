@@ -38,6 +38,7 @@ struct session_tally {
 };
 
 struct stats_walk;
+struct session_samplers;
 struct session_waits;
 
 struct session {
@@ -84,6 +85,7 @@ struct session {
 	uint64_t lost_samples;	/* samples user space could not keep (out of memory) */
 	struct jw_fleet *fleet;	/* the journal and the metrics (session_fleet.h) */
 	struct session_waits *waits;	/* syscall mode's choice of wait hooks (session_waits.h) */
+	struct session_samplers *samplers;	/* the stacks' samplers' kind (session_samplers.h) */
 	/*
 	 * The run's end (session_stats_freeze()): the kernel's counts and statistics rows read once;
 	 * every output written at exit comes from them.

@@ -419,8 +419,8 @@ static int attach_hooks(struct jw_watched *w, const struct jw_watch_how *how)
 		if (ret)
 			return ret;
 	}
-	/* samplers=1: the session's samplers, one per CPU, sample it too. */
-	if (how->cfg->params.v[JW_P_SAMPLERS])
+	/* The session's samplers, one per CPU, sample it too (session_samplers.h). */
+	if (how->cpu_samplers)
 		return 0;
 	return jw_attach__sampler(how->attach, t->pid, t->tid,
 				  how->cfg->params.v[JW_P_SAMPLE_PERIOD_MS]);

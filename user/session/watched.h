@@ -33,6 +33,7 @@ struct jw_watch_how {
 	bool syscall_mode;		/* tasks bounded by the wait calls */
 	bool wait_tracepoints;		/* ... seen on the sys_enter/sys_exit tracepoints */
 	bool holding;			/* the program is held before its exec: nothing mapped yet */
+	bool cpu_samplers;		/* stacks from one sampler per CPU, none per thread */
 	bool by_exe;			/* --exe: a --probe BIN may name the executable */
 	struct jw_row_extras *extras;	/* what sampled handler sites add to their rows' counts */
 };
