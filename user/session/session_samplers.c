@@ -34,6 +34,12 @@ static const char *kind_said(const struct session *s)
 	return s->how.cpu_samplers ? "one sampler per CPU" : "one sampler per watched thread";
 }
 
+/* The time with one sampler per CPU so far, the kind in force's share included. */
+static uint64_t cpu_samplers_ns(const struct session *s, uint64_t now)
+{
+	return s->samplers->cpu_total_ns + (s->how.cpu_samplers ? now - s->samplers->since_ns : 0);
+}
+
 /* Thread @tid of process @pid's context switches so far, both kinds; false when unknown. */
 static bool thread_switches(pid_t pid, pid_t tid, uint64_t *n)
 {
@@ -209,30 +215,28 @@ void session_samplers_tick(struct session *s, uint64_t now)
 void session_samplers_say(const struct session *s, FILE *f, uint64_t now)
 {
 	const struct session_samplers *ss = s->samplers;
-	uint64_t cpu_ns;
 
 	if (!ss)
 		return;
 	fprintf(f, "samplers: %s for %.0f s, the watched threads switching %.0f times a second "
 		"(%s)\n", kind_said(s), (now - ss->since_ns) / 1e9, ss->rate, ss->why);
-	cpu_ns = ss->cpu_total_ns + (s->how.cpu_samplers ? now - ss->since_ns : 0);
 	if (ss->switches)
 		fprintf(f, "samplers: switched %u times; one per CPU %.0f s of %.0f\n",
-			ss->switches, cpu_ns / 1e9, (now - ss->start_ns) / 1e9);
+			ss->switches, cpu_samplers_ns(s, now) / 1e9, (now - ss->start_ns) / 1e9);
 }
 
 void session_samplers_finish(struct session *s)
 {
 	struct session_samplers *ss = s->samplers;
-	uint64_t now = jw_clock_ns(CLOCK_MONOTONIC), cpu_ns;
+	uint64_t now = jw_clock_ns(CLOCK_MONOTONIC);
 
 	if (!ss)
 		return;
-	cpu_ns = ss->cpu_total_ns + (s->how.cpu_samplers ? now - ss->since_ns : 0);
 	if (ss->switches)
 		jw_log(JW_LOG_INFO, "samplers switched %u times, between one per watched thread "
 		       "and one per CPU as the watched threads' switches a second moved; one per "
-		       "CPU %.0f s of %.0f", ss->switches, cpu_ns / 1e9, (now - ss->start_ns) / 1e9);
+		       "CPU %.0f s of %.0f", ss->switches, cpu_samplers_ns(s, now) / 1e9,
+		       (now - ss->start_ns) / 1e9);
 	free(ss);
 	s->samplers = NULL;
 }
