@@ -28,6 +28,8 @@ def check_hang(kind, task_ms, hang_ms, extra, frame):
     tasks = target_tasks(target)
     hangs = [e for e in events if e["event"] == "MAIN_THREAD_HANG"]
     janks = [e for e in events if e["event"] == "MAIN_THREAD_JANK"]
+    if len(hangs) != 1 or len(janks) != 1:
+        print("\n".join(jw.err))
     check(len(hangs) == 1 and len(janks) == 1,
           f"{kind}: one hang and one jank event ({[e['event'] for e in events]})")
     hang, jank = hangs[0], janks[0]
