@@ -9,6 +9,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "jankwatch/abi.h"
+#include "jankwatch/sample_weight.h"
 #include "jankwatch/stats_add.h"
 #include "jankwatch/task_rec.h"
 

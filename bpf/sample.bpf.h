@@ -264,29 +264,6 @@ static __always_inline void fill_sample(void *ctx, struct task_struct *task, str
 				 sizeof(struct jw_py_frame);
 }
 
-/*
- * The sampling periods the sample at @now stands for: one, but more where the sampler's timer
- * fired late while the thread ran throughout (the same task, no switch since the last sample). In
- * a VM the host may stop the vCPU while the thread runs: the guest's timer expires meanwhile, the
- * kernel takes one sample when the vCPU runs again and skips the periods it missed, all spent
- * where the thread stood, at this sample's stack.
- */
-static __always_inline __u32 sample_periods(struct jw_task_state *s, __u64 now)
-{
-	__u64 last = s->sample_ns, n;
-
-	s->sample_ns = now;
-	/* The task's first sample (s->samples counts them), or a switch since the last. */
-	if (!s->samples || s->sample_switches != s->switches) {
-		s->sample_switches = s->switches;
-		return 1;
-	}
-	if (now <= last || !sample_period_ns)
-		return 1;
-	n = (now - last + sample_period_ns / 2) / sample_period_ns;
-	return n > 1 ? (__u32)n : 1;
-}
-
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -309,7 +286,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	}
 	now = bpf_ktime_get_ns();
 	fill_sample(ctx, task, s, rec, JW_SAMPLE_ONCPU, now);
-	rec->weight = sample_periods(s, now);
+	rec->weight = jw_sample_periods(s, now, sample_period_ns);
 	/* Samples of fast tasks are thrown away: wake user space only for TASK records. */
 	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 	s->samples++;

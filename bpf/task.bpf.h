@@ -318,6 +318,7 @@ static __always_inline void begin_task(struct jw_task_state *s, struct task_stru
 	s->probe_id = (__u32)cookie & (JW_MAX_PROBES - 1);
 	s->flags = 0;
 	s->samples = 0;
+	jw_sample_task_begins(s);
 	s->sample_drops = 0;
 	s->switches = 0;
 	s->runq_ns = 0;

@@ -535,9 +535,9 @@ struct jw_task_state {
 	 */
 	__u64 exec0;
 	/*
-	 * The last on-CPU sample: when, after how many of its task's switches. The next one in the
-	 * same task with no switch between stands for the periods passed since (on_sample's
-	 * sample_periods()).
+	 * The last on-CPU sample: when (0: none yet in this task), after how many of its task's
+	 * switches. The next one in the same task with no switch between stands for the periods
+	 * passed since (sample_weight.h).
 	 */
 	__u64 sample_ns;
 	__u32 sample_switches;

@@ -2,7 +2,8 @@
 /*
  * A plain C event loop for the integration tests: it waits in poll(), then dispatches one task
  * through dispatch(). Every --every ms the task is slow (it spins in busy_work() or sleeps in
- * sleep_work() for --ms, or waits --ms for the jw-waker thread through a pipe); every --fast ms
+ * sleep_work() for --ms, or waits --ms for the jw-waker thread through a pipe, or with --mixed
+ * sleeps the first third of --ms in sleep_work() and spins the rest in busy_work()); every --fast ms
  * a trivial task runs in between. For each slow task it
  * prints what it measured itself: "task <n> <kind> <begin_ns> <duration_ns> <waited_ns>
  * <cpu_ns>" (CLOCK_MONOTONIC), waited_ns being how long the thread waited for a CPU meanwhile
@@ -48,9 +49,9 @@
 
 #include "busy.h"
 
-enum kind { FAST, BUSY, SLEEP, PIPE };
+enum kind { FAST, BUSY, SLEEP, PIPE, MIXED };
 
-static const char *const kind_names[] = { "fast", "busy", "sleep", "pipe" };
+static const char *const kind_names[] = { "fast", "busy", "sleep", "pipe", "mixed" };
 
 /* --pipe: the task waits on a pipe that the "jw-waker" thread writes --ms later. */
 static int go_pipe[2], done_pipe[2];
@@ -175,6 +176,13 @@ static void start_waker(void)
 	pthread_setname_np(t, "jw-waker");
 }
 
+/* --mixed: a task that sleeps, then runs on the CPU (IO, then the work on what it read). */
+__attribute__((noinline)) void mixed_work(unsigned int ms)
+{
+	sleep_work(ms / 3);
+	busy_work(ms - ms / 3);
+}
+
 __attribute__((noinline)) void fast_work(void)
 {
 	sink++;
@@ -215,6 +223,8 @@ __attribute__((noinline)) void dispatch(enum kind kind, unsigned int ms, int dep
 		sleep_work(ms);
 	else if (kind == PIPE)
 		pipe_work(ms);
+	else if (kind == MIXED)
+		mixed_work(ms);
 	else
 		fast_work();
 	/* Work after the calls keeps them real calls, not tail jumps. */
@@ -338,7 +348,7 @@ static int fed_loop(enum kind kind, unsigned int ms, int nest, unsigned int coun
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: jw_target [--busy|--sleep|--pipe] [--ms MS] [--every MS] [--fast MS] "
+	fprintf(stderr, "usage: jw_target [--busy|--sleep|--pipe|--mixed] [--ms MS] [--every MS] [--fast MS] "
 			"[--nest DEPTH] [--count N] [--longjmp] [--queue] [--spin] [--hold] "
 			"[--fed N] [--twin] [--epoll]\n");
 	exit(2);
@@ -359,6 +369,8 @@ int main(int argc, char **argv)
 			kind = SLEEP;
 		else if (!strcmp(argv[i], "--pipe"))
 			kind = PIPE;
+		else if (!strcmp(argv[i], "--mixed"))
+			kind = MIXED;
 		else if (i + 1 < argc && !strcmp(argv[i], "--ms"))
 			ms = atoi(argv[++i]);
 		else if (i + 1 < argc && !strcmp(argv[i], "--every"))

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* sample_weight.h: the sampling periods an on-CPU sample stands for, played through tasks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "jankwatch/sample_weight.h"
+
+#define MS 1000000ULL
+#define PERIOD (10 * MS)
+
+/* What the BPF programs do to the thread's state as a task begins (begin_task()). */
+static void task_begins(struct jw_task_state *s)
+{
+	s->samples = 0;
+	s->switches = 0;
+	jw_sample_task_begins(s);
+}
+
+/* An on-CPU sample at @now (on_sample()): its weight. */
+static uint32_t on_cpu(struct jw_task_state *s, uint64_t now)
+{
+	uint32_t w = jw_sample_periods(s, now, PERIOD);
+
+	s->samples++;
+	return w;
+}
+
+/* The thread leaves the CPU and sleeps; the record of its sleep is sent as it wakes. */
+static void sleeps(struct jw_task_state *s)
+{
+	s->switches++;
+	s->samples++;
+}
+
+static void test_on_time_samples_count_one(void **state)
+{
+	struct jw_task_state s;
+	uint64_t t;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	task_begins(&s);
+	for (t = 1000 * MS; t < 1300 * MS; t += PERIOD)
+		assert_int_equal(on_cpu(&s, t), 1);
+	/* Early or on the same clock reading: still one. */
+	assert_int_equal(on_cpu(&s, t - PERIOD / 2), 1);
+	assert_int_equal(on_cpu(&s, t - PERIOD / 2), 1);
+}
+
+/* A vCPU stopped 95 ms while the thread ran: the sample after it stands for the periods missed. */
+static void test_late_sample_counts_the_missed_periods(void **state)
+{
+	struct jw_task_state s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	task_begins(&s);
+	assert_int_equal(on_cpu(&s, 1000 * MS), 1);
+	assert_int_equal(on_cpu(&s, 1010 * MS), 1);
+	assert_int_equal(on_cpu(&s, 1105 * MS), 10);	/* 95 ms: rounded to 10 periods */
+	assert_int_equal(on_cpu(&s, 1114 * MS), 1);
+}
+
+/* Off the CPU between two samples: the time is the sleep's record's, never the sample's. */
+static void test_switch_between_counts_one(void **state)
+{
+	struct jw_task_state s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	task_begins(&s);
+	assert_int_equal(on_cpu(&s, 1000 * MS), 1);
+	sleeps(&s);
+	assert_int_equal(on_cpu(&s, 1300 * MS), 1);
+	assert_int_equal(on_cpu(&s, 1310 * MS), 1);
+}
+
+/*
+ * A task that sleeps first (a pipe's read), its first on-CPU sample as it wakes: one period,
+ * not the time since the last on-CPU sample of an earlier task that switched as often. Each
+ * task's one sample here came right as it woke, as a thread's own sampler may fire when the
+ * thread is switched in: the weight once was the 2.7 s since three tasks before (arm64 6.12).
+ */
+static void test_first_sample_after_a_sleep_counts_one(void **state)
+{
+	struct jw_task_state s;
+	uint64_t t = 1000 * MS;
+	int task;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	for (task = 0; task < 4; task++, t += 900 * MS) {
+		task_begins(&s);
+		sleeps(&s);
+		assert_int_equal(on_cpu(&s, t + 300 * MS), 1);
+	}
+	/* The same with a sample before the sleep: the switch makes the one after it count one. */
+	task_begins(&s);
+	assert_int_equal(on_cpu(&s, t), 1);
+	sleeps(&s);
+	assert_int_equal(on_cpu(&s, t + 300 * MS), 1);
+	assert_int_equal(on_cpu(&s, t + 340 * MS), 4);
+}
+
+/* No period (sampling off): one. */
+static void test_no_period(void **state)
+{
+	struct jw_task_state s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	task_begins(&s);
+	assert_int_equal(jw_sample_periods(&s, 1000 * MS, 0), 1);
+	assert_int_equal(jw_sample_periods(&s, 2000 * MS, 0), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_on_time_samples_count_one),
+		cmocka_unit_test(test_late_sample_counts_the_missed_periods),
+		cmocka_unit_test(test_switch_between_counts_one),
+		cmocka_unit_test(test_first_sample_after_a_sleep_counts_one),
+		cmocka_unit_test(test_no_period),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
