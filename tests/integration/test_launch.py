@@ -54,6 +54,21 @@ check(p.returncode == 0 and "uid=65534(nobody)" in p.stdout and "groups=65534" i
       and "groups=0" not in p.stdout and ",0(" not in p.stdout,
       f"--user nobody: the program runs as nobody, no root group ({p.stdout.strip()})")
 
+# jankwatch keeps its own memory out of transparent huge pages (khugepaged, at nice 19, held its
+# memory map 1-2 s beside a spinning loop on one CPU); the program it starts keeps what
+# jankwatch inherited (this test's).
+with open("/proc/self/status") as f:
+    mine = [l.split()[1] for l in f if l.startswith("THP_enabled:")]
+p = subprocess.run([JW_BIN, "-q", "--log-dir", logs.path, "--", "sh", "-c",
+                    "grep THP_enabled /proc/$PPID/status /proc/self/status"],
+                   capture_output=True, text=True, timeout=60)
+said = [l.split()[-1] for l in p.stdout.splitlines()]	# jankwatch's, then the program's
+if mine:
+    check(p.returncode == 0 and said == ["0", mine[0]],
+          f"jankwatch's THP_enabled 0, the program's {mine[0]} as this test's ({p.stdout.strip()})")
+else:
+    print("note: no THP_enabled in /proc/PID/status on this kernel: not checked")
+
 p = subprocess.run([JW_BIN, "--log-dir", logs.path, "--", "sh", "-c", "exit 7"],
                    capture_output=True, text=True, timeout=60)
 check(p.returncode == 7, f"a program's status comes back ({p.returncode})")

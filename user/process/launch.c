@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/thp.h"
 #include "process/accounts.h"
 #include "process/launch.h"
 
@@ -84,6 +85,7 @@ static void child_run(char *const *argv, const char *exe, const struct credentia
 		_exit(127);
 	close(go_fd);
 	signal(SIGPIPE, SIG_DFL);
+	jw_thp_restore();
 	if (drop_privileges(cr) == 0) {
 		/*
 		 * A change of uid clears the parent-death signal: set it again, so that the program

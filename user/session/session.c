@@ -19,6 +19,7 @@
 #include "base/localzone.h"
 #include "base/log.h"
 #include "base/places.h"
+#include "base/thp.h"
 #include "policy/policy.h"
 #include "session/session.h"
 #include "stacks/debuginfo.h"
@@ -546,6 +547,7 @@ int jw_session_run(struct jw_config *cfg)
 	s->cfg = cfg;
 	s->stats_fd = -1;
 	s->epoll_fd = -1;
+	jw_thp_keep_out();
 	if (install_signals() || session_setup(s, on_record))
 		goto out;
 	say_ready(s);
