@@ -26,17 +26,12 @@ def check_python(python, extra, handler, where):
     target = Proc([python, SCRIPT, "--ms", "300", "--every", "600", "--from-wait", *extra])
     try:
         wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
-        jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all",
-                              "--log-dir", logs.path])
-        # Until three events, not for a fixed time: a task every 900 ms or more (the callback,
-        # the timer's 600 ms, the loop's own steps), the first after the attach not seen from
-        # its wait; a run of 4 s once held two under emulation (arm64 6.1, two VMs at a time).
-        got = lambda: len([e for e in json_lines(jw) if e.get("event") == "MAIN_THREAD_JANK"])
-        wait_for(lambda: got() >= 3 or jw.p.poll() is not None, 30, "three janks")
-        rc = stop_jankwatch(jw)
+        # A task every 900 ms or more (the callback, the timer's 600 ms, the loop's own
+        # steps), the first after the attach not seen from its wait.
+        rc, events, err = watch_until(["-p", str(target.pid), "--set", "ignore_startup_time=3",
+                                       "--all", "--log-dir", logs.path], 3)
     finally:
         target.kill()
-    events, err = json_lines(jw), jw.err
     what = f"{python} {' '.join(extra)}"
     check(rc == 0, f"{what}: jankwatch exits 0 ({rc})")
     check(any("loop python (auto: " in l and where in l and "code objects" in l for l in err),

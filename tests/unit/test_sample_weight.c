@@ -21,6 +21,13 @@ static void task_begins(struct jw_task_state *s)
 	jw_sample_task_begins(s);
 }
 
+/* A thread never seen before, beginning its first task. */
+static void first_task(struct jw_task_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	task_begins(s);
+}
+
 /* An on-CPU sample at @now (on_sample()): its weight. */
 static uint32_t on_cpu(struct jw_task_state *s, uint64_t now)
 {
@@ -43,8 +50,7 @@ static void test_on_time_samples_count_one(void **state)
 	uint64_t t;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	task_begins(&s);
+	first_task(&s);
 	for (t = 1000 * MS; t < 1300 * MS; t += PERIOD)
 		assert_int_equal(on_cpu(&s, t), 1);
 	/* Early or on the same clock reading: still one. */
@@ -58,8 +64,7 @@ static void test_late_sample_counts_the_missed_periods(void **state)
 	struct jw_task_state s;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	task_begins(&s);
+	first_task(&s);
 	assert_int_equal(on_cpu(&s, 1000 * MS), 1);
 	assert_int_equal(on_cpu(&s, 1010 * MS), 1);
 	assert_int_equal(on_cpu(&s, 1105 * MS), 10);	/* 95 ms: rounded to 10 periods */
@@ -72,8 +77,7 @@ static void test_switch_between_counts_one(void **state)
 	struct jw_task_state s;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	task_begins(&s);
+	first_task(&s);
 	assert_int_equal(on_cpu(&s, 1000 * MS), 1);
 	sleeps(&s);
 	assert_int_equal(on_cpu(&s, 1300 * MS), 1);
@@ -113,8 +117,7 @@ static void test_no_period(void **state)
 	struct jw_task_state s;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	task_begins(&s);
+	first_task(&s);
 	assert_int_equal(jw_sample_periods(&s, 1000 * MS, 0), 1);
 	assert_int_equal(jw_sample_periods(&s, 2000 * MS, 0), 1);
 }
