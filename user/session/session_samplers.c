@@ -221,8 +221,9 @@ void session_samplers_say(const struct session *s, FILE *f, uint64_t now)
 	fprintf(f, "samplers: %s for %.0f s, the watched threads switching %.0f times a second "
 		"(%s)\n", kind_said(s), (now - ss->since_ns) / 1e9, ss->rate, ss->why);
 	if (ss->switches)
-		fprintf(f, "samplers: switched %u times; one per CPU %.0f s of %.0f\n",
-			ss->switches, cpu_samplers_ns(s, now) / 1e9, (now - ss->start_ns) / 1e9);
+		fprintf(f, "samplers: switched %u time%s; one per CPU %.0f s of %.0f\n",
+			ss->switches, ss->switches == 1 ? "" : "s", cpu_samplers_ns(s, now) / 1e9,
+			(now - ss->start_ns) / 1e9);
 }
 
 void session_samplers_finish(struct session *s)
@@ -233,9 +234,10 @@ void session_samplers_finish(struct session *s)
 	if (!ss)
 		return;
 	if (ss->switches)
-		jw_log(JW_LOG_INFO, "samplers switched %u times, between one per watched thread "
+		jw_log(JW_LOG_INFO, "samplers switched %u time%s, between one per watched thread "
 		       "and one per CPU as the watched threads' switches a second moved; one per "
-		       "CPU %.0f s of %.0f", ss->switches, cpu_samplers_ns(s, now) / 1e9,
+		       "CPU %.0f s of %.0f", ss->switches,
+		       ss->switches == 1 ? "" : "s", cpu_samplers_ns(s, now) / 1e9,
 		       (now - ss->start_ns) / 1e9);
 	free(ss);
 	s->samplers = NULL;

@@ -360,9 +360,9 @@ void session_waits_say(const struct session *s, FILE *f, uint64_t now)
 	fprintf(f, "syscall mode's waits on %s for %.0f s, %.0f watched waits/s (%s)\n",
 		kind_said(s), (now - sw->since_ns) / 1e9, sw->rate, sw->why);
 	if (sw->switches)
-		fprintf(f, "syscall mode's waits switched %u times; on the tracepoints %.0f s of "
-			"%.0f\n", sw->switches, tracepoints_ns(s, now) / 1e9,
-			(now - sw->start_ns) / 1e9);
+		fprintf(f, "syscall mode's waits switched %u time%s; on the tracepoints %.0f s of "
+			"%.0f\n", sw->switches, sw->switches == 1 ? "" : "s",
+			tracepoints_ns(s, now) / 1e9, (now - sw->start_ns) / 1e9);
 }
 
 void session_waits_finish(struct session *s)
@@ -373,9 +373,10 @@ void session_waits_finish(struct session *s)
 	if (!sw)
 		return;
 	if (sw->switches)
-		jw_log(JW_LOG_INFO, "syscall mode's waits switched %u times, between uprobes and "
+		jw_log(JW_LOG_INFO, "syscall mode's waits switched %u time%s, between uprobes and "
 		       "tracepoints as the rates moved; on the tracepoints %.0f s of %.0f",
-		       sw->switches, tracepoints_ns(s, now) / 1e9, (now - sw->start_ns) / 1e9);
+		       sw->switches, sw->switches == 1 ? "" : "s", tracepoints_ns(s, now) / 1e9,
+		       (now - sw->start_ns) / 1e9);
 	if (sw->count.on)
 		jw_wait_count_end(s->attach, &sw->count, &sw->costs);
 	free(sw);
