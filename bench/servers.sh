@@ -41,8 +41,10 @@ WORK=
 SERVER_PID=
 NGINX_WORKER=
 TOOL_PID=
-# RESULT[workload,config,rep]: us per request (c1) or requests per second (c50).
-declare -A RESULT
+# RESULT[workload,config,rep]: us per request (c1) or requests per second (c50); CPU[...]: the
+# server thread's CPU time per request, in us (its schedstat: exact, and blind to the host's
+# steal and to the client's side, where the latency of one client sees both).
+declare -A RESULT CPU
 
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
@@ -58,6 +60,22 @@ cleanup()
 cpu0_steal_ms()
 {
 	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu0" { printf "%d\n", $9 * 1000 / hz }' /proc/stat
+}
+
+# The CPU time thread @1 has run so far, in ns (/proc's schedstat, the scheduler's own sum).
+thread_ns()
+{
+	cut -d' ' -f1 "/proc/$1/task/$1/schedstat"
+}
+
+# How many requests one measured client run of workload @1 sends (client() below).
+requests_of()
+{
+	local n=$REQUESTS
+
+	[[ $1 == *-c50 ]] && n=$((REQUESTS * 5))
+	[[ $1 == nginx-* ]] && n=$((n / 3))
+	echo "$n"
 }
 
 # A free TCP port on the loopback.
@@ -184,14 +202,14 @@ stop_perf()
 # 1: prints requests per second. With @3, for that many seconds instead, printing nothing.
 client()
 {
-	local n=$REQUESTS c=1 rps
+	local n c=1 rps
 	local -a limit=()
 
-	[[ -z ${3:-} ]] || { limit=(timeout -s INT "$3"); n=$((REQUESTS * 1000)); }
-
-	[[ $1 == *-c50 ]] && { c=50; n=$((REQUESTS * 5)); }
-	# An nginx request (a connection each) takes some twice a redis GET's time.
-	[[ $1 == nginx-* ]] && n=$((n / 3))
+	# An nginx request (a connection each) takes some twice a redis GET's time: a third of
+	# the requests (requests_of).
+	n=$(requests_of "$1")
+	[[ -z ${3:-} ]] || { limit=(timeout -s INT "$3"); n=$((n * 1000)); }
+	[[ $1 == *-c50 ]] && c=50
 	case $1 in
 	redis-*)
 		rps=$("${limit[@]}" taskset -c 1 redis-benchmark -p "$2" -t get -c "$c" -n "$n" -q \
@@ -211,7 +229,7 @@ client()
 # (port @2, watched process @3, dispatch function @4 of binary @5).
 run_workload()
 {
-	local w=$1 port=$2 pid=$3 fn=$4 bin=$5 rep cfg rps out steal
+	local w=$1 port=$2 pid=$3 fn=$4 bin=$5 rep cfg rps out steal ran
 
 	# One run thrown away: the first after a start finds the caches and the CPUs' clocks cold.
 	client "$w" "$port" >/dev/null
@@ -221,7 +239,9 @@ run_workload()
 			attach "$cfg" "$pid" "$fn" "$bin" "$out"
 			client "$w" "$port" "$WARMUP_S" || true
 			steal=$(cpu0_steal_ms)
+			ran=$(thread_ns "$pid")
 			rps=$(client "$w" "$port")
+			ran=$(($(thread_ns "$pid") - ran))
 			steal=$(($(cpu0_steal_ms) - steal))
 			if [[ $cfg == perf-* ]]; then
 				stop_perf "$out"
@@ -234,50 +254,106 @@ run_workload()
 			else
 				RESULT[$w,$cfg,$rep]=$rps
 			fi
-			log "$w rep $((rep + 1)) $cfg: ${RESULT[$w,$cfg,$rep]} (CPU 0's steal ${steal} ms)"
+			CPU[$w,$cfg,$rep]=$(awk -v ns="$ran" -v n="$(requests_of "$w")" \
+				'BEGIN { printf "%.3f", ns / n / 1e3 }')
+			log "$w rep $((rep + 1)) $cfg: ${RESULT[$w,$cfg,$rep]}, the server's CPU" \
+				"${CPU[$w,$cfg,$rep]} us a request (CPU 0's steal ${steal} ms)"
 		done < <(rotated "$rep" "${CONFIGS[@]}")
 	done
+	[[ $w != *-c1 || " ${CONFIGS[*]} " != *" default "* ]] ||
+		programs "$w" "$port" "$pid" >"$WORK/$w.programs"
 }
 
-# Prints workload @1's lines: per configuration the median and what it adds over bare.
-report()
+# Prints "NAME RUN_COUNT RUN_TIME_NS" of each BPF program process @1 holds open
+# (kernel.bpf_stats_enabled on).
+held_prog_runs()
 {
-	local w=$1 cfg rep m add adds v jw_over_bt=''
+	bpftool prog show --json |
+		python3 -c 'import json,sys
+held = set(sys.argv[1].split())
+for p in json.load(sys.stdin):
+    if str(p["id"]) in held:
+        print(p.get("name", "?"), p.get("run_cnt", 0), p.get("run_time_ns", 0))' \
+			"$(held_prog_ids "$1")"
+}
 
-	if [[ $w == *-c1 ]]; then
-		printf '%s (1 client): us per request, added over bare in the same repetition\n' "$w"
-	else
-		printf '%s (50 clients): requests per second, share of bare in the same repetition\n' "$w"
-	fi
+# One more measured run of workload @1 (port @2, watched process @3) under jankwatch's default,
+# kernel.bpf_stats_enabled on for it alone (it adds two clock reads to every program run, so the
+# repetitions above ran without): per BPF program of jankwatch's, its runs per request (those of
+# the whole machine: the client's system calls and switches count too) and ns per run.
+programs()
+{
+	local w=$1 port=$2 pid=$3 out=$WORK/$1-programs.out was n
+
+	attach default "$pid" "" "" "$out"
+	client "$w" "$port" "$WARMUP_S" || true
+	was=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -qw kernel.bpf_stats_enabled=1
+	held_prog_runs "$TOOL_PID" >"$WORK/runs.before"
+	client "$w" "$port" >/dev/null
+	held_prog_runs "$TOOL_PID" >"$WORK/runs.after"
+	sysctl -qw kernel.bpf_stats_enabled="$was"
+	stop_tool default "$out"
+	n=$(requests_of "$w")
+	printf '%s: jankwatch default'"'"'s BPF programs per request (bpf_stats, one more run)\n' "$w"
+	awk -v n="$n" 'NR == FNR { c[$1] = $2; t[$1] = $3; next }
+		$2 > c[$1] { runs = $2 - c[$1]; ns = $3 - t[$1]; all += ns
+			     printf "  %-20s %7.3f runs   %8.1f ns a run   %8.1f ns\n", $1,
+				    runs / n, ns / runs, ns / n }
+		END { printf "  %-20s %7s        %8s             %8.1f ns\n", "all", "", "", all / n }' \
+		"$WORK/runs.before" "$WORK/runs.after"
+}
+
+# Prints per configuration the median of table @2 (an array like RESULT) for workload @1 and
+# what it adds over bare in the same repetition: a difference with @3 "added", a ratio with
+# "share"; then, with "added" and bpftrace among the configurations, each jankwatch's added over
+# bpftrace's.
+table()
+{
+	local w=$1 kind=$3 cfg rep v adds jw_over_bt
+	local -n t=$2
+
 	for cfg in "${CONFIGS[@]}"; do
 		v='' adds=''
 		for ((rep = 0; rep < REPS; rep++)); do
-			v+=${RESULT[$w,$cfg,$rep]}$'\n'
-			if [[ $w == *-c1 ]]; then
-				adds+=$(awk -v a="${RESULT[$w,$cfg,$rep]}" -v b="${RESULT[$w,bare,$rep]}" \
-					'BEGIN { printf "%.2f", a - b }')$'\n'
-			else
-				adds+=$(awk -v a="${RESULT[$w,$cfg,$rep]}" -v b="${RESULT[$w,bare,$rep]}" \
-					'BEGIN { printf "%.3f", a / b }')$'\n'
-			fi
+			v+=${t[$w,$cfg,$rep]}$'\n'
+			adds+=$(awk -v a="${t[$w,$cfg,$rep]}" -v b="${t[$w,bare,$rep]}" -v kind="$kind" \
+				'BEGIN { if (kind == "added") printf "%.2f", a - b
+					 else printf "%.3f", a / b }')$'\n'
 		done
-		m=$(median %.2f <<<"${v%$'\n'}")
-		add=$(median %.3f <<<"${adds%$'\n'}")
-		printf '  %-12s %10s   %s %s\n' "$cfg" "$m" \
-			"$([[ $w == *-c1 ]] && echo added || echo share)" "$add"
+		printf '  %-16s %10s   %s %s\n' "$cfg" "$(median %.2f <<<"${v%$'\n'}")" "$kind" \
+			"$(median %.3f <<<"${adds%$'\n'}")"
 	done
-	[[ $w == *-c1 && " ${CONFIGS[*]} " == *" bpftrace "* ]] || return 0
+	[[ $kind == added && " ${CONFIGS[*]} " == *" bpftrace "* ]] || return 0
 	for cfg in "${CONFIGS[@]}"; do
 		[[ $cfg != bare && $cfg != bpftrace ]] || continue
 		jw_over_bt=''
 		for ((rep = 0; rep < REPS; rep++)); do
-			jw_over_bt+=$(awk -v j="${RESULT[$w,$cfg,$rep]}" -v t="${RESULT[$w,bpftrace,$rep]}" \
-				-v b="${RESULT[$w,bare,$rep]}" \
-				'BEGIN { printf "%.3f", (t > b ? (j - b) / (t - b) : 0) }')$'\n'
+			jw_over_bt+=$(awk -v j="${t[$w,$cfg,$rep]}" -v b="${t[$w,bare,$rep]}" \
+				-v p="${t[$w,bpftrace,$rep]}" \
+				'BEGIN { printf "%.3f", (p > b ? (j - b) / (p - b) : 0) }')$'\n'
 		done
 		printf '  jankwatch %s added / bpftrace added: %s (median of the repetitions)\n' \
 			"$cfg" "$(median %.2f <<<"${jw_over_bt%$'\n'}")"
 	done
+}
+
+# Prints workload @1's lines: per configuration the median and what it adds over bare, for the
+# client's figure (us per request with one client, requests per second with 50) and for the
+# server thread's CPU time per request.
+report()
+{
+	local w=$1
+
+	if [[ $w == *-c1 ]]; then
+		printf '%s (1 client): us per request, added over bare in the same repetition\n' "$w"
+		table "$w" RESULT added
+	else
+		printf '%s (50 clients): requests per second, share of bare in the same repetition\n' "$w"
+		table "$w" RESULT share
+	fi
+	printf '%s: the server thread'"'"'s CPU us per request, added over bare likewise\n' "$w"
+	table "$w" CPU added
 }
 
 main()
@@ -321,6 +397,7 @@ main()
 	echo "servers: $REPS repetitions, medians; the machine: $(nproc) CPUs, $(uname -r)"
 	for w in "${WORKLOADS[@]}"; do
 		report "$w"
+		[[ ! -s $WORK/$w.programs ]] || cat "$WORK/$w.programs"
 	done
 }
 
