@@ -6,11 +6,13 @@ that looks like an event (tests/targets/jw_jit).
 
 Every event line is one JSON object whose strings decode to what the target gave (control
 bytes escaped, never raw); no forged event appears; the stack log's lines are each one header
-line or one frame (no raw control byte anywhere); the statistics CSV has 16 fields a row; the
-trace log's every line follows Perfetto's grammar.
+line or one frame (no raw control byte anywhere); the flame graphs are well-formed XML that
+names the perf map's code with its quotes and backslash (control bytes as '?'); the statistics
+CSV has 16 fields a row; the trace log's every line follows Perfetto's grammar.
 """
 import csv
 import io
+import xml.etree.ElementTree as ET
 
 from jwtest import *
 
@@ -39,7 +41,7 @@ try:
     wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
     # Stack logs first, then trace logs.
     jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all",
-                          "--log-dir", logs.path])
+                          "--format", "tree,svg", "--log-dir", logs.path])
     wait_for(lambda: len(json_lines(jw)) >= 2, 20, "two janks")
     r = subprocess.run([JW_BIN, "stats", "-p", str(target.pid)], capture_output=True, text=True,
                        timeout=30)
@@ -86,6 +88,21 @@ for path in files:
               f"{os.path.basename(path)}: every header line is one key: value")
         check(all(re.match(r"\s*\d+ #\d\d ", l) for l in tree.splitlines() if l.strip()),
               f"{os.path.basename(path)}: every tree line is one frame")
+
+# Flame graphs: XML a browser takes, the names as the target gave them but for control bytes.
+svgs = [f for f in files if f.endswith(".svg")]
+check(svgs, f"flame graphs were written ({len(svgs)})")
+names = []
+for path in svgs:
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    check(not raw_controls(text), f"{os.path.basename(path)}: no raw control byte")
+    root = ET.fromstring(text)      # well-formed, or this raises
+    names += [g.get("data-name") for g in root.iter("{http://www.w3.org/2000/svg}g")
+              if g.get("class") == "f"]
+check(any(PERF_NAME_PART in n for n in names),
+      f"a flame graph names the perf map's code, quotes and backslash included "
+      f"({[n for n in names if 'spin' in n][:2]})")
 
 # Statistics: CSV with the seed's 16 columns a row.
 check(r.returncode == 0, f"jankwatch stats exits 0 ({r.stderr.strip()})")

@@ -196,15 +196,24 @@ static void test_parse_format(void **state)
 	parse_ok(fx, PARSE(fx, "-p", "1", "--format", "pprof,folded"));
 	assert_int_equal(fx->cfg.format, JW_FORMAT_FOLDED);
 	assert_true(fx->cfg.pprof);
-	/* The last --format is the one. */
-	parse_ok(fx, PARSE(fx, "-p", "1", "--format", "pprof", "--format", "tree"));
+	assert_false(fx->cfg.svg);
+	parse_ok(fx, PARSE(fx, "-p", "1", "--format", "tree,svg"));
+	assert_int_equal(fx->cfg.format, JW_FORMAT_TREE);
+	assert_true(fx->cfg.svg);
 	assert_false(fx->cfg.pprof);
+	parse_ok(fx, PARSE(fx, "-p", "1", "--format", "svg,folded,pprof"));
+	assert_int_equal(fx->cfg.format, JW_FORMAT_FOLDED);
+	assert_true(fx->cfg.svg && fx->cfg.pprof);
+	/* The last --format is the one. */
+	parse_ok(fx, PARSE(fx, "-p", "1", "--format", "pprof,svg", "--format", "tree"));
+	assert_false(fx->cfg.pprof);
+	assert_false(fx->cfg.svg);
 	parse_fails(fx, PARSE(fx, "-p", "1", "--format", "json"),
-		    "--format json: unknown format 'json', allowed tree, folded and pprof");
+		    "--format json: unknown format 'json', allowed tree, folded, svg and pprof");
 	parse_fails(fx, PARSE(fx, "-p", "1", "--format", "tree,folded"),
 		    "--format tree,folded: tree and folded are both stack log formats; give one");
 	parse_fails(fx, PARSE(fx, "-p", "1", "--format", ""),
-		    "--format '': give tree, folded or pprof (comma-separated)");
+		    "--format '': give tree, folded, svg or pprof (comma-separated)");
 }
 
 /* --loop: auto, syscall, or one preset by name; a preset and --probe do not mix. */

@@ -112,8 +112,8 @@ static void add_stacks(struct fixture *fx)
 	struct jw_frame ab[] = { fn("main", 0x1000, 16), fn("a", 0x2000, 4), fn("b", 0x3000, 8) };
 	struct jw_frame c[] = { fn("main", 0x1000, 16), fn("c", 0x4000, 0) };
 
-	assert_int_equal(jw_stacktree__add(fx->tree, ab, 3, true, 2), 0);
-	assert_int_equal(jw_stacktree__add(fx->tree, c, 2, true, 1), 0);
+	assert_int_equal(jw_stacktree__add(fx->tree, ab, 3, true, 2, false), 0);
+	assert_int_equal(jw_stacktree__add(fx->tree, c, 2, true, 1, false), 0);
 }
 
 #define HEADER                                 \

@@ -94,7 +94,7 @@ static const char *heaviest(struct fixture *fx)
 static void add(struct fixture *fx, const struct jw_frame *frames, size_t n, bool complete,
 		uint32_t weight)
 {
-	assert_int_equal(jw_stacktree__add(fx->tree, frames, n, complete, weight), 0);
+	assert_int_equal(jw_stacktree__add(fx->tree, frames, n, complete, weight, false), 0);
 }
 
 static void test_empty_tree(void **state)
@@ -610,7 +610,7 @@ static void test_deep_stack(void **state)
 	assert_non_null(s);
 	for (i = 0; i < n; i++)
 		s[i] = fn(NULL, 0x1000 + i, 0);
-	assert_int_equal(jw_stacktree__add(fx->tree, s, n, true, 1), 0);
+	assert_int_equal(jw_stacktree__add(fx->tree, s, n, true, 1, false), 0);
 	free(s);
 	out = render(fx, false);
 	for (i = 0; out[i]; i++)

@@ -304,28 +304,36 @@ static int set_string(char **dst, const char *opt, const char *val, char *err, s
 	return 0;
 }
 
-/* --format LIST: tree or folded for the stack logs, and pprof for a profile beside each. */
+/*
+ * --format LIST: tree or folded for the stack logs; pprof for a profile beside each, svg for a
+ * flame graph.
+ */
 static int set_format(struct jw_config *cfg, const char *arg, char *err, size_t errlen)
 {
 	char list[64], *save = NULL, *item;
 	bool stack_format = false;
 
 	if (strlen(arg) >= sizeof(list) || !*arg) {
-		jw_set_err(err, errlen, "--format '%s': give tree, folded or pprof (comma-separated)",
-			   arg);
+		jw_set_err(err, errlen, "--format '%s': give tree, folded, svg or pprof "
+			   "(comma-separated)", arg);
 		return -EINVAL;
 	}
 	strcpy(list, arg);
 	cfg->format = JW_FORMAT_TREE;
 	cfg->pprof = false;
+	cfg->svg = false;
 	for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(item, "pprof")) {
 			cfg->pprof = true;
 			continue;
 		}
+		if (!strcmp(item, "svg")) {
+			cfg->svg = true;
+			continue;
+		}
 		if (strcmp(item, "tree") && strcmp(item, "folded")) {
 			jw_set_err(err, errlen, "--format %s: unknown format '%s', allowed tree, "
-				   "folded and pprof", arg, item);
+				   "folded, svg and pprof", arg, item);
 			return -EINVAL;
 		}
 		if (stack_format) {

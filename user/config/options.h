@@ -50,6 +50,7 @@ struct jw_config {
 	struct jw_params params;
 	enum jw_format format;
 	bool pprof;		/* --format ...,pprof: a pprof profile beside each stack log */
+	bool svg;		/* --format ...,svg: a flame graph beside each stack log */
 	enum jw_unwind_choice unwind;
 	const char *loop;	/* --loop: "auto", "syscall" or a preset's name (presets.h) */
 	bool loop_given;	/* --loop was on the command line */

@@ -6,6 +6,7 @@
 
 #include "base/log.h"
 #include "base/text.h"
+#include "report/flamegraph.h"
 #include "report/handler.h"
 #include "report/report.h"
 #include "report/report_event.h"
@@ -143,26 +144,24 @@ static int build_tree(struct jw_reporter *r, struct jw_proc *proc, void *const *
 	}
 	*kept = jw_pick_weighted(weights, n, want, counts);
 	for (i = 0; i < n && !ret; i++) {
+		const struct jw_sample_rec *s = samples[i];
+		bool complete, asleep = s->kind != JW_SAMPLE_ONCPU;
 		size_t nf;
-		bool complete;
 
 		if (!counts[i])
 			continue;
 		r->unwound++;
-		nf = jw_stacks__frames(r->opts.stacks, proc->sym, samples[i], frames);
+		nf = jw_stacks__frames(r->opts.stacks, proc->sym, s, frames);
 		complete = jw_stacks_complete(frames, nf);
 		if (proc->handler_rule)
 			jw_handler_tally_add(&r->handlers, proc->handler_rule, frames, nf, counts[i]);
-		ret = jw_stacktree__add(tree, frames, nf, complete, counts[i]);
+		ret = jw_stacktree__add(tree, frames, nf, complete, counts[i], asleep);
 		if (!ret && profile) {
-			const struct jw_sample_rec *s = samples[i];
-
 			/*
 			 * Asleep, the profile's stack ends at the blocking function: the
 			 * scheduler's own frames are left out, as /proc/PID/wchan leaves them.
 			 */
-			while (s->kind != JW_SAMPLE_ONCPU && nf > 1 &&
-			       frames[nf - 1].kind == JW_FRAME_KERNEL &&
+			while (asleep && nf > 1 && frames[nf - 1].kind == JW_FRAME_KERNEL &&
 			       jw_ksyms__in_sched(r->opts.ksyms, frames[nf - 1].pc))
 				nf--;
 			jw_report_pprof_values(s, counts[i], *kept, *total, period_ns, values);
@@ -376,6 +375,58 @@ static void add_profile(struct jw_reporter *r, struct jw_pprof *profile, struct 
 	}
 }
 
+/* The flame graph's head: the jank (or hang) and where its time went. */
+static void flame_head(const struct jw_event *ev, char *title, size_t tlen, char *detail,
+		       size_t dlen)
+{
+	bool hang = !strcmp(ev->event, "MAIN_THREAD_HANG");
+
+	snprintf(title, tlen, "%s (pid %u, thread %u) %s: %s %.1f ms %s", ev->bundle_name, ev->pid,
+		 ev->tid, ev->handler ? ev->handler : "a task", hang ? "still running after" : "a",
+		 ev->wall_ms, hang ? "(a hang)" : "jank");
+	snprintf(detail, dlen, "cause %s: cpu %.1f ms, runq %.1f, blocked %.1f (io %.1f); %u "
+		 "sample%s%s%s", ev->cause ? ev->cause : "unknown", ev->cpu_ms, ev->runq_ms,
+		 ev->blocked_ms, ev->io_ms, ev->samples, ev->samples == 1 ? "" : "s",
+		 ev->group ? "; group " : "", ev->group ? ev->group : "");
+}
+
+/*
+ * Writes the flame graph of @tree beside the stack log of @ev, @path listed after the files
+ * before it in @ev. A failure to write is said; the quota withholds it as it does the others.
+ */
+static void add_flamegraph(struct jw_reporter *r, const struct jw_stacktree *tree,
+			   struct jw_event *ev, char *path, size_t len)
+{
+	struct jw_flame fl = { 0 };
+	char name[128], title[512], detail[512];
+	struct jw_logfile lf;
+	int ret;
+
+	flame_head(ev, title, sizeof(title), detail, sizeof(detail));
+	jw_report_file_name("flame", ev->pid, ev->time_ms, ".svg", name, sizeof(name));
+	ret = jw_flame__from_tree(&fl, tree);
+	if (!ret)
+		ret = jw_logdir__create(r->opts.logdir, name, &lf);
+	if (!ret) {
+		ret = jw_flame_svg_write(&fl, &(struct jw_flame_head){ title, detail }, lf.f);
+		if (ret)
+			jw_logdir__abort(r->opts.logdir, &lf);
+		else
+			ret = jw_logdir__commit(r->opts.logdir, &lf, path, len);
+	}
+	jw_flame__free(&fl);
+	if (ret == 0) {
+		ev->n_external_log++;
+		r->counts.flamegraphs++;
+	} else if (ret == -EDQUOT) {
+		ev->log_over_limit = true;
+	} else {
+		r->counts.write_errors++;
+		jw_log(JW_LOG_WARN, "cannot write a flame graph in %s: %s",
+		       jw_logdir__path(r->opts.logdir), strerror(-ret));
+	}
+}
+
 /* Appends the report to the raw capture; a failure is said once. */
 static void capture(struct jw_reporter *r, const struct jw_report_capture *c)
 {
@@ -421,9 +472,9 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 {
 	uint64_t asks = jw_symbolizer_debug_asks();
 	char path[4096], waker[JW_COMM_LEN + 16], *heaviest = NULL, *group = NULL;
-	char trace_paths[2][PATH_MAX], profile_path[PATH_MAX];
-	/* The stack log or the trace's two files, then the profile. */
-	const char *logs[2] = { path }, *trace_logs[3] = { trace_paths[0], trace_paths[1] };
+	char trace_paths[2][PATH_MAX], profile_path[PATH_MAX], svg_path[PATH_MAX];
+	/* The stack log and its flame graph, or the trace's two files; then the profile. */
+	const char *logs[3] = { path, svg_path }, *trace_logs[3] = { trace_paths[0], trace_paths[1] };
 	struct jw_event ev = { .external_log = logs };
 	uint32_t *counts = calloc(n + 1, sizeof(*counts));
 	struct jw_stacktree *tree = jw_stacktree__new();
@@ -491,6 +542,8 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 		jw_waker_stack(r->opts.ksyms, t, &r->waker_stack);
 	if (verdict == JW_VERDICT_STACK) {
 		add_stack_log(r, proc, t, tree, &ev, path, sizeof(path));
+		if (r->opts.svg && ev.n_external_log)
+			add_flamegraph(r, tree, &ev, svg_path, sizeof(svg_path));
 		if (ev.log_over_limit)
 			ev.withheld = jw_withheld_name(JW_WITHHELD_QUOTA);
 	} else if (verdict == JW_VERDICT_TRACE) {

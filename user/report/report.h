@@ -31,6 +31,7 @@ struct jw_report_counts {
 	uint64_t traces;	/* janks decided for a trace report */
 	uint64_t stack_logs;	/* files written */
 	uint64_t profiles;	/* pprof profiles written (--format pprof) */
+	uint64_t flamegraphs;	/* flame graphs written (--format svg) */
 	uint64_t withheld;	/* janks whose files a budget or the quota withheld */
 	uint64_t write_errors;
 };
@@ -39,6 +40,7 @@ struct jw_reporter_opts {
 	const struct jw_params *params;	/* sample_count; read at each report (SIGHUP changes it) */
 	enum jw_format format;		/* of the stack logs */
 	bool pprof;			/* a profile beside each jank's stack log or trace */
+	bool svg;			/* a flame graph beside each jank's stack log */
 	struct jw_policy *policy;
 	struct jw_logdir *logdir;
 	const struct jw_ksyms *ksyms;	/* may be NULL: kernel frames by address */

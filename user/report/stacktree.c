@@ -27,6 +27,7 @@ struct st_node {
 	uint64_t id;			/* creation order: sibling ties go to the oldest */
 	uint64_t count;			/* weight of the stacks through this node */
 	uint64_t self;			/* weight of the stacks that end at this node */
+	uint64_t asleep;		/* weight of the asleep stacks through this node */
 	uint64_t end_seq;		/* add number of the last stack that ended here */
 	struct st_node **children;	/* kept sorted: count descending, then id */
 	size_t nr_children;
@@ -310,7 +311,7 @@ static void child_bump(struct st_node *parent, size_t i, uint64_t weight)
 }
 
 int jw_stacktree__add(struct jw_stacktree *t, const struct jw_frame *frames, size_t n,
-		      bool complete, uint32_t weight)
+		      bool complete, uint32_t weight, bool asleep)
 {
 	struct st_node *parent = &t->root, *child = NULL;
 	size_t i, idx = 0, levels;
@@ -333,6 +334,8 @@ int jw_stacktree__add(struct jw_stacktree *t, const struct jw_frame *frames, siz
 	for (i = 0; i < levels; i++) {
 		child = child_find(parent, path_frame(frames, complete, i), &idx);
 		child_bump(parent, idx, weight);
+		if (asleep)
+			child->asleep += weight;
 		parent = child;
 	}
 	child->self += weight;
@@ -391,6 +394,66 @@ out_free:
 	return err;
 }
 
+#define LINE_BUF 256
+
+/*
+ * Node @n's line in the stack log (at @depth), without indentation: in @buf (LINE_BUF bytes),
+ * or malloc'd when longer (a long C++ symbol); NULL on ENOMEM. The caller frees what is not @buf.
+ */
+static char *node_line(const struct st_node *n, unsigned int depth, char *buf)
+{
+	struct strbuf sb;
+	char *line;
+
+	if (n->truncated) {
+		snprintf(buf, LINE_BUF, "%" PRIu64 " #%02u pc 00000000 " TRUNCATED_NAME, n->count,
+			 depth);
+		return buf;
+	}
+	sb_init(&sb, buf, LINE_BUF);
+	frame_line_fmt(&n->fr, n->count, depth, &sb);
+	if (sb.pos < LINE_BUF)
+		return buf;
+	line = malloc(sb.pos + 1);
+	if (line)
+		jw_frame_line(&n->fr, n->count, depth, line, sb.pos + 1);
+	return line;
+}
+
+struct each_ctx {
+	jw_stacktree_each_fn fn;
+	void *ctx;
+};
+
+static int visit_each(const struct st_node *const *path, unsigned int depth, void *ctx)
+{
+	const struct st_node *n = path[depth];
+	const struct each_ctx *e = ctx;
+	char buf[LINE_BUF], *line = node_line(n, depth, buf);
+	int ret;
+
+	if (!line)
+		return -ENOMEM;
+	ret = e->fn(&(struct jw_stacktree_node){
+		.fr = n->truncated ? NULL : &n->fr,
+		.name = n->name,
+		.line = line,
+		.depth = depth,
+		.count = n->count,
+		.asleep = n->asleep,
+	}, e->ctx);
+	if (line != buf)
+		free(line);
+	return ret;
+}
+
+int jw_stacktree__each(const struct jw_stacktree *t, jw_stacktree_each_fn fn, void *ctx)
+{
+	struct each_ctx e = { fn, ctx };
+
+	return tree_walk(t, visit_each, &e);
+}
+
 /* Writes @s with control bytes as '?': a name with a newline must not break the line format. */
 static void put_clean(FILE *f, const char *s)
 {
@@ -407,25 +470,12 @@ static int write_status(FILE *f)
 
 static int visit_tree_line(const struct st_node *const *path, unsigned int depth, void *ctx)
 {
-	const struct st_node *n = path[depth];
 	FILE *f = ctx;
-	char buf[256], *line = buf;
-	struct strbuf sb;
+	char buf[LINE_BUF], *line = node_line(path[depth], depth, buf);
 
+	if (!line)
+		return -ENOMEM;
 	fprintf(f, "%*s", (int)depth * 4, "");
-	if (n->truncated) {
-		fprintf(f, "%" PRIu64 " #%02u pc 00000000 " TRUNCATED_NAME "\n", n->count, depth);
-		return write_status(f);
-	}
-	sb_init(&sb, buf, sizeof(buf));
-	frame_line_fmt(&n->fr, n->count, depth, &sb);
-	if (sb.pos >= sizeof(buf)) {
-		/* A long C++ symbol: format again into a buffer of the right size. */
-		line = malloc(sb.pos + 1);
-		if (!line)
-			return -ENOMEM;
-		jw_frame_line(&n->fr, n->count, depth, line, sb.pos + 1);
-	}
 	put_clean(f, line);
 	fputc('\n', f);
 	if (line != buf)
@@ -537,26 +587,37 @@ static bool distribution_library(const char *path, const char *base)
 	return false;
 }
 
-bool jw_frame_is_system(const struct jw_frame *fr)
+enum jw_frame_owner jw_frame_owner(const struct jw_frame *fr)
 {
 	const char *base;
 
 	if (fr->kind == JW_FRAME_KERNEL)
-		return true;
-	if (fr->kind == JW_FRAME_JIT || fr->kind == JW_FRAME_PYTHON)
-		return false;
+		return JW_OWNER_KERNEL;
+	if (fr->kind == JW_FRAME_PYTHON)
+		return JW_OWNER_PYTHON;
+	if (fr->kind == JW_FRAME_JIT)
+		return JW_OWNER_JIT;
 	if (!fr->module)
-		return true;	/* no module: the vdso of a process we could not read, or junk */
+		return JW_OWNER_UNKNOWN;	/* the vdso of a process we could not read, or junk */
 	base = strrchr(fr->module, '/');
 	base = base ? base + 1 : fr->module;
 	/* glibc's, musl's (ld-musl-<arch>.so.1 is its libc.so) and bionic's C library and loader */
-	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5) ||
-	       !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld-", 3) ||
-	       !strcmp(base, "linker") || !strcmp(base, "linker64") ||
-	       !strncmp(base, "linux-vdso", 10) || !strcmp(base, "[vdso]") ||
-	       /* CPython's interpreter, in its executable or its library: the program is Python */
-	       !strncmp(base, "python", 6) || !strncmp(base, "libpython", 9) ||
-	       distribution_library(fr->module, base);
+	if (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5) ||
+	    !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld-", 3) ||
+	    !strcmp(base, "linker") || !strcmp(base, "linker64") ||
+	    !strncmp(base, "linux-vdso", 10) || !strcmp(base, "[vdso]"))
+		return JW_OWNER_LIBC;
+	/* CPython's interpreter, in its executable or its library: the program is Python */
+	if (!strncmp(base, "python", 6) || !strncmp(base, "libpython", 9))
+		return JW_OWNER_INTERPRETER;
+	return distribution_library(fr->module, base) ? JW_OWNER_LIBRARY : JW_OWNER_PROGRAM;
+}
+
+bool jw_frame_is_system(const struct jw_frame *fr)
+{
+	enum jw_frame_owner o = jw_frame_owner(fr);
+
+	return o != JW_OWNER_PROGRAM && o != JW_OWNER_PYTHON && o != JW_OWNER_JIT;
 }
 
 /* The group key of a path: its two innermost frames of the application's own, "a<-b". */

@@ -24,15 +24,34 @@ void jw_stacktree__free(struct jw_stacktree *t);
 /*
  * Adds one stack. @frames[0] is the outermost caller, @frames[n - 1] the leaf. @complete says
  * whether the stack reaches the thread's first frame; when it does not, the stack hangs under a
- * "[truncated]" root. @weight is the number of samples it stands for (1 for an on-CPU sample).
- * Frames are merged when kind, module and rel_pc (pc for frames in no module) are equal.
+ * "[truncated]" root. @weight is the number of samples it stands for (1 for an on-CPU sample);
+ * @asleep, that it is where the thread slept (counted apart too, for the flame graph). Frames are
+ * merged when kind, module and rel_pc (pc for frames in no module) are equal.
  * Returns 0 or -ENOMEM.
  */
 int jw_stacktree__add(struct jw_stacktree *t, const struct jw_frame *frames, size_t n,
-		      bool complete, uint32_t weight);
+		      bool complete, uint32_t weight, bool asleep);
 
 /* Sum of the weights added. */
 uint64_t jw_stacktree__total(const struct jw_stacktree *t);
+
+/* One node of the tree as jw_stacktree__each() shows it. */
+struct jw_stacktree_node {
+	const struct jw_frame *fr;	/* NULL: the "[truncated]" root of stacks cut short */
+	const char *name;		/* jw_frame_name()'s, or "[truncated]" */
+	const char *line;		/* its stack log line, unindented (for the call only) */
+	unsigned int depth;		/* 0: a root */
+	uint64_t count;			/* the weight of the stacks through it */
+	uint64_t asleep;		/* of which asleep */
+};
+
+typedef int (*jw_stacktree_each_fn)(const struct jw_stacktree_node *n, void *ctx);
+
+/*
+ * Calls @fn for every node in the stack log's order (depth first, siblings by count): what a
+ * flame graph draws. Stops at the first non-zero return of @fn and returns it; 0 or -ENOMEM.
+ */
+int jw_stacktree__each(const struct jw_stacktree *t, jw_stacktree_each_fn fn, void *ctx);
 
 /*
  * Writes the tree in SPEC's stack log format, one frame a line, children indented four spaces
@@ -74,6 +93,21 @@ int jw_stacktree__heaviest_and_group(const struct jw_stacktree *t, char **heavie
  * program's.
  */
 bool jw_frame_is_system(const struct jw_frame *fr);
+
+/* Whose code a frame is: jw_frame_is_system()'s rule, told apart for a flame graph's colours. */
+enum jw_frame_owner {
+	JW_OWNER_PROGRAM,	/* the program's executable and its own libraries */
+	JW_OWNER_PYTHON,	/* a Python function */
+	JW_OWNER_JIT,		/* JIT code named by a perf map */
+	JW_OWNER_INTERPRETER,	/* CPython's interpreter */
+	JW_OWNER_LIBC,		/* the C library, the dynamic loader, the vdso */
+	JW_OWNER_LIBRARY,	/* the distribution's shared libraries */
+	JW_OWNER_KERNEL,
+	JW_OWNER_UNKNOWN,	/* code in no module */
+	JW_OWNER_COUNT
+};
+
+enum jw_frame_owner jw_frame_owner(const struct jw_frame *fr);
 
 /*
  * Writes one frame line of the tree, without indentation or newline, e.g.

@@ -290,7 +290,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 		.btf_path = cfg->btf,
 	};
 	struct jw_reporter_opts ropts = { .params = &cfg->params, .format = cfg->format,
-					  .pprof = cfg->pprof,
+					  .pprof = cfg->pprof, .svg = cfg->svg,
 					  .out = stdout,
 					  .on_event = session_fleet_event, .on_event_ctx = s };
 	char err[512];
