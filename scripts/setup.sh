@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Installs every build and test dependency of jankwatch from Debian's archive.
 # The static libraries (.a) of the -dev packages build the static jankwatch (cmake/static.cmake);
-# musl-tools (musl-gcc) and musl-dev:arm64 its test targets linked with musl.
+# musl-tools (musl-gcc) and musl-dev:arm64 its test targets linked with musl. chromium (headless)
+# opens the flame graphs in the tests, as a person's browser would.
 # Quiet and quick when everything is present; runs `apt-get update` once when not.
 #   --arch arm64   also what the arm64 cross build needs (the :arm64 libraries, the cross
 #                  compiler, qemu's user-mode emulation for its unit tests)
@@ -28,6 +29,7 @@ packages=(
 	qtbase5-dev qt6-base-dev libgtk-4-dev xvfb android-libutils-dev
 	dpkg-dev systemd man-db
 	prometheus prometheus-node-exporter systemd-journal-remote
+	chromium
 )
 # npm fetches Node 22 for the node tests (scripts/node22.sh): Debian's nodejs comes without it
 # (NodeSource's, which provides npm, conflicts with Debian's npm package).
