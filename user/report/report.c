@@ -347,6 +347,25 @@ static bool may_trace(const struct jw_reporter *r, const struct jw_task_rec *t,
 	       jw_policy__trace_possible(r->opts.policy, facts);
 }
 
+/*
+ * The outcome @ret of writing @what beside a jank's stack log or trace: listed in @ev and counted
+ * in @count when written, the event said over the quota when the quota withheld it, else said.
+ */
+static void beside_written(struct jw_reporter *r, struct jw_event *ev, int ret, uint64_t *count,
+			   const char *what)
+{
+	if (ret == 0) {
+		ev->n_external_log++;
+		(*count)++;
+	} else if (ret == -EDQUOT) {
+		ev->log_over_limit = true;
+	} else {
+		r->counts.write_errors++;
+		jw_log(JW_LOG_WARN, "cannot write %s in %s: %s", what,
+		       jw_logdir__path(r->opts.logdir), strerror(-ret));
+	}
+}
+
 /* Writes the jank's @profile beside its other files, @path listed after them in @ev. */
 static void add_profile(struct jw_reporter *r, struct jw_pprof *profile, struct jw_event *ev,
 			const struct jw_task_rec *t, uint64_t periods, char *path, size_t len)
@@ -363,16 +382,7 @@ static void add_profile(struct jw_reporter *r, struct jw_pprof *profile, struct 
 		.kept = ev->samples,
 		.total = periods,
 	}, r->opts.logdir, path, len);
-	if (ret == 0) {
-		ev->n_external_log++;
-		r->counts.profiles++;
-	} else if (ret == -EDQUOT) {
-		ev->log_over_limit = true;
-	} else {
-		r->counts.write_errors++;
-		jw_log(JW_LOG_WARN, "cannot write a profile in %s: %s",
-		       jw_logdir__path(r->opts.logdir), strerror(-ret));
-	}
+	beside_written(r, ev, ret, &r->counts.profiles, "a profile");
 }
 
 /* The flame graph's head: the jank (or hang) and where its time went. */
@@ -415,16 +425,7 @@ static void add_flamegraph(struct jw_reporter *r, const struct jw_stacktree *tre
 			ret = jw_logdir__commit(r->opts.logdir, &lf, path, len);
 	}
 	jw_flame__free(&fl);
-	if (ret == 0) {
-		ev->n_external_log++;
-		r->counts.flamegraphs++;
-	} else if (ret == -EDQUOT) {
-		ev->log_over_limit = true;
-	} else {
-		r->counts.write_errors++;
-		jw_log(JW_LOG_WARN, "cannot write a flame graph in %s: %s",
-		       jw_logdir__path(r->opts.logdir), strerror(-ret));
-	}
+	beside_written(r, ev, ret, &r->counts.flamegraphs, "a flame graph");
 }
 
 /* Appends the report to the raw capture; a failure is said once. */
