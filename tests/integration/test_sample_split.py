@@ -15,18 +15,15 @@ def check_run(samplers):
     target = start_target("--mixed", "--ms", "300", "--every", "500")
     try:
         wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
-        jw = start_jankwatch(["-p", str(target.pid), "--probe", f"{TARGET}:dispatch", "--set",
-                              "ignore_startup_time=3", "--all", "--log-dir", logs.path,
-                              "--set", f"samplers={samplers}"])
         # Four janks: the first after the attach, then three whose thread's state an earlier
         # task of the same pattern left behind.
-        got = lambda: len([e for e in json_lines(jw) if e.get("event") == "MAIN_THREAD_JANK"])
-        wait_for(lambda: got() >= 4 or jw.p.poll() is not None, 30, "four janks")
-        rc = stop_jankwatch(jw)
+        rc, events, _ = watch_until(["-p", str(target.pid), "--probe", f"{TARGET}:dispatch",
+                                     "--set", "ignore_startup_time=3", "--all", "--log-dir",
+                                     logs.path, "--set", f"samplers={samplers}"], 4)
     finally:
         target.kill()
     check(rc == 0, f"jankwatch exits 0 (got {rc})")
-    events = [e for e in json_lines(jw) if e.get("event") == "MAIN_THREAD_JANK"]
+    events = [e for e in events if e.get("event") == "MAIN_THREAD_JANK"]
     check(len(events) >= 4, f"at least 4 events ({len(events)})")
     for ev in events:
         text = open(ev["external_log"][0]).read()
