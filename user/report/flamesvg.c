@@ -19,49 +19,34 @@
 #define CHAR_W 7.2		/* a character of the 12px monospace font */
 #define TEXT_PAD 3		/* between a box's edge and its text */
 
-static const char *const owner_names[] = {
-	[JW_OWNER_PROGRAM] = "program",
-	[JW_OWNER_PYTHON] = "python",
-	[JW_OWNER_JIT] = "jit",
-	[JW_OWNER_INTERPRETER] = "interpreter",
-	[JW_OWNER_LIBC] = "libc",
-	[JW_OWNER_LIBRARY] = "library",
-	[JW_OWNER_KERNEL] = "kernel",
-	[JW_OWNER_UNKNOWN] = "unknown",
-	[JW_OWNER_COUNT] = "truncated",
-};
-
-/* What the legend calls each kind of code. */
-static const char *const owner_said[] = {
-	[JW_OWNER_PROGRAM] = "the program's own",
-	[JW_OWNER_PYTHON] = "Python",
-	[JW_OWNER_JIT] = "JIT",
-	[JW_OWNER_INTERPRETER] = "interpreter",
-	[JW_OWNER_LIBC] = "C library, loader",
-	[JW_OWNER_LIBRARY] = "system libraries",
-	[JW_OWNER_KERNEL] = "kernel",
-	[JW_OWNER_UNKNOWN] = "no module",
-	[JW_OWNER_COUNT] = "cut short",
-};
-
-/* Per kind: a hue, how far it varies by name, the saturation and the lightness's base. */
-static const struct {
+/*
+ * Per kind of code: data-owner's name, the legend's, and its colour (a hue, how far it varies by
+ * name, the saturation, the lightness's base).
+ */
+static const struct owner_look {
+	const char *name, *said;
 	int hue, spread, sat, light;
-} palette[] = {
-	[JW_OWNER_PROGRAM] = { 8, 28, 80, 58 },		/* warm: red to orange */
-	[JW_OWNER_PYTHON] = { 95, 40, 55, 55 },		/* green */
-	[JW_OWNER_JIT] = { 165, 20, 55, 50 },		/* teal */
-	[JW_OWNER_INTERPRETER] = { 265, 30, 45, 68 },	/* purple */
-	[JW_OWNER_LIBC] = { 45, 12, 75, 60 },		/* yellow */
-	[JW_OWNER_LIBRARY] = { 60, 14, 35, 62 },	/* olive */
-	[JW_OWNER_KERNEL] = { 200, 22, 55, 66 },	/* blue */
-	[JW_OWNER_UNKNOWN] = { 0, 0, 0, 72 },		/* grey */
-	[JW_OWNER_COUNT] = { 0, 0, 0, 82 },		/* light grey */
+} owners[] = {
+	[JW_OWNER_PROGRAM] = { "program", "the program's own", 8, 28, 80, 58 },	/* red-orange */
+	[JW_OWNER_PYTHON] = { "python", "Python", 95, 40, 55, 55 },		/* green */
+	[JW_OWNER_JIT] = { "jit", "JIT", 165, 20, 55, 50 },			/* teal */
+	[JW_OWNER_INTERPRETER] = { "interpreter", "interpreter", 265, 30, 45, 68 },	/* purple */
+	[JW_OWNER_LIBC] = { "libc", "C library, loader", 45, 12, 75, 60 },	/* yellow */
+	[JW_OWNER_LIBRARY] = { "library", "system libraries", 60, 14, 35, 62 },	/* olive */
+	[JW_OWNER_KERNEL] = { "kernel", "kernel", 200, 22, 55, 66 },		/* blue */
+	[JW_OWNER_UNKNOWN] = { "unknown", "no module", 0, 0, 0, 72 },		/* grey */
+	[JW_OWNER_COUNT] = { "truncated", "cut short", 0, 0, 0, 82 },		/* light grey */
 };
+
+/* @o's entry of owners[]; a value outside the enum is code in no module's. */
+static const struct owner_look *owner_look(enum jw_frame_owner o)
+{
+	return &owners[(unsigned int)o <= JW_OWNER_COUNT ? o : JW_OWNER_UNKNOWN];
+}
 
 const char *jw_flame_owner_name(enum jw_frame_owner o)
 {
-	return (unsigned int)o <= JW_OWNER_COUNT ? owner_names[o] : "unknown";
+	return owner_look(o)->name;
 }
 
 /* FNV-1a of @s: a name's colour is its own, the same in every graph. */
@@ -76,17 +61,16 @@ static uint32_t name_hash(const char *s)
 
 static void put_fill(FILE *f, enum jw_frame_owner o, const char *name)
 {
+	const struct owner_look *k = owner_look(o);
 	uint32_t h = name_hash(name);
-	unsigned int k = (unsigned int)o <= JW_OWNER_COUNT ? o : JW_OWNER_UNKNOWN;
-	int hue = palette[k].hue + (palette[k].spread ? (int)(h % (uint32_t)palette[k].spread) : 0);
-	int light = palette[k].light + (int)(h >> 8) % 10;
+	int hue = k->hue + (k->spread ? (int)(h % (uint32_t)k->spread) : 0);
 
-	fprintf(f, "hsl(%d,%d%%,%d%%)", hue, palette[k].sat, light);
+	fprintf(f, "hsl(%d,%d%%,%d%%)", hue, k->sat, k->light + (int)(h >> 8) % 10);
 }
 
 /* The script: zoom, search, the hovered box's line. Plain ES5, no outside reference. */
 static const char script[] =
-	"var W, PAD, CW, TOTAL, frames, info, matched, reset, zoomed = null;\n"
+	"var W, PAD, CW, TOTAL, frames, info, matched, reset;\n"
 	"function num(g, k) { return parseFloat(g.getAttribute('data-' + k)); }\n"
 	"function init() {\n"
 	"  var svg = document.documentElement;\n"
@@ -121,7 +105,7 @@ static const char script[] =
 	"function zoom(g) {\n"
 	"  var x0 = g ? num(g, 'x') : 0, n0 = g ? num(g, 'n') : TOTAL, d0 = g ? num(g, 'depth') : 0;\n"
 	"  var unit = (W - 2 * PAD) / n0;\n"
-	"  zoomed = g;\n"
+	
 	"  frames.forEach(function (f) {\n"
 	"    var x = num(f, 'x'), n = num(f, 'n'), d = num(f, 'depth');\n"
 	"    if (d >= d0 && x >= x0 && x + n <= x0 + n0) {\n"
@@ -211,9 +195,7 @@ static void put_legend(FILE *f, const struct jw_flame *fl, double y)
 	unsigned int o;
 
 	for (i = 0; i < fl->n; i++) {
-		o = (unsigned int)fl->nodes[i].owner <= JW_OWNER_COUNT ? fl->nodes[i].owner :
-									   JW_OWNER_UNKNOWN;
-		seen[o] = true;
+		seen[owner_look(fl->nodes[i].owner) - owners] = true;
 		asleep = asleep || fl->nodes[i].asleep;
 	}
 	fputs("<g id=\"legend\">\n", f);
@@ -221,10 +203,10 @@ static void put_legend(FILE *f, const struct jw_flame *fl, double y)
 		if (!seen[o])
 			continue;
 		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"", x, y);
-		put_fill(f, (enum jw_frame_owner)o, owner_said[o]);
+		put_fill(f, (enum jw_frame_owner)o, owners[o].said);
 		fprintf(f, "\"/><text x=\"%.1f\" y=\"%.1f\" data-owner=\"%s\">%s</text>\n", x + 16,
-			y + 10, owner_names[o], owner_said[o]);
-		x += 16 + (double)jw_markup_chars(owner_said[o]) * CHAR_W + 18;
+			y + 10, owners[o].name, owners[o].said);
+		x += 16 + (double)jw_markup_chars(owners[o].said) * CHAR_W + 18;
 	}
 	if (asleep)
 		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"#ccc\"/>"
