@@ -5,11 +5,14 @@
 
 static int count(void *ctx, const struct jw_json_field *f)
 {
-	size_t *n = ctx;
+	size_t *n = ctx, i;
+	const char *p;
 
-	/* Touch what a reader would. */
+	/* Touch what a reader would: strings, and an array's (report --html reads external_log's). */
 	if (f->type == JW_JSON_STR)
 		*n += strlen(f->str);
+	for (i = 0, p = f->items; p && i < f->n_items; i++, p += strlen(p) + 1)
+		*n += strlen(p);
 	*n += strlen(f->key);
 	return 0;
 }

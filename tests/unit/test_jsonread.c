@@ -24,14 +24,24 @@ struct seen {
 static int record(void *ctx, const struct jw_json_field *f)
 {
 	struct seen *s = ctx;
+	const char *p;
 	char v[512];
+	size_t i;
+	int n;
 
 	switch (f->type) {
 	case JW_JSON_NULL: snprintf(v, sizeof(v), "null"); break;
 	case JW_JSON_BOOL: snprintf(v, sizeof(v), "b:%d", f->b); break;
 	case JW_JSON_NUM: snprintf(v, sizeof(v), "n:%g", f->num); break;
 	case JW_JSON_STR: snprintf(v, sizeof(v), "s:%s", f->str); break;
-	case JW_JSON_ARRAY: snprintf(v, sizeof(v), "a:%zu", f->n_items); break;
+	case JW_JSON_ARRAY:
+		n = snprintf(v, sizeof(v), "a:%zu", f->n_items);
+		/* its strings, when it holds only strings */
+		for (i = 0, p = f->items; p && i < f->n_items; i++, p += strlen(p) + 1)
+			n += snprintf(v + n, sizeof(v) - n, "%s'%s'", i ? "," : "[", p);
+		if (f->items)
+			snprintf(v + n, sizeof(v) - n, "]");
+		break;
 	case JW_JSON_OBJECT: snprintf(v, sizeof(v), "o:%zu", f->n_items); break;
 	}
 	s->len += snprintf(s->text + s->len, sizeof(s->text) - s->len, "%s=%s;", f->key, v);
@@ -55,13 +65,18 @@ static void test_event_line(void **state)
 			       "\"delay_ms\":-1.5e2}\n",
 			       &s),
 			 0);
-	assert_string_equal(s.text, "event=s:MAIN_THREAD_JANK;time=n:1.76403e+12;external_log=a:2;"
+	assert_string_equal(s.text, "event=s:MAIN_THREAD_JANK;time=n:1.76403e+12;"
+				    "external_log=a:2['/var/log/jankwatch/stack-1.txt','b'];"
 				    "log_over_limit=b:0;waker=null;wall_ms=n:310.25;"
 				    "delay_ms=n:-150;");
 	assert_int_equal(parse("  { }  ", &s), 0);
 	assert_int_equal(s.n, 0);
 	assert_int_equal(parse("{\"a\":{\"b\":[1,{\"c\":[]}],\"d\":\"x\"},\"e\":true}", &s), 0);
 	assert_string_equal(s.text, "a=o:2;e=b:1;");
+	/* An array's strings are kept only when it holds nothing else; escapes undone. */
+	assert_int_equal(parse("{\"a\":[\"x\\\"y\",\"\"],\"b\":[\"p\",1],\"c\":[[\"q\"]],"
+			       "\"d\":[],\"e\":[\"r\"]}", &s), 0);
+	assert_string_equal(s.text, "a=a:2['x\"y',''];b=a:2;c=a:1;d=a:0;e=a:1['r'];");
 }
 
 /* What jankwatch writes, it reads back: control bytes, quotes, non-UTF-8 (as U+FFFD). */

@@ -179,15 +179,20 @@ static bool word(struct reader *r, const char *w)
 
 static int value(struct reader *r, struct jw_json_field *f, int depth);
 
-/* An array or object, its opening bracket taken: checked, its length counted. */
-static int container(struct reader *r, bool object, size_t *n, int depth)
+/*
+ * An array or object, its opening bracket taken: checked, its length counted; an array's strings
+ * kept one after the other in the scratch while it holds nothing else (@items, else NULL).
+ */
+static int container(struct reader *r, bool object, size_t *n, const char **items, int depth)
 {
 	struct jw_json_field inner;
 	size_t mark = r->used;
+	bool strings = !object;
 	const char *key;
 	int ret;
 
 	*n = 0;
+	*items = NULL;
 	if (depth > MAX_DEPTH)
 		return -EINVAL;
 	if (take(r, object ? '}' : ']'))
@@ -199,9 +204,14 @@ static int container(struct reader *r, bool object, size_t *n, int depth)
 		if (ret)
 			return ret;
 		(*n)++;
-		r->used = mark;	/* nested strings are not kept */
+		strings = strings && inner.type == JW_JSON_STR;
+		if (!strings)
+			r->used = mark;	/* nested values' strings are not kept */
 	} while (take(r, ','));
-	return take(r, object ? '}' : ']') ? 0 : -EINVAL;
+	if (!take(r, object ? '}' : ']'))
+		return -EINVAL;
+	*items = strings ? r->scratch + mark : NULL;
+	return 0;
 }
 
 static int value(struct reader *r, struct jw_json_field *f, int depth)
@@ -217,11 +227,11 @@ static int value(struct reader *r, struct jw_json_field *f, int depth)
 	case '[':
 		r->p++;
 		f->type = JW_JSON_ARRAY;
-		return container(r, false, &f->n_items, depth);
+		return container(r, false, &f->n_items, &f->items, depth);
 	case '{':
 		r->p++;
 		f->type = JW_JSON_OBJECT;
-		return container(r, true, &f->n_items, depth);
+		return container(r, true, &f->n_items, &f->items, depth);
 	case 't':
 	case 'f':
 		f->type = JW_JSON_BOOL;

@@ -2,7 +2,7 @@
 /*
  * Reading one JSON object a line (RFC 8259), as events.jsonl holds them: the top-level fields
  * handed over one by one, strings unescaped; nested arrays and objects checked and skipped,
- * an array of strings also counted.
+ * an array counted, its strings kept when it holds only strings.
  */
 #ifndef JW_JSONREAD_H
 #define JW_JSONREAD_H
@@ -21,6 +21,9 @@ struct jw_json_field {
 	const char *str;		/* JW_JSON_STR: unescaped, NUL-terminated (a NUL inside
 					 * cuts it short) */
 	size_t n_items;			/* JW_JSON_ARRAY: its length */
+	const char *items;		/* JW_JSON_ARRAY of strings only (one at least): its
+					 * n_items strings one after the other, each
+					 * NUL-terminated; else NULL */
 };
 
 /*
