@@ -43,7 +43,7 @@ static struct jw_summary *sample_summary(void)
 			.files = i <= 5 ? 1 : 0,
 		};
 
-		assert_int_equal(jw_summary__add(s, &e), 0);
+		assert_int_equal(jw_summary__add(s, &e, NULL), 0);
 	}
 	for (i = 0; i < 2; i++) {
 		struct jw_summary_event e = {
@@ -56,11 +56,11 @@ static struct jw_summary *sample_summary(void)
 			.over_limit = true,
 		};
 
-		assert_int_equal(jw_summary__add(s, &e), 0);
+		assert_int_equal(jw_summary__add(s, &e, NULL), 0);
 	}
 	assert_int_equal(jw_summary__add(s, &(struct jw_summary_event){
 		.hang = true, .begin_ms = T0 + 200000, .pid = 100, .process = "redis-server",
-		.group = "busy<-processCommand", .wall_ms = 6000, .files = 1 }), 0);
+		.group = "busy<-processCommand", .wall_ms = 6000, .files = 1 }, NULL), 0);
 	jw_summary__bad_line(s);
 	return s;
 }
@@ -159,6 +159,75 @@ static void test_json(void **state)
 	jw_summary__free(s);
 }
 
+/* The figures the page draws: the groups in the writers' order, an event's group by its id. */
+static void test_groups(void **state)
+{
+	struct jw_summary *s = jw_summary__new();
+	struct jw_summary_event e = { .pid = 7, .process = "p", .cause = "blocked" };
+	struct jw_summary_totals t;
+	struct jw_summary_group g;
+	size_t small, big, again;
+
+	(void)state;
+	assert_non_null(s);
+	e.group = "a<-b";
+	e.wall_ms = 200;
+	e.blocked_ms = 150;
+	e.io_ms = 50;
+	e.cpu_ms = 40;
+	e.runq_ms = 10;
+	e.begin_ms = T0;
+	assert_int_equal(jw_summary__add(s, &e, &small), 0);
+	e.group = NULL;
+	e.handler = "on_tick";
+	e.wall_ms = 900;
+	e.begin_ms = T0 + 5;
+	e.cause = "cpu";
+	e.files = 1;
+	assert_int_equal(jw_summary__add(s, &e, &big), 0);
+	e.group = "a<-b";
+	e.wall_ms = 400;
+	assert_int_equal(jw_summary__add(s, &e, &again), 0);
+	assert_int_equal(again, small);
+	assert_int_not_equal(small, big);
+	assert_int_equal(jw_summary__groups(s), 2);
+	/* 900 ms beats 600 */
+	assert_int_equal(jw_summary__rank(s, big), 0);
+	assert_int_equal(jw_summary__rank(s, small), 1);
+	jw_summary__group(s, 0, &g);
+	assert_string_equal(g.key, "on_tick");
+	assert_true(g.by_handler);
+	assert_string_equal(g.handler, "on_tick");
+	jw_summary__group(s, 1, &g);
+	assert_string_equal(g.key, "a<-b");
+	assert_false(g.by_handler);
+	assert_int_equal(g.janks, 2);
+	assert_true(g.max_ms == 400 && g.p50_ms == 200 && g.total_ms == 600);
+	assert_int_equal(g.cause[0], 1);
+	assert_int_equal(g.cause[2], 1);
+	/* each jank's time split summed, blocked less its I/O (the other jank: the same figures) */
+	assert_true(g.split_ms[0] == 80 && g.split_ms[1] == 20 && g.split_ms[2] == 200 &&
+		    g.split_ms[3] == 100);
+	assert_int_equal(g.written, 1);
+	assert_int_equal(g.withheld, 1);
+	assert_int_equal(g.n_pids, 1);
+	assert_int_equal(g.pids[0], 7);
+	jw_summary__totals(s, &t);
+	assert_int_equal(t.janks, 3);
+	assert_int_equal(t.groups, 2);
+	assert_int_equal(t.written, 2);
+	assert_int_equal(t.withheld, 1);
+	assert_int_equal(t.first_ms, T0);
+	assert_int_equal(t.last_ms, T0 + 5);
+	/* A group made after the order was taken is ordered again. */
+	e.group = "c";
+	e.wall_ms = 5000;
+	assert_int_equal(jw_summary__add(s, &e, &again), 0);
+	assert_int_equal(jw_summary__rank(s, again), 0);
+	assert_int_equal(jw_summary__rank(s, big), 1);
+	jw_summary__free(s);
+}
+
 static void test_empty(void **state)
 {
 	struct jw_summary *s = jw_summary__new();
@@ -216,6 +285,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_when),
 	};

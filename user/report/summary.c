@@ -30,6 +30,7 @@ struct tally {
 };
 
 struct group {
+	size_t id;		/* the order it was made in */
 	char *process;
 	char *key;		/* the group key, or the handler when the events have none */
 	bool by_handler;
@@ -38,6 +39,7 @@ struct group {
 	double total_ms;
 	uint64_t hangs;
 	uint64_t cause[N_CAUSES];
+	double split_ms[N_CAUSES];	/* the janks' cpu, runq, blocked less io, io */
 	uint64_t written;
 	uint64_t withheld[N_WITHHELD];
 	struct tally handlers, stacks;
@@ -54,6 +56,7 @@ struct jw_summary {
 	uint64_t withheld[N_WITHHELD];
 	uint64_t first_ms, last_ms;
 	bool sorted;
+	size_t *rank;		/* by id, once sorted */
 };
 
 struct jw_summary *jw_summary__new(void)
@@ -84,6 +87,7 @@ void jw_summary__free(struct jw_summary *s)
 		tally_free(&s->groups[i].stacks);
 	}
 	free(s->groups);
+	free(s->rank);
 	free(s);
 }
 
@@ -161,6 +165,7 @@ static struct group *group_of(struct jw_summary *s, const struct jw_summary_even
 	}
 	g = &s->groups[s->n];
 	memset(g, 0, sizeof(*g));
+	g->id = s->n;
 	g->by_handler = by_handler;
 	g->process = strdup(e->process ? e->process : "");
 	g->key = strdup(key ? key : "");
@@ -191,13 +196,15 @@ static void span(uint64_t *first, uint64_t *last, uint64_t t)
 		*last = t;
 }
 
-int jw_summary__add(struct jw_summary *s, const struct jw_summary_event *e)
+int jw_summary__add(struct jw_summary *s, const struct jw_summary_event *e, size_t *id)
 {
 	struct group *g = group_of(s, e);
 	size_t i;
 
 	if (!g)
 		return -ENOMEM;
+	if (id)
+		*id = g->id;
 	s->sorted = false;
 	span(&s->first_ms, &s->last_ms, e->begin_ms);
 	span(&g->first_ms, &g->last_ms, e->begin_ms);
@@ -236,6 +243,10 @@ int jw_summary__add(struct jw_summary *s, const struct jw_summary_event *e)
 	}
 	g->walls[g->n_walls++] = e->wall_ms;
 	g->total_ms += e->wall_ms;
+	g->split_ms[0] += e->cpu_ms;
+	g->split_ms[1] += e->runq_ms;
+	g->split_ms[2] += e->blocked_ms > e->io_ms ? e->blocked_ms - e->io_ms : 0;
+	g->split_ms[3] += e->io_ms;
 	for (i = 0; i < N_CAUSES; i++)
 		if (e->cause && !strcmp(e->cause, causes[i]))
 			g->cause[i]++;
@@ -282,6 +293,10 @@ static void sort(struct jw_summary *s)
 			qsort(s->groups[i].walls, s->groups[i].n_walls, sizeof(double), cmp_double);
 	if (s->n)
 		qsort(s->groups, s->n, sizeof(*s->groups), cmp_group);
+	free(s->rank);
+	s->rank = malloc((s->n ? s->n : 1) * sizeof(*s->rank));
+	for (i = 0; s->rank && i < s->n; i++)
+		s->rank[s->groups[i].id] = i;
 	s->sorted = true;
 }
 
@@ -294,6 +309,65 @@ static double quantile(const struct group *g, size_t permille)
 		return 0;
 	k = (g->n_walls * permille + 999) / 1000;
 	return g->walls[k ? k - 1 : 0];
+}
+
+void jw_summary__totals(const struct jw_summary *s, struct jw_summary_totals *t)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	t->janks = s->janks;
+	t->hangs = s->hangs;
+	t->groups = s->n;
+	t->written = s->written;
+	for (i = 0; i < N_WITHHELD; i++)
+		t->withheld += s->withheld[i];
+	t->bad_lines = s->bad_lines;
+	t->first_ms = s->first_ms;
+	t->last_ms = s->last_ms;
+}
+
+size_t jw_summary__groups(struct jw_summary *s)
+{
+	sort(s);
+	return s->n;
+}
+
+void jw_summary__group(struct jw_summary *s, size_t rank, struct jw_summary_group *out)
+{
+	const struct group *g;
+	size_t i;
+
+	sort(s);
+	g = &s->groups[rank];
+	memset(out, 0, sizeof(*out));
+	out->process = g->process;
+	out->key = g->key;
+	out->by_handler = g->by_handler;
+	out->handler = tally_top(&g->handlers);
+	out->heaviest_stack = tally_top(&g->stacks);
+	out->janks = g->n_walls;
+	out->hangs = g->hangs;
+	out->p50_ms = quantile(g, 500);
+	out->p95_ms = quantile(g, 950);
+	out->max_ms = quantile(g, 1000);
+	out->total_ms = g->total_ms;
+	memcpy(out->cause, g->cause, sizeof(out->cause));
+	memcpy(out->split_ms, g->split_ms, sizeof(out->split_ms));
+	out->written = g->written;
+	for (i = 0; i < N_WITHHELD; i++)
+		out->withheld += g->withheld[i];
+	out->pids = g->pids;
+	out->n_pids = g->n_pids;
+	out->more_pids = g->more_pids;
+	out->first_ms = g->first_ms;
+	out->last_ms = g->last_ms;
+}
+
+size_t jw_summary__rank(struct jw_summary *s, size_t id)
+{
+	sort(s);
+	return s->rank && id < s->n ? s->rank[id] : id;
 }
 
 static size_t shown(const struct jw_summary *s, size_t top)

@@ -124,6 +124,14 @@ static int field(void *ctx, const struct jw_json_field *f)
 		e->pid = f->num > 0 ? (uint32_t)f->num : 0;
 	} else if (!strcmp(f->key, "wall_ms") && f->type == JW_JSON_NUM) {
 		e->wall_ms = f->num;
+	} else if (!strcmp(f->key, "cpu_ms") && f->type == JW_JSON_NUM) {
+		e->cpu_ms = f->num;
+	} else if (!strcmp(f->key, "runq_ms") && f->type == JW_JSON_NUM) {
+		e->runq_ms = f->num;
+	} else if (!strcmp(f->key, "blocked_ms") && f->type == JW_JSON_NUM) {
+		e->blocked_ms = f->num;
+	} else if (!strcmp(f->key, "io_ms") && f->type == JW_JSON_NUM) {
+		e->io_ms = f->num;
 	} else if (!strcmp(f->key, "external_log") && f->type == JW_JSON_ARRAY) {
 		e->files = f->n_items;
 	} else if (!strcmp(f->key, "log_over_limit") && f->type == JW_JSON_BOOL) {
@@ -163,7 +171,7 @@ static int add_line(struct logreport *lr, const char *text, size_t len)
 	} else if (!ret) {
 		begin_ns = (int64_t)l.e.begin_ms * 1000000;
 		if (jw_range_has(&lr->range, begin_ns, (long)l.e.pid)) {
-			ret = jw_summary__add(lr->sum, &l.e);
+			ret = jw_summary__add(lr->sum, &l.e, NULL);
 			lr->events++;
 		}
 	}
