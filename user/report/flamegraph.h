@@ -63,6 +63,18 @@ struct jw_flame_head {
  */
 int jw_flame_svg_write(const struct jw_flame *fl, const struct jw_flame_head *head, FILE *f);
 
+/*
+ * The same as an <svg> element of a page that holds several (class "flame", id @id): no XML
+ * declaration, no style and no script of its own (the page gives jw_flame_style and runs
+ * jw_flame_script's jwFlame(svg) on it), its ids made its own from @id. 0 or -errno.
+ */
+int jw_flame_svg_embed(const struct jw_flame *fl, const struct jw_flame_head *head,
+		       const char *id, FILE *f);
+
+/* The graphs' style sheet, and their script: jwFlame(svg) makes the graph under svg live. */
+extern const char jw_flame_style[];
+extern const char jw_flame_script[];
+
 /* The name data-owner gives @o ("program", "python", ... "truncated" for JW_OWNER_COUNT). */
 const char *jw_flame_owner_name(enum jw_frame_owner o);
 
