@@ -14,7 +14,7 @@
 # watching adds to real servers' requests, redis and nginx (bench/servers.sh).
 # Plots the cost per task.
 # Usage: scripts/bench.sh [--quick] [--fp-only | --samples-only | --sites-only | --fleet-only |
-#                          --rate-only | --observer-only | --servers-only]
+#                          --rate-only | --observer-only | --servers-only | --page-only]
 #        (root; installs bpftrace, libbpf-tools and gnuplot from Debian when missing)
 set -euo pipefail
 
@@ -46,6 +46,7 @@ ONLY_FP=
 ONLY_RATE=
 ONLY_OBSERVER=
 ONLY_SERVERS=
+ONLY_PAGE=
 SERVERS_REPS=5		# bench/servers.sh's repetitions
 FLEET_S=60		# bench/fleet.sh's window
 RATE_REPS=3		# bench/rate.sh's repetitions
@@ -86,7 +87,7 @@ usage()
 {
 	cat <<EOF
 Usage: scripts/bench.sh [--quick] [--fp-only | --samples-only | --sites-only | --fleet-only |
-                         --rate-only | --observer-only | --servers-only]
+                         --rate-only | --observer-only | --servers-only | --page-only]
   --quick          3 repetitions, shorter windows, a 20 s watch, 10 janks, 8 pairs (noisier)
   --fp-only        only the frame-pointer build's table and budget lines (a few minutes: to
                    set two commits side by side)
@@ -99,6 +100,8 @@ Usage: scripts/bench.sh [--quick] [--fp-only | --samples-only | --sites-only | -
   --observer-only  only what watching does to a slow task's own time (bench/observer.sh)
   --servers-only   only what watching adds to redis's and nginx's requests, with 1 client
                    and with 50, beside bpftrace (bench/servers.sh)
+  --page-only      only report --html over 10,000 and 20,000 events: the page's size, the
+                   time to write it and chromium's to load it (bench/page.py)
 Runs as root. Builds build/, installs bpftrace, libbpf-tools and gnuplot when missing, prints
 ns per task for each tool and build with ratios to the baseline and the floor, jankwatch's own
 costs, whether DESIGN.md's budget holds, and plots the cost per task to bench/results.png.
@@ -122,6 +125,7 @@ parse_args()
 		--rate-only) ONLY_RATE=1 ;;
 		--observer-only) ONLY_OBSERVER=1 ;;
 		--servers-only) ONLY_SERVERS=1 ;;
+		--page-only) ONLY_PAGE=1 ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; die "unknown argument: $1" ;;
 		esac
@@ -845,6 +849,10 @@ main()
 	fi
 	if [[ -n $ONLY_SERVERS ]]; then
 		"$ROOT/bench/servers.sh" "$SERVERS_REPS"
+		return 0
+	fi
+	if [[ -n $ONLY_PAGE ]]; then
+		python3 "$ROOT/bench/page.py" "$BUILD/jankwatch" 10000 5
 		return 0
 	fi
 	if [[ -n $ONLY_SITES ]]; then

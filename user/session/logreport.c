@@ -13,6 +13,7 @@
 #include "config/params.h"
 #include "report/summary.h"
 #include "session/logargs.h"
+#include "session/logpage.h"
 #include "session/logreport.h"
 
 #define DEFAULT_TOP 10
@@ -22,14 +23,17 @@ struct logreport {
 	struct jw_range range;
 	long top;
 	bool json;
+	const char *html;		/* --html FILE */
+	char range_text[512];		/* what --since, --until and -p kept, in words */
 	size_t events, files_read;
 	struct jw_summary *sum;
+	struct jw_logpage *page;	/* with --html */
 };
 
 static void usage(FILE *f)
 {
 	fputs("Usage: jankwatch report LOGDIR [--since WHEN] [--until WHEN] [-p PID] [--top N]\n"
-	      "                        [--json]\n"
+	      "                        [--json] [--html FILE]\n"
 	      "\n"
 	      "Summarizes the jank events of a log directory (events.jsonl and its rotated files\n"
 	      "events.jsonl.1, .2, ...):\n"
@@ -40,8 +44,19 @@ static void usage(FILE *f)
 	      JW_RANGE_HELP
 	      "  --top N            the N groups that took the most time (default 10; 0: all)\n"
 	      "  --json             one JSON object instead of text\n"
+	      "  --html FILE        write one self-contained page to FILE: a timeline of the\n"
+	      "                     janks, each group with its merged flame graph, stats.csv\n"
 	      "\n" JW_WHEN_HELP,
 	      f);
+}
+
+/* Adds option @c's @arg to what the page says the range is. */
+static void range_said(struct logreport *lr, int c, const char *arg)
+{
+	size_t n = strlen(lr->range_text);
+
+	snprintf(lr->range_text + n, sizeof(lr->range_text) - n, "%s%s %s", n ? ", " : "",
+		 c == 's' ? "since" : c == 'u' ? "until" : "pid", arg);
 }
 
 static int parse_args(struct logreport *lr, int argc, char **argv)
@@ -50,6 +65,7 @@ static int parse_args(struct logreport *lr, int argc, char **argv)
 		JW_RANGE_OPTIONS,
 		{ "top", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -68,6 +84,14 @@ static int parse_args(struct logreport *lr, int argc, char **argv)
 			ret = jw_range_option(&lr->range, "report", c, optarg, now);
 			if (ret)
 				return ret;
+			range_said(lr, c, optarg);
+			break;
+		case 'H':
+			if (!*optarg) {
+				fprintf(stderr, "jankwatch: report: --html needs a file name\n");
+				return -EINVAL;
+			}
+			lr->html = optarg;
 			break;
 		case 't':
 			errno = 0;
@@ -95,7 +119,30 @@ struct line {
 	struct jw_summary_event e;
 	bool is_event;
 	char *strs[6];
+	char *files;		/* external_log's paths one after the other (with --html) */
+	size_t n_files;
 };
+
+/* Keeps external_log's paths. 0 or -ENOMEM. */
+static int keep_files(struct line *l, const struct jw_json_field *f)
+{
+	const char *p = f->items;
+	size_t i;
+
+	free(l->files);
+	l->files = NULL;
+	l->n_files = 0;
+	if (!p)
+		return 0;
+	for (i = 0; i < f->n_items; i++)
+		p += strlen(p) + 1;
+	l->files = malloc((size_t)(p - f->items));
+	if (!l->files)
+		return -ENOMEM;
+	memcpy(l->files, f->items, (size_t)(p - f->items));
+	l->n_files = f->n_items;
+	return 0;
+}
 
 static int keep_str(struct line *l, int i, const char **dst, const struct jw_json_field *f)
 {
@@ -134,6 +181,7 @@ static int field(void *ctx, const struct jw_json_field *f)
 		e->io_ms = f->num;
 	} else if (!strcmp(f->key, "external_log") && f->type == JW_JSON_ARRAY) {
 		e->files = f->n_items;
+		return keep_files(l, f);
 	} else if (!strcmp(f->key, "log_over_limit") && f->type == JW_JSON_BOOL) {
 		e->over_limit = f->b;
 	} else if (!strcmp(f->key, "bundle_name")) {
@@ -157,7 +205,7 @@ static int add_line(struct logreport *lr, const char *text, size_t len)
 {
 	struct line l = { 0 };
 	int64_t begin_ns;
-	size_t i;
+	size_t i, id;
 	int ret;
 
 	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
@@ -171,12 +219,15 @@ static int add_line(struct logreport *lr, const char *text, size_t len)
 	} else if (!ret) {
 		begin_ns = (int64_t)l.e.begin_ms * 1000000;
 		if (jw_range_has(&lr->range, begin_ns, (long)l.e.pid)) {
-			ret = jw_summary__add(lr->sum, &l.e, NULL);
+			ret = jw_summary__add(lr->sum, &l.e, &id);
+			if (!ret && lr->page)
+				ret = jw_logpage__add(lr->page, &l.e, id, l.files, l.n_files);
 			lr->events++;
 		}
 	}
 	for (i = 0; i < sizeof(l.strs) / sizeof(l.strs[0]); i++)
 		free(l.strs[i]);
+	free(l.files);
 	return ret;
 }
 
@@ -229,8 +280,11 @@ int jw_report_main(int argc, char **argv)
 		return 1;
 	}
 	lr.sum = jw_summary__new();
-	if (!lr.sum) {
+	if (lr.html && lr.sum)
+		lr.page = jw_logpage__new(lr.dir);
+	if (!lr.sum || (lr.html && !lr.page)) {
 		fprintf(stderr, "jankwatch: report: out of memory\n");
+		jw_summary__free(lr.sum);
 		return 1;
 	}
 	/* The rotated files hold the older events, the highest number the oldest. */
@@ -245,6 +299,17 @@ int jw_report_main(int argc, char **argv)
 			"directory?)\n", lr.dir);
 		ret = -ENOENT;
 	}
+	if (!ret && lr.html) {
+		ret = jw_logpage__write(lr.page, lr.sum, (size_t)lr.top, lr.range.pid,
+					lr.range_text[0] ? lr.range_text : NULL, lr.html);
+		if (ret)
+			goto out;
+		if (!lr.json) {
+			printf("%s: %zu events of %s\n", lr.html, lr.events, lr.dir);
+			ret = fflush(stdout) ? -errno : 0;
+			goto out;
+		}
+	}
 	if (!ret && lr.json) {
 		jw_buf_init(&b);
 		jw_summary__write_json(lr.sum, lr.dir, (size_t)lr.top, &b);
@@ -255,6 +320,8 @@ int jw_report_main(int argc, char **argv)
 	} else if (!ret) {
 		ret = jw_summary__write_text(lr.sum, lr.dir, (size_t)lr.top, stdout);
 	}
+out:
+	jw_logpage__free(lr.page);
 	jw_summary__free(lr.sum);
 	return ret ? 1 : 0;
 }
