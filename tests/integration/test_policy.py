@@ -11,7 +11,8 @@ a day), the next ones their events only; no stack log.
     sample_count=21, report_times_per_app=3): a 120 ms task, sampled every 4 ms of its CPU time
     (~30 samples), gets a stack log of 21 samples, the most sample_count allows (all it took,
     when the targets running side by side left it the CPU for fewer than 23 periods).
-(e) A quota reached: log_over_limit turns true, and no report passes the quota.
+(e) A quota reached: log_over_limit turns true, and no report passes the quota; with
+    --format tree,svg, the stack logs and flame graphs together stay within it.
 (f) burst=4/50/2: tasks of 60 ms, under the jank threshold, are reported once four of them
     came within 2 s, with "burst": 4."""
 from jwtest import *
@@ -149,6 +150,21 @@ try:
           "(e) every event is still in events.jsonl")
     check(all(e["withheld"] == "quota" for e in events[first_over:]),
           f"(e) their files were withheld by the quota ({[e['withheld'] for e in events]})")
+
+    # (e) The flame graphs (--format tree,svg) count in the quota as the stack logs do: all the
+    # files together stay within it, an SVG is listed only when written.
+    f_logs = LogDir()
+    rc, events, err = run_jankwatch(["-p", str(e_target.pid), "--set", "ignore_startup_time=3",
+                                     "--all", "--set", "log_quota_bytes=30000", "--format",
+                                     "tree,svg", "--duration", "8", "--log-dir", f_logs.path], 60)
+    files = [f for f in os.listdir(f_logs.path) if f.startswith(("stack-", "flame-"))]
+    total = sum(os.path.getsize(os.path.join(f_logs.path, f)) for f in files)
+    listed = [os.path.basename(p) for e in events for p in e["external_log"]]
+    check(rc == 0 and any(f.startswith("flame-") for f in files) and total <= 30000 and
+          sorted(listed) == sorted(files) and any(e["log_over_limit"] for e in events),
+          f"(e) stack logs and flame graphs together stay within the quota ({total} bytes in "
+          f"{len(files)} files, each listed by its event; {len(events)} events)")
+    f_logs.cleanup()
 
     # A log directory that is a link another user planted: said once; the events still go to
     # stdout. (One of root's is followed: systemd's LogsDirectory= of a DynamicUser= service.)
