@@ -24,9 +24,10 @@ install(FILES ${CMAKE_BINARY_DIR}/install/jankwatch.service DESTINATION lib/syst
 install(FILES ${CMAKE_BINARY_DIR}/jankwatch.8.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
 install(FILES ${CMAKE_SOURCE_DIR}/scripts/jankwatch.bash-completion
 	DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME jankwatch)
-install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/docs/usage.md
-	      ${CMAKE_SOURCE_DIR}/docs/outputs.md ${CMAKE_SOURCE_DIR}/docs/how-it-works.md
-	DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The README with docs/ beside it, as in the tree, so that its links and pictures work.
+install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
+	FILES_MATCHING PATTERN "*.md" PATTERN "*.png")
 install(FILES ${CMAKE_SOURCE_DIR}/scripts/jankwatch.conf.example
 	DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples RENAME jankwatch.conf)
 install(FILES ${CMAKE_SOURCE_DIR}/scripts/jankwatch-metrics-listen.conf

@@ -3,8 +3,8 @@
 # Makes the release files: for x86_64 and arm64, the static jankwatch (cmake -DJW_STATIC=ON: no
 # shared library, no interpreter; it starts on any Linux userland) stripped, in
 # jankwatch-VERSION-linux-ARCH.tar.gz with its man page, scripts/make-btf.sh and what it needs
-# (the BPF objects it reduces a kernel's BTF against), and README.txt ("On a device"); and
-# SHA256SUMS of the tarballs. Builds build-static/ and build-arm64-static/ (configured when
+# (the BPF objects it reduces a kernel's BTF against), and README.txt (docs/device.md's first
+# section); and SHA256SUMS of the tarballs. Builds build-static/ and build-arm64-static/ (configured when
 # missing; scripts/setup.sh --arch arm64 installs what they need).
 #   scripts/dist.sh [--out DIR] [--arch x86_64|arm64]...   (default: dist/, both)
 set -euo pipefail
@@ -85,8 +85,10 @@ for arch in "${arches[@]}"; do
 	cp scripts/make-btf.sh "$stage/$name/"
 	cp scripts/vm/image_btf.py "$stage/$name/vm/"
 	cp "$dir"/bpf/jankwatch.bpf.o "$dir"/bpf/jankwatch_compat.bpf.o "$stage/$name/bpf/"
-	sed -n '/^## On a device/,/^## /p' README.md | sed '$d' >"$stage/$name/README.txt"
-	[[ -s $stage/$name/README.txt ]] || die "README.md has no \"## On a device\" section"
+	sed -n '/^## One file per architecture/,/^## /p' docs/device.md | sed '$d' \
+		>"$stage/$name/README.txt"
+	[[ -s $stage/$name/README.txt ]] ||
+		die "docs/device.md has no \"## One file per architecture\" section"
 	tar -C "$stage" --owner=0 --group=0 --sort=name -czf "$out/$name.tar.gz" "$name"
 	size=$(stat -c %s "$stage/$name/jankwatch")
 	rm -rf "$stage"

@@ -49,7 +49,9 @@ try:
     run(["cmake", "--install", BUILD, "--prefix", prefix], "cmake --install exits 0")
     expected = ["sbin/jankwatch", "lib/systemd/system/jankwatch.service",
                 "share/man/man8/jankwatch.8.gz", "share/bash-completion/completions/jankwatch",
-                "share/doc/jankwatch/README.md", "share/doc/jankwatch/examples/jankwatch.conf",
+                "share/doc/jankwatch/README.md", "share/doc/jankwatch/docs/usage.md",
+                "share/doc/jankwatch/docs/report-page.png",
+                "share/doc/jankwatch/examples/jankwatch.conf",
                 "share/doc/jankwatch/examples/metrics-listen.conf"]
     missing = [f for f in expected if not os.path.exists(os.path.join(prefix, f))]
     check(not missing, f"installed: {', '.join(expected)} (missing {missing})")
