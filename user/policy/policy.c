@@ -383,12 +383,20 @@ bool jw_policy__triage(struct jw_policy *p, struct jw_task_facts *t)
 		return t->jank || t->burst;
 	t->triaged = true;
 	t->jank = false;
+	t->early = false;
 	t->burst = 0;
-	if (t->begin_boot_ns < t->proc_start_boot_ns + startup_ns)
+	if (t->begin_boot_ns < t->proc_start_boot_ns + startup_ns) {
+		t->early = t->wall_ns > jank_threshold_ns(&p->params);
 		return false;
+	}
 	t->jank = t->wall_ns > jank_threshold_ns(&p->params);
 	t->burst = count_burst(p, t);
 	return t->jank || t->burst;
+}
+
+uint64_t jw_policy__window_s(const struct jw_policy *p)
+{
+	return p->window_s;
 }
 
 bool jw_policy__changed(const struct jw_policy *p)

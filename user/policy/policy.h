@@ -43,6 +43,7 @@ struct jw_task_facts {
 	/* Filled by jw_policy__triage() (decide() calls it when it was not): */
 	bool triaged;
 	bool jank;			/* over the jank threshold, past the startup window */
+	bool early;			/* over the jank threshold, inside the startup window */
 	uint32_t burst;			/* it completed a burst (burst=N/T/W) of this many */
 	/* Filled by the decisions: the budget a file for it spends once written (0: none). */
 	uint8_t budget;
@@ -51,6 +52,9 @@ struct jw_task_facts {
 };
 
 struct jw_policy;
+
+/* The budgets' window, in seconds: a day, or an hour with --dev. */
+uint64_t jw_policy__window_s(const struct jw_policy *p);
 
 /* NULL with errno set. @params must have been through jw_params_finish(). */
 struct jw_policy *jw_policy__new(const struct jw_params *params, bool all, bool dev);

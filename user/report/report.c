@@ -6,6 +6,7 @@
 
 #include "base/log.h"
 #include "base/text.h"
+#include "report/defaults_said.h"
 #include "report/flamegraph.h"
 #include "report/handler.h"
 #include "report/report.h"
@@ -34,6 +35,7 @@ struct jw_reporter {
 	bool raw_failed;		/* a raw capture write failed (said once) */
 	bool budgets_failed;		/* saving the budgets failed (said once) */
 	struct jw_report_counts counts;
+	struct jw_defaults_said said;
 	struct jw_tracer *tracer;	/* keeps the trace windows of TRACE verdicts; or NULL */
 	struct jw_hold held;		/* reports waiting for debug files */
 	char boot_id[40];		/* this boot's, in each event's jank_id */
@@ -366,6 +368,20 @@ static void beside_written(struct jw_reporter *r, struct jw_event *ev, int ret, 
 	}
 }
 
+/* A jank whose files the budgets or the back-off withheld: counted, and said once at a terminal. */
+static void count_withheld(struct jw_reporter *r, const struct jw_proc *proc,
+			   const struct jw_task_facts *facts)
+{
+	if (facts->withheld == JW_WITHHELD_BUDGET)
+		r->counts.withheld_budget++;
+	else if (facts->withheld == JW_WITHHELD_BACK_OFF)
+		r->counts.withheld_back_off++;
+	if (r->opts.say_defaults)
+		jw_say_withheld(&r->said, r->opts.params, facts->withheld,
+				jw_policy__window_s(r->opts.policy), jw_report_bundle_name(proc),
+				facts->pid, facts->group);
+}
+
 /* Writes the jank's @profile beside its other files, @path listed after them in @ev. */
 static void add_profile(struct jw_reporter *r, struct jw_pprof *profile, struct jw_event *ev,
 			const struct jw_task_rec *t, uint64_t periods, char *path, size_t len)
@@ -566,6 +582,8 @@ static int report(struct jw_reporter *r, struct jw_proc *proc, const struct jw_t
 	} else {
 		r->counts.withheld++;
 		ev.withheld = facts ? jw_withheld_name(facts->withheld) : NULL;
+		if (facts)
+			count_withheld(r, proc, facts);
 	}
 	if (profile && ev.n_external_log) {
 		if (ev.external_log == trace_logs)
@@ -637,8 +655,17 @@ int jw_reporter__task(struct jw_reporter *r, struct jw_proc *proc, const struct 
 
 	int ret;
 
-	if (!jw_policy__triage(r->opts.policy, &facts))
+	if (!jw_policy__triage(r->opts.policy, &facts)) {
+		if (facts.early) {
+			r->counts.early++;
+			if (r->opts.say_defaults)
+				jw_say_early(&r->said, r->opts.params, jw_report_bundle_name(proc),
+					     facts.pid, facts.wall_ns / 1e6,
+					     (double)(facts.begin_boot_ns - facts.proc_start_boot_ns) /
+						     1e9);
+		}
 		return 0;
+	}
 	ret = report(r, proc, t, samples, n, JW_VERDICT_NONE, now_real / NS_PER_MS, &facts,
 		     r->held.n < JW_HOLD_MAX);
 	if (ret != -EINPROGRESS)

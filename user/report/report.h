@@ -33,6 +33,8 @@ struct jw_report_counts {
 	uint64_t profiles;	/* pprof profiles written (--format pprof) */
 	uint64_t flamegraphs;	/* flame graphs written (--format svg) */
 	uint64_t withheld;	/* janks whose files a budget or the quota withheld */
+	uint64_t withheld_budget, withheld_back_off;	/* of them, by the budgets, the back-off */
+	uint64_t early;		/* tasks over the threshold in their process's start-up window */
 	uint64_t write_errors;
 };
 
@@ -41,6 +43,8 @@ struct jw_reporter_opts {
 	enum jw_format format;		/* of the stack logs */
 	bool pprof;			/* a profile beside each jank's stack log or trace */
 	bool svg;			/* a flame graph beside each jank's stack log */
+	bool say_defaults;		/* a person at a terminal: what the defaults withhold is said
+					 * once (report/defaults_said.c) */
 	struct jw_policy *policy;
 	struct jw_logdir *logdir;
 	const struct jw_ksyms *ksyms;	/* may be NULL: kernel frames by address */

@@ -444,13 +444,20 @@ static void print_summary(struct session *s)
 	session_tally(s, &t);
 	jw_log(JW_LOG_INFO, "%llu tasks, %llu janks (cpu %llu, runqueue %llu, blocked %llu, io %llu), "
 	       "%llu hangs, %llu stack logs written, %llu trace reports decided (%llu trace files "
-	       "written), %llu withheld (budget, back-off or quota)",
+	       "written), %llu withheld (budget %llu, back-off %llu, quota or other %llu)",
 	       (unsigned long long)t.tasks,
 	       (unsigned long long)c->janks, (unsigned long long)c->by_cause[0],
 	       (unsigned long long)c->by_cause[1], (unsigned long long)c->by_cause[2],
 	       (unsigned long long)c->by_cause[3], (unsigned long long)c->hangs,
 	       (unsigned long long)c->stack_logs, (unsigned long long)c->traces,
-	       (unsigned long long)jw_tracer__written(s->tracer), (unsigned long long)c->withheld);
+	       (unsigned long long)jw_tracer__written(s->tracer), (unsigned long long)c->withheld,
+	       (unsigned long long)c->withheld_budget, (unsigned long long)c->withheld_back_off,
+	       (unsigned long long)(c->withheld - c->withheld_budget - c->withheld_back_off));
+	if (c->early)
+		jw_log(JW_LOG_INFO, "%llu tasks over the threshold were in their process's start-up "
+		       "window, not reported (ignore_startup_time=%lld)",
+		       (unsigned long long)c->early,
+		       (long long)s->cfg->params.v[JW_P_IGNORE_STARTUP_TIME]);
 	jw_buf_init(&lost);
 	jw_lost_lines(&t.lost, &lost);
 	for (line = lost.data; line && *line; line = end + 1) {

@@ -291,6 +291,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	};
 	struct jw_reporter_opts ropts = { .params = &cfg->params, .format = cfg->format,
 					  .pprof = cfg->pprof, .svg = cfg->svg,
+					  .say_defaults = isatty(STDERR_FILENO),
 					  .out = stdout,
 					  .on_event = session_fleet_event, .on_event_ctx = s };
 	char err[512];
