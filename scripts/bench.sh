@@ -152,7 +152,7 @@ setup()
 		"$ROOT/scripts/setup.sh" || die "scripts/setup.sh failed"
 	fi
 	log "building $BUILD"
-	cmake -S "$ROOT" -B "$BUILD" >/dev/null || die "cmake configure failed"
+	cmake -S "$ROOT" -B "$BUILD" -DJW_TESTS=ON >/dev/null || die "cmake configure failed"
 	cmake --build "$BUILD" -j2 >/dev/null || die "build failed (run: cmake --build $BUILD)"
 	need bpftrace bpftrace
 	need libbpf-tools funclatency

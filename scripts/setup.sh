@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Installs every build and test dependency of jankwatch from Debian's archive.
+# Installs every build and test dependency of jankwatch from Debian's archive (--build-only:
+# what building jankwatch and its plain targets needs, as scripts/demo.sh does: no server, no
+# toolkit, no Go).
 # The static libraries (.a) of the -dev packages build the static jankwatch (cmake/static.cmake);
 # musl-tools (musl-gcc) and musl-dev:arm64 its test targets linked with musl. chromium (headless)
 # opens the flame graphs in the tests, as a person's browser would.
 # Quiet and quick when everything is present; runs `apt-get update` once when not.
+#   --build-only   only the build's: a compiler, CMake, clang and bpftool, libbpf, elfutils,
+#                  protobuf-c and the profile.proto it compiles
 #   --arch arm64   also what the arm64 cross build needs (the :arm64 libraries, the cross
 #                  compiler, qemu's user-mode emulation for its unit tests)
 #   --vm           also what scripts/vmtest.sh needs (qemu, busybox, cpio, the archive keyring
 #                  its kernels of Debian 11 and unstable are checked against)
 set -euo pipefail
 
-packages=(
+build=(
 	build-essential cmake pkg-config
-	clang llvm libclang-rt-14-dev
+	clang llvm
 	libbpf-dev bpftool
 	libelf-dev libdw-dev zlib1g-dev
+	protobuf-c-compiler libprotobuf-c-dev golang-github-google-pprof-dev
+)
+tests=(
+	libclang-rt-14-dev
 	libbz2-dev liblzma-dev libzstd-dev musl-tools
-	protobuf-c-compiler libprotobuf-c-dev golang-github-google-pprof-dev golang-go
+	golang-go
 	debuginfod libdebuginfod1
 	libcmocka-dev
 	python3 valgrind
@@ -33,7 +41,7 @@ packages=(
 )
 # npm fetches Node 22 for the node tests (scripts/node22.sh): Debian's nodejs comes without it
 # (NodeSource's, which provides npm, conflicts with Debian's npm package).
-command -v npm >/dev/null || packages+=(npm)
+command -v npm >/dev/null || tests+=(npm)
 arm64=(
 	crossbuild-essential-arm64
 	libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libcmocka-dev:arm64
@@ -42,6 +50,10 @@ arm64=(
 )
 vm=(qemu-system-x86 qemu-system-arm busybox-static cpio xz-utils zstd debian-archive-keyring)
 
+packages=("${build[@]}")
+extra=()
+with_tests=1
+
 while (($#)); do
 	case $1 in
 	--arch)
@@ -49,19 +61,26 @@ while (($#)); do
 			echo "setup: --arch takes arm64 or x86_64" >&2
 			exit 2
 		}
-		[[ $2 == arm64 ]] && packages+=("${arm64[@]}")
+		[[ $2 == arm64 ]] && extra+=("${arm64[@]}")
 		shift 2
 		;;
 	--vm)
-		packages+=("${vm[@]}")
+		extra+=("${vm[@]}")
+		shift
+		;;
+	--build-only)
+		with_tests=
 		shift
 		;;
 	*)
-		echo "setup: unknown option '$1' (--arch arm64, --vm)" >&2
+		echo "setup: unknown option '$1' (--build-only, --arch arm64, --vm)" >&2
 		exit 2
 		;;
 	esac
 done
+
+[[ -z $with_tests ]] || packages+=("${tests[@]}")
+packages+=("${extra[@]}")
 
 # Whether package $1 is installed: of the machine's architecture unless it names one (with arm64
 # added, a library is installed once per architecture), or of none (arch: all).

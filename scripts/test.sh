@@ -22,7 +22,7 @@ scripts/setup.sh --arch arm64 --vm
 # Node 22 for the node tests' *_node22 runs, from the npm registry into the cache: without it they
 # are skipped, which CI=true does not allow.
 scripts/node22.sh >/dev/null || [[ ${CI:-} != true ]]
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJW_VM_TESTS=ON >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJW_TESTS=ON -DJW_VM_TESTS=ON >/dev/null
 cmake --build build -j"$(nproc)"
 # The static jankwatch (one file for a device, cmake/static.cmake): test_device.py runs it in a
 # root without glibc, and the VMs too.
