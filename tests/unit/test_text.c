@@ -46,12 +46,25 @@ static void test_bounds(void **state)
 	assert_string_equal(out, "");
 }
 
+static void test_hex_digit(void **state)
+{
+	(void)state;
+	assert_int_equal(jw_hex_digit('0'), 0);
+	assert_int_equal(jw_hex_digit('9'), 9);
+	assert_int_equal(jw_hex_digit('a'), 10);
+	assert_int_equal(jw_hex_digit('F'), 15);
+	assert_int_equal(jw_hex_digit('g'), -1);
+	assert_int_equal(jw_hex_digit('x'), -1);
+	assert_int_equal(jw_hex_digit('\0'), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_and_unicode_kept),
 		cmocka_unit_test(test_controls_replaced),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_hex_digit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,3 +15,14 @@ size_t jw_printable_copy(char *dst, size_t dstlen, const char *src, size_t srcle
 	dst[i] = '\0';
 	return i;
 }
+
+int jw_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

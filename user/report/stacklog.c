@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "base/text.h"
 #include "report/stacklog.h"
 
 #define TRUNCATED_NAME "[truncated]"
@@ -70,17 +71,6 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static int hex_value(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Reads decimal digits at @p (before @end) into *@v; returns the byte after them, or NULL. */
 static const char *parse_dec(const char *p, const char *end, uint64_t *v)
 {
@@ -102,10 +92,10 @@ static const char *parse_hex(const char *p, const char *end, uint64_t *v)
 	const char *start = p;
 	uint64_t x = 0;
 
-	for (; p < end && hex_value(*p) >= 0; p++) {
+	for (; p < end && jw_hex_digit(*p) >= 0; p++) {
 		if (p - start == 16)
 			return NULL;
-		x = x << 4 | hex_value(*p);
+		x = x << 4 | jw_hex_digit(*p);
 	}
 	*v = x;
 	return p > start ? p : NULL;
@@ -206,7 +196,7 @@ static bool rest_parse(const char *p, const char *end, const char *colon,
 	t->src.p = NULL;
 	t->src.len = 0;
 	if (p < end && *p == '(') {
-		for (q = p + 1; q < end && hex_value(*q) >= 0; q++)
+		for (q = p + 1; q < end && jw_hex_digit(*q) >= 0; q++)
 			;
 		if (q == p + 1 || q == end || *q != ')')
 			return false;

@@ -12,22 +12,12 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "base/text.h"
 #include "stacks/perfmap.h"
 
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r';
-}
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* Parses a hex number, 0x optional, at *p (before @end), up to a blank; advances *p. */
@@ -42,7 +32,7 @@ static int parse_hex(const char **p, const char *end, uint64_t *out)
 	if (s == end || is_blank(*s))
 		return -EINVAL;
 	for (; s < end && !is_blank(*s); s++) {
-		d = hex_digit(*s);
+		d = jw_hex_digit(*s);
 		if (d < 0 || v > (UINT64_MAX >> 4))
 			return -EINVAL;
 		v = v << 4 | d;
