@@ -247,7 +247,7 @@ static void test_when(void **state)
 	struct tm tm = { .tm_year = 126, .tm_mon = 10, .tm_mday = 25, .tm_hour = 14, .tm_min = 30,
 			 .tm_isdst = -1 };
 	int64_t t, local = (int64_t)mktime(&tm) * 1000000000LL;
-	char err[256];
+	char err[256], shown[32];
 
 	(void)state;
 	assert_int_equal(jw_parse_when("2h", now, &t, err, sizeof(err)), 0);
@@ -272,6 +272,11 @@ static void test_when(void **state)
 			 0);
 	assert_int_equal(t, local);
 	assert_int_equal(jw_parse_when("yesterday", now, &t, err, sizeof(err)), -EINVAL);
+	/* And shown back: what was typed, to the second; none as "-". */
+	jw_when_text((uint64_t)(local / 1000000) + 5999, shown, sizeof(shown));
+	assert_string_equal(shown, "2026-11-25 14:30:05");
+	jw_when_text(0, shown, sizeof(shown));
+	assert_string_equal(shown, "-");
 	assert_non_null(strstr(err, "'yesterday' is not a time"));
 	assert_int_equal(jw_parse_when("2x", now, &t, err, sizeof(err)), -EINVAL);
 	assert_int_equal(jw_parse_when("2026-13-45", now, &t, err, sizeof(err)), -EINVAL);

@@ -92,3 +92,12 @@ int jw_parse_when(const char *s, int64_t now_ns, int64_t *out_ns, char *err, siz
 		 "(today), a time ago as N followed by s, m, h or d ('2h'), '@EPOCH' or 'now'", s);
 	return -EINVAL;
 }
+
+void jw_when_text(uint64_t ms, char *buf, size_t len)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (!ms || !localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, len, "-");
+}

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* A point in time as a person types it for --since and --until. */
+/* A point in time as a person types it for --since and --until, and as it is shown back. */
 #ifndef JW_WHEN_H
 #define JW_WHEN_H
 
@@ -21,5 +21,8 @@
  * Returns 0, or -EINVAL with the accepted forms in @err.
  */
 int jw_parse_when(const char *s, int64_t now_ns, int64_t *out_ns, char *err, size_t errlen);
+
+/* @ms since the epoch as local time, "YYYY-mm-dd HH:MM:SS", into @buf; "-" for 0 or a failure. */
+void jw_when_text(uint64_t ms, char *buf, size_t len);
 
 #endif

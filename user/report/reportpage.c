@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/when.h"
 #include "output/markup.h"
 #include "report/reportpage.h"
 
@@ -190,21 +191,6 @@ static const char script[] =
 	"  sortable();\n"
 	"});\n";
 
-/* @ms since the epoch as local time, "YYYY-mm-dd HH:MM:SS" (with ".mmm" when @millis). */
-static void local_time(uint64_t ms, bool millis, char *buf, size_t len)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	size_t n;
-
-	if (!ms || !localtime_r(&t, &tm) || !(n = strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	if (millis)
-		snprintf(buf + n, len - n, ".%03u", (unsigned int)(ms % 1000));
-}
-
 static void put_head(const struct jw_page *p, FILE *f)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -218,8 +204,8 @@ static void put_totals(const struct jw_page *p, FILE *f)
 	const struct jw_summary_totals *t = &p->totals;
 	char first[40], last[40];
 
-	local_time(t->first_ms, false, first, sizeof(first));
-	local_time(t->last_ms, false, last, sizeof(last));
+	jw_when_text(t->first_ms, first, sizeof(first));
+	jw_when_text(t->last_ms, last, sizeof(last));
 	fputs("<h1>jankwatch: ", f);
 	jw_markup_put(f, p->dir);
 	fprintf(f, "</h1>\n<p id=\"totals\" data-janks=\"%" PRIu64 "\" data-hangs=\"%" PRIu64

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/when.h"
 #include "report/summary.h"
 
 #define MAX_PIDS 8
@@ -375,15 +376,6 @@ static size_t shown(const struct jw_summary *s, size_t top)
 	return top && top < s->n ? top : s->n;
 }
 
-static void local_time(uint64_t ms, char *buf, size_t len)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	if (!ms || !localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
-		snprintf(buf, len, "-");
-}
-
 /* ", back-off 110, budget 7" for the non-zero counts of @w. */
 static void withheld_line(const uint64_t *w, FILE *f)
 {
@@ -439,8 +431,8 @@ int jw_summary__write_text(struct jw_summary *s, const char *dir, size_t top, FI
 
 	sort(s);
 	n = shown(s, top);
-	local_time(s->first_ms, first, sizeof(first));
-	local_time(s->last_ms, last, sizeof(last));
+	jw_when_text(s->first_ms, first, sizeof(first));
+	jw_when_text(s->last_ms, last, sizeof(last));
 	fprintf(f, "%s: %" PRIu64 " janks, %" PRIu64 " hangs in %zu groups, from %s to %s\n", dir,
 		s->janks, s->hangs, s->n, first, last);
 	fprintf(f, "files written for %" PRIu64 ", withheld for %" PRIu64, s->written,

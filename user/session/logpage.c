@@ -11,6 +11,7 @@
 
 #include "base/csvread.h"
 #include "base/strpool.h"
+#include "base/when.h"
 #include "report/flamemerge.h"
 #include "report/reportpage.h"
 #include "report/stacklog.h"
@@ -443,7 +444,6 @@ static int read_stats(struct build *b, char *written, size_t written_len)
 	int fd = openat(b->dirfd, "stats.csv", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	struct csv_ctx c = { .b = b };
 	struct stat st;
-	struct tm tm;
 	char *text = NULL;
 	ssize_t got;
 	size_t len = 0;
@@ -472,8 +472,7 @@ static int read_stats(struct build *b, char *written, size_t written_len)
 	}
 	b->stats.header = (const char *const *)b->stat_cells;
 	b->stats.cells = (const char *const *)b->stat_cells + b->stats.cols;
-	if (localtime_r(&st.st_mtime, &tm))
-		strftime(written, written_len, "%Y-%m-%d %H:%M:%S", &tm);
+	jw_when_text((uint64_t)st.st_mtime * 1000, written, written_len);
 	b->stats.written = written;
 	b->page.stats = &b->stats;
 out:
@@ -546,8 +545,6 @@ int jw_logpage__write(struct jw_logpage *lp, struct jw_summary *sum, size_t top,
 	struct build b = { .lp = lp, .pid = pid, .dirfd = -1 };
 	size_t groups = jw_summary__groups(sum);
 	char made[40] = "-", written[40] = "-";
-	time_t now = time(NULL);
-	struct tm tm;
 	int ret;
 
 	b.dirfd = open(lp->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -556,8 +553,7 @@ int jw_logpage__write(struct jw_logpage *lp, struct jw_summary *sum, size_t top,
 		fprintf(stderr, "jankwatch: report: cannot read %s: %s\n", lp->dir, strerror(-ret));
 		return ret;
 	}
-	if (localtime_r(&now, &tm))
-		strftime(made, sizeof(made), "%Y-%m-%d %H:%M:%S", &tm);
+	jw_when_text((uint64_t)time(NULL) * 1000, made, sizeof(made));
 	b.page.dir = lp->dir;
 	b.page.range = range;
 	b.page.made = made;
