@@ -535,8 +535,10 @@ static void test_usage(void **state)
 	static const char *const want[] = {
 		"-p PID[,PID...]", "--probe BIN:ENTRY[:EXIT]", "--thread TID|NAME",
 		"--set KEY=VALUE", "--config FILE", "--all", "--dev", "--log-dir DIR",
-		"default /var/log/jankwatch", "--format FMT", "tree (default) or folded",
-		"--duration SEC", "-v, -q", "--help",
+		"default /var/log/jankwatch", "--format tree|folded[,svg][,pprof]",
+		"the seed's tree (default)", "--duration SEC", "  -v ", "  -q ", "-h, --help",
+		"Loops (--loop NAME):", "pipewire, gtk", "Usage: jankwatch [OPTIONS] -p PID",
+		"       jankwatch report LOGDIR",
 		"sample_interval", "50..500; default 150", ">= 3 (at most 31536000); default 10",
 		"default min(10, max)", "512..65536 in multiples of 8; default 16384",
 		"0..1099511627776; default 10485760", "burst", "default off",

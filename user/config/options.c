@@ -14,6 +14,7 @@
 
 #include "base/log.h"
 #include "base/places.h"
+#include "config/cli.h"
 #include "config/options.h"
 #include "loops/presets.h"
 #include "process/names.h"
@@ -151,57 +152,6 @@ void jw_config_free(struct jw_config *cfg)
 	cfg->metrics_listen = NULL;
 	cfg->cmd = NULL;
 }
-
-enum {
-	OPT_PROBE = 256,
-	OPT_THREAD,
-	OPT_SET,
-	OPT_CONFIG,
-	OPT_ALL,
-	OPT_DEV,
-	OPT_LOG_DIR,
-	OPT_FORMAT,
-	OPT_DURATION,
-	OPT_UNWIND,
-	OPT_STACK_BYTES,
-	OPT_RAW,
-	OPT_DEBUG_DIR,
-	OPT_BTF,
-	OPT_LOOP,
-	OPT_USER,
-	OPT_EXE,
-	OPT_NAME,
-	OPT_FOLLOW,
-	OPT_VERSION,
-};
-
-static const struct option long_opts[] = {
-	{ "probe", required_argument, NULL, OPT_PROBE },
-	{ "thread", required_argument, NULL, OPT_THREAD },
-	{ "set", required_argument, NULL, OPT_SET },
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "dev", no_argument, NULL, OPT_DEV },
-	{ "log-dir", required_argument, NULL, OPT_LOG_DIR },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "unwind", required_argument, NULL, OPT_UNWIND },
-	{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
-	{ "raw", required_argument, NULL, OPT_RAW },
-	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
-	{ "btf", required_argument, NULL, OPT_BTF },
-	{ "loop", required_argument, NULL, OPT_LOOP },
-	{ "user", required_argument, NULL, OPT_USER },
-	{ "exe", required_argument, NULL, OPT_EXE },
-	{ "name", required_argument, NULL, OPT_NAME },
-	{ "follow", no_argument, NULL, OPT_FOLLOW },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* '+': stop at the first non-option so it can be refused; ':': getopt prints nothing. */
-static const char short_opts[] = "+:p:vqh";
 
 /* The --set values, applied after --config whatever the argument order. */
 struct pending_sets {
@@ -444,16 +394,6 @@ static int set_thread(struct jw_config *cfg, const char *arg, char *err, size_t 
 	return set_string(&cfg->thread, "--thread", arg, err, errlen);
 }
 
-static const char *long_name(int val)
-{
-	const struct option *o;
-
-	for (o = long_opts; o->name; o++)
-		if (o->val == val)
-			return o->name;
-	return "?";
-}
-
 /* getopt's '?' and ':' turned into one line naming the option. */
 static int bad_option(int c, char **argv, char *err, size_t errlen)
 {
@@ -462,7 +402,7 @@ static int bad_option(int c, char **argv, char *err, size_t errlen)
 	if (c == ':' && optopt > 0 && optopt < 256)
 		jw_set_err(err, errlen, "option -%c needs an argument", optopt);
 	else if (c == ':')
-		jw_set_err(err, errlen, "option --%s needs an argument", long_name(optopt));
+		jw_set_err(err, errlen, "option --%s needs an argument", jw_cli_long_name(jw_cli_cmd(""), optopt));
 	else if (optopt && !strncmp(arg, "--", 2))
 		jw_set_err(err, errlen, "option %.*s takes no argument", (int)strcspn(arg, "="), arg);
 	else if (optopt > 0)
@@ -478,48 +418,48 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 	switch (c) {
 	case 'p':
 		return add_pids(cfg, optarg, err, errlen);
-	case OPT_PROBE:
+	case JW_OPT_PROBE:
 		return add_probe(cfg, optarg, err, errlen);
-	case OPT_THREAD:
+	case JW_OPT_THREAD:
 		return set_thread(cfg, optarg, err, errlen);
-	case OPT_SET:
+	case JW_OPT_SET:
 		sets->kv[sets->n++] = optarg;
 		return 0;
-	case OPT_CONFIG:
+	case JW_OPT_CONFIG:
 		return set_string(&cfg->config_file, "--config", optarg, err, errlen);
-	case OPT_ALL:
+	case JW_OPT_ALL:
 		cfg->all = true;
 		return 0;
-	case OPT_DEV:
+	case JW_OPT_DEV:
 		cfg->dev = true;
 		return 0;
-	case OPT_LOG_DIR:
+	case JW_OPT_LOG_DIR:
 		cfg->log_dir_given = true;
 		return set_string(&cfg->log_dir, "--log-dir", optarg, err, errlen);
-	case OPT_FORMAT:
+	case JW_OPT_FORMAT:
 		return set_format(cfg, optarg, err, errlen);
-	case OPT_DURATION:
+	case JW_OPT_DURATION:
 		return set_duration(cfg, optarg, err, errlen);
-	case OPT_UNWIND:
+	case JW_OPT_UNWIND:
 		return set_unwind(cfg, optarg, err, errlen);
-	case OPT_RAW:
+	case JW_OPT_RAW:
 		return set_string(&cfg->raw_file, "--raw", optarg, err, errlen);
-	case OPT_DEBUG_DIR:
+	case JW_OPT_DEBUG_DIR:
 		return set_string(&cfg->debug_dir, "--debug-dir", optarg, err, errlen);
-	case OPT_BTF:
+	case JW_OPT_BTF:
 		return set_string(&cfg->btf, "--btf", optarg, err, errlen);
-	case OPT_LOOP:
+	case JW_OPT_LOOP:
 		return set_loop(cfg, optarg, err, errlen);
-	case OPT_USER:
+	case JW_OPT_USER:
 		return set_string(&cfg->user, "--user", optarg, err, errlen);
-	case OPT_EXE:
+	case JW_OPT_EXE:
 		return add_exe(cfg, "--exe ", optarg, err, errlen);
-	case OPT_NAME:
+	case JW_OPT_NAME:
 		return add_name(cfg, "--name", optarg, err, errlen);
-	case OPT_FOLLOW:
+	case JW_OPT_FOLLOW:
 		cfg->follow = true;
 		return 0;
-	case OPT_STACK_BYTES:
+	case JW_OPT_STACK_BYTES:
 		/* The same parameter as --set stack_bytes=N, queued with the --set values. */
 		if (asprintf(&sets->owned[sets->n_owned], "stack_bytes=%s", optarg) < 0)
 			return -ENOMEM;
@@ -535,7 +475,7 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		jw_options_usage(stdout);
 		cfg->help = true;
 		return 0;
-	case OPT_VERSION:
+	case JW_OPT_VERSION:
 		jw_options_version(stdout);
 		cfg->help = true;
 		return 0;
@@ -547,8 +487,13 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 static int parse_argv(struct jw_config *cfg, struct pending_sets *sets, int argc, char **argv,
 		      char *err, size_t errlen)
 {
+	struct option long_opts[64];
+	char short_opts[32];
 	int c, ret;
 
+	/* '+': stop at the first non-option so it can be refused; ':': getopt prints nothing. */
+	if (jw_cli_getopt(jw_cli_cmd(""), "+:", long_opts, 64, short_opts, sizeof(short_opts)))
+		return -ENOSPC;
 	/* 0, not 1: glibc then starts afresh, so the parser can run more than once. */
 	optind = 0;
 	opterr = 0;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "config/cli.h"
 #include "config/params.h"
 
 #define JW_MSG_MAX 512
@@ -78,9 +79,10 @@ static const struct param_def params_table[] = {
 		"kernel without them); 2 whichever costs the machine less, measured at start "
 		"and again as the loop's pace moves" },
 	[JW_P_HANDLER_SITES] = { JW_P_HANDLER_SITES, "handler_sites", 500, 0, 1000000, 0, 0,
-		"glib and libuv: probes where the loop calls its callbacks name every callback's "
-		"statistics row and a timer's lateness, while a process makes at most this many "
-		"such calls a second (removed above: two probe hits each); 0: none" },
+		"probes where the loop calls its callbacks (a preset's handler sites) name every "
+		"callback's statistics row and a timer's lateness, while a process makes at most "
+		"this many such calls a second (past it: hooked one second in N, the rows' counts "
+		"scaled; two probe hits a call); 0: none" },
 	[JW_P_EVENTS_KEEP] = { JW_P_EVENTS_KEEP, "events_keep", 1, 1, JW_EVENTS_KEEP_MAX, 0, 0,
 		"rotated events.jsonl files kept (events.jsonl.1 .. .N), 1 MiB each" },
 	[JW_P_EVENTS_LINE_MAX] = { JW_P_EVENTS_LINE_MAX, "events_line_max", JW_EVENTS_LINE_DEFAULT,
@@ -546,30 +548,48 @@ int jw_params_load_file(struct jw_params *params, const char *path, char *err, s
 }
 
 
-static void usage_param(FILE *f, const struct param_def *d)
-{
-	char range[96], def[32];
+/* The parameters that are not numbers in the table: after it, in this order. */
+static const struct jw_param_doc other_docs[] = {
+	{ "burst", "off or N/T/W", "off", BURST_HELP ": the Nth such task of a process is "
+	  "reported even under the jank threshold" },
+	{ "metrics_textfile", "PATH", "none",
+	  "the metrics in Prometheus' text format, written whole every metrics_interval_s "
+	  "(node_exporter's textfile collector reads them)" },
+	{ "metrics_listen", "ADDR:PORT or PORT", "none",
+	  "the metrics served on http://ADDR:PORT/metrics (a PORT alone: 127.0.0.1)" },
+};
 
-	format_range(d, range, sizeof(range));
+bool jw_param_doc(size_t i, struct jw_param_doc *out)
+{
+	const struct param_def *d;
+
+	if (i >= JW_P_COUNT) {
+		i -= JW_P_COUNT;
+		if (i >= sizeof(other_docs) / sizeof(other_docs[0]))
+			return false;
+		*out = other_docs[i];
+		return true;
+	}
+	d = &params_table[i];
+	out->name = d->name;
+	out->help = d->help;
+	format_range(d, out->range, sizeof(out->range));
 	if (d->flags & PF_DERIVED_MAX)
-		snprintf(def, sizeof(def), "min(%d, max)", JW_SAMPLE_COUNT_DEFAULT);
+		snprintf(out->def, sizeof(out->def), "min(%d, max)", JW_SAMPLE_COUNT_DEFAULT);
 	else
-		snprintf(def, sizeof(def), "%lld", (long long)d->def);
-	fprintf(f, "  %-24s %s; default %s\n        %s\n", d->name, range, def, d->help);
+		snprintf(out->def, sizeof(out->def), "%lld", (long long)d->def);
+	return true;
 }
 
 void jw_params_usage(FILE *f)
 {
-	int i;
+	struct jw_param_doc doc;
+	size_t i;
 
-	for (i = 0; i < JW_P_COUNT; i++)
-		usage_param(f, &params_table[i]);
-	fprintf(f, "  %-24s off or N/T/W; default off\n        %s\n", "burst", BURST_HELP);
-	fprintf(f, "  %-24s PATH; default none\n        %s\n", "metrics_textfile",
-		"the metrics in Prometheus' text format, written whole every metrics_interval_s "
-		"(node_exporter's textfile collector reads them)");
-	fprintf(f, "  %-24s ADDR:PORT or PORT; default none\n        %s\n", "metrics_listen",
-		"the metrics served on http://ADDR:PORT/metrics (a PORT alone: 127.0.0.1)");
+	for (i = 0; jw_param_doc(i, &doc); i++) {
+		fprintf(f, "  %-24s %s; default %s\n", doc.name, doc.range, doc.def);
+		jw_cli_wrap(f, doc.help, 0, 8, 78);
+	}
 	fputs("\nWith log_type 1, sample_interval, ignore_startup_time, sample_count and\n"
 	      "report_times_per_app must all be given.\n", f);
 }

@@ -94,6 +94,20 @@ int jw_params_read_file(struct jw_params *params, const char *path, jw_params_ot
 /* jw_params_read_file() passing the target lines over. */
 int jw_params_load_file(struct jw_params *params, const char *path, char *err, size_t errlen);
 
+/* A parameter as --help, the man page and usage.md show it. */
+struct jw_param_doc {
+	const char *name;
+	char range[128];	/* "0..2", ">= 3 (at most 31536000)", "off or N/T/W" */
+	char def[32];		/* "150", "min(10, max)", "none" */
+	const char *help;
+};
+
+/*
+ * The @i-th parameter's (the table's in enum order, then burst, metrics_textfile and
+ * metrics_listen) into @out; false past the last.
+ */
+bool jw_param_doc(size_t i, struct jw_param_doc *out);
+
 /* Prints the parameters' part of the usage text to @f. */
 void jw_params_usage(FILE *f);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/demangle.h"
+#include "base/log.h"
 #include "process/elfsym.h"
 #include "loops/preset_ev.h"
 #include "loops/preset_gtk.h"
@@ -45,6 +46,8 @@ struct preset_desc {
 	bool (*hook)(pid_t pid, const char *exe, struct jw_preset *out);
 	/* Its handler sites (sites.h), hooked when found; the stacks name the handlers else. */
 	int (*sites)(struct jw_preset *out, char *note, size_t len);
+	/* Its hook's probes run per callback (per_callback): handler sites too, for handler_sites */
+	bool callback_probes;
 	/* Why it was picked (@how: "auto", "as asked"). NULL: the stack presets' line. */
 	void (*why)(const struct jw_preset *p, const char *how, char *why, size_t len);
 	int (*workers)(pid_t pid, pid_t *out, size_t max);
@@ -68,10 +71,12 @@ static const struct preset_desc presets[] = {
 	 */
 	{ .name = "qt", .library = "libQt5Core.so",
 	  .needs = NAMES("_ZN16QCoreApplication15notifyInternal2EP7QObjectP6QEvent"),
-	  .rule = QT_STACK_RULE, .hook = jw_qt_hook, .why = jw_qt_why, .names = JW_NAMES_QT },
+	  .rule = QT_STACK_RULE, .hook = jw_qt_hook, .why = jw_qt_why, .names = JW_NAMES_QT,
+	  .callback_probes = true },
 	{ .name = "qt", .library = "libQt6Core.so",
 	  .needs = NAMES("_ZN16QCoreApplication15notifyInternal2EP7QObjectP6QEvent"),
-	  .rule = QT_STACK_RULE, .hook = jw_qt_hook, .why = jw_qt_why, .names = JW_NAMES_QT },
+	  .rule = QT_STACK_RULE, .hook = jw_qt_hook, .why = jw_qt_why, .names = JW_NAMES_QT,
+	  .callback_probes = true },
 	/*
 	 * AOSP's native Looper (Android's libutils.so, Debian's android-libutils): each message and
 	 * fd callback pollInner dispatches is a task, named by its handler's class and message. A
@@ -82,7 +87,8 @@ static const struct preset_desc presets[] = {
 	  .imported = NAMES("_ZN7android6Looper8pollOnceEiPiS1_PPv",
 			    "_ZN7android6Looper7pollAllEiPiS1_PPv"), .imported_by_any = true,
 	  .rule = { .dispatch = "android::Looper::pollOnce(int, int*, int*, void**)" },
-	  .hook = jw_looper_hook, .why = jw_looper_why, .names = JW_NAMES_LOOPER },
+	  .hook = jw_looper_hook, .why = jw_looper_why, .names = JW_NAMES_LOOPER,
+	  .callback_probes = true },
 	/*
 	 * A compositor: every client's request, by its interface and name. Mesa's EGL maps the
 	 * server library into every GL program (GTK 4's too): the program must run the loop.
@@ -101,12 +107,12 @@ static const struct preset_desc presets[] = {
 	  .rule = { .dispatch = "pw_main_loop_run",
 		    .skip = NAMES("loop_iterate", "source_io_func", "source_idle_func",
 				  "source_event_func", "source_timer_func", "source_signal_func") },
-	  .hook = jw_pipewire_hook, .why = jw_pipewire_why },
+	  .hook = jw_pipewire_hook, .why = jw_pipewire_why, .callback_probes = true },
 	/* GTK 4: GLib's loop, and a frame named by the frame clock's phase that took longest. */
 	{ .name = "gtk", .library = "libgtk-4.so", .needs = NAMES("gdk_frame_clock_request_phase"),
 	  .rule = { .dispatch = "g_main_context_dispatch",
 		    .skip = NAMES("g_signal_", "g_closure_", "gtk_", "gdk_", "gsk_") },
-	  .hook = jw_gtk_hook, .why = jw_gtk_why },
+	  .hook = jw_gtk_hook, .why = jw_gtk_why, .callback_probes = true },
 	/* GTK, and Qt's default dispatcher. */
 	{ .name = "glib", .library = "libglib-2.0.so", .needs = NAMES("g_main_context_dispatch"),
 	  .rule = { .dispatch = "g_main_context_dispatch" }, .sites = jw_sites_glib },
@@ -156,7 +162,7 @@ static const struct preset_desc presets[] = {
 	 */
 	{ .name = "redis", .needs = NAMES("aeMain", "processCommand", "call"),
 	  .rule = { .dispatch = "call", .same_module = true }, .hook = jw_redis_hook,
-	  .why = jw_redis_why },
+	  .why = jw_redis_why, .callback_probes = true },
 	{ .name = "python", .library = "libpython3.*", .or_exe = true,
 	  .needs = NAMES("_PyEval_EvalFrameDefault"),
 	  .hook = jw_python_hook, .why = jw_python_why, .handler_addr_is_data = true },
@@ -233,6 +239,10 @@ static bool detect(pid_t pid, const char *exe, const struct preset_desc *d, cons
 	    (!strcmp(how, "auto") && !runs_loop(pid, exe, d, out->where)) ||
 	    (d->hook && !d->hook(pid, exe, out)))
 		return false;
+	for (size_t k = 0; k < out->n_probes; k++)
+		if (out->probes[k].per_callback && !d->callback_probes)
+			jw_log(JW_LOG_WARN, "preset %s: a per-callback probe, but the table says "
+			       "none (callback_probes)", d->name);
 	if (d->hook && !sites) {
 		/* handler_sites=0: none of its probes that run per callback; the stacks name */
 		size_t k, kept = 0;
@@ -352,6 +362,19 @@ int jw_preset_by_name(const char *name, struct jw_preset *out)
 bool jw_loop_known(const char *name)
 {
 	return !strcmp(name, JW_LOOP_AUTO) || !strcmp(name, JW_LOOP_SYSCALL) || find(name);
+}
+
+void jw_presets_with_sites(char *buf, size_t len)
+{
+	const char *names[N_PRESETS + 1];
+	size_t i, n = 0;
+
+	for (i = 0; i < N_PRESETS; i++)
+		if ((presets[i].sites || presets[i].callback_probes) &&
+		    (!n || strcmp(presets[i].name, names[n - 1])))
+			names[n++] = presets[i].name;
+	names[n] = NULL;
+	join(names, " and ", buf, len);
 }
 
 void jw_loop_names(char *buf, size_t len)

@@ -36,6 +36,9 @@ bool jw_loop_known(const char *name);
 /* The names --loop takes, "auto, syscall, glib, ... or python", into @buf. */
 void jw_loop_names(char *buf, size_t len);
 
+/* The presets handler_sites applies to, "qt, android, ... and redis", into @buf. */
+void jw_presets_with_sites(char *buf, size_t len);
+
 /* Whether --loop @loop asks for the wait-to-wait envelope alone. */
 static inline bool jw_loop_is_syscall(const char *loop)
 {

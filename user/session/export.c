@@ -12,6 +12,7 @@
 
 #include "base/clocks.h"
 #include "base/when.h"
+#include "config/cli.h"
 #include "output/pprof.h"
 #include "session/export.h"
 #include "session/logargs.h"
@@ -26,38 +27,19 @@ struct export {
 	size_t merged, out_of_range, damaged;
 };
 
-static void usage(FILE *f)
-{
-	fputs("Usage: jankwatch export --format pprof LOGDIR -o FILE [--since WHEN] [--until WHEN]\n"
-	      "                        [-p PID]\n"
-	      "\n"
-	      "Merges the profiles of a log directory (jankwatch --format pprof writes one beside\n"
-	      "each jank's stack log or trace) into one pprof profile. Every sample keeps its\n"
-	      "jank's labels (jank, event, handler, cause, group, process, pid, tid): pprof's\n"
-	      "-tagfocus and -tagignore pick janks out of it.\n"
-	      "\n"
-	      "  --format pprof     the output's format (pprof is the one there is)\n"
-	      "  -o, --output FILE  where the merged profile goes (gzipped profile.proto)\n"
-	      JW_RANGE_HELP "\n" JW_WHEN_HELP,
-	      f);
-}
-
 static int parse_args(struct export *x, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		JW_RANGE_OPTIONS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option opts[16];
+	char shorts[16];
 	int64_t now = jw_clock_ns(CLOCK_REALTIME);
 	bool format = false;
 	int c, ret;
 
+	if (jw_cli_getopt(jw_cli_cmd("export"), ":", opts, 16, shorts, sizeof(shorts)))
+		return -ENOSPC;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "pprof")) {
@@ -78,7 +60,7 @@ static int parse_args(struct export *x, int argc, char **argv)
 				return ret;
 			break;
 		case 'h':
-			usage(stdout);
+			jw_cli_help(jw_cli_cmd("export"), stdout);
 			return 1;
 		default:
 			return jw_logargs_bad_option("export", c, argv);

@@ -15,18 +15,6 @@ struct jw_range {
 	long pid;
 };
 
-/* Their long options, for a getopt_long table: 's', 'u' and 'p'. */
-#define JW_RANGE_OPTIONS                                    \
-	{ "since", required_argument, NULL, 's' },          \
-	{ "until", required_argument, NULL, 'u' },          \
-	{ "pid", required_argument, NULL, 'p' }
-
-/* Their --help lines. */
-#define JW_RANGE_HELP                                                       \
-	"  --since WHEN       only janks that began at WHEN or later\n"   \
-	"  --until WHEN       only janks that began before WHEN\n"        \
-	"  -p, --pid PID      only the janks of process PID\n"
-
 /*
  * Takes option @opt ('s', 'u' or 'p') with @arg into @r, times relative to @now_ns. 0, or
  * -EINVAL said on stderr as subcommand @cmd's.

@@ -10,6 +10,7 @@
 #include "base/clocks.h"
 #include "base/jsonread.h"
 #include "base/when.h"
+#include "config/cli.h"
 #include "config/params.h"
 #include "report/summary.h"
 #include "session/logargs.h"
@@ -30,26 +31,6 @@ struct logreport {
 	struct jw_logpage *page;	/* with --html */
 };
 
-static void usage(FILE *f)
-{
-	fputs("Usage: jankwatch report LOGDIR [--since WHEN] [--until WHEN] [-p PID] [--top N]\n"
-	      "                        [--json] [--html FILE]\n"
-	      "\n"
-	      "Summarizes the jank events of a log directory (events.jsonl and its rotated files\n"
-	      "events.jsonl.1, .2, ...):\n"
-	      "the jank groups that took the most time, each with its count, p50/p95/max wall\n"
-	      "time, the cause split, the usual handler and heaviest stack, the files written and\n"
-	      "what the back-off, the budgets and the quota withheld.\n"
-	      "\n"
-	      JW_RANGE_HELP
-	      "  --top N            the N groups that took the most time (default 10; 0: all)\n"
-	      "  --json             one JSON object instead of text\n"
-	      "  --html FILE        write one self-contained page to FILE: a timeline of the\n"
-	      "                     janks, each group with its merged flame graph, stats.csv\n"
-	      "\n" JW_WHEN_HELP,
-	      f);
-}
-
 /* Adds option @c's @arg to what the page says the range is. */
 static void range_said(struct logreport *lr, int c, const char *arg)
 {
@@ -61,22 +42,18 @@ static void range_said(struct logreport *lr, int c, const char *arg)
 
 static int parse_args(struct logreport *lr, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		JW_RANGE_OPTIONS,
-		{ "top", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option opts[16];
+	char shorts[16];
 	int64_t now = jw_clock_ns(CLOCK_REALTIME);
 	char *end;
 	int c, ret;
 
+	if (jw_cli_getopt(jw_cli_cmd("report"), ":", opts, 16, shorts, sizeof(shorts)))
+		return -ENOSPC;
 	optind = 0;
 	opterr = 0;
 	lr->top = DEFAULT_TOP;
-	while ((c = getopt_long(argc, argv, ":p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 		case 'u':
@@ -105,7 +82,7 @@ static int parse_args(struct logreport *lr, int argc, char **argv)
 			lr->json = true;
 			break;
 		case 'h':
-			usage(stdout);
+			jw_cli_help(jw_cli_cmd("report"), stdout);
 			return 1;
 		default:
 			return jw_logargs_bad_option("report", c, argv);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "config/cli.h"
 #include "session/offline.h"
 #include "config/options.h"
 #include "loops/presets.h"
@@ -24,34 +25,18 @@ struct replay {
 	uint32_t version;	/* the capture's format version */
 };
 
-static void usage(FILE *f)
-{
-	fputs("Usage: jankwatch symbolize RAW [--debug-dir DIR] [--log-dir DIR] [-v|-q]\n"
-	      "\n"
-	      "Writes the stack logs and events of a raw capture (jankwatch --raw FILE) again,\n"
-	      "on this machine: modules are found at their recorded paths when their build-ids\n"
-	      "match, else by build-id under DIR/.build-id and /usr/lib/debug/.build-id, or from\n"
-	      "debuginfod when DEBUGINFOD_URLS is set.\n"
-	      "\n"
-	      "  --debug-dir DIR   where to look for the recorded binaries and their debug files\n"
-	      "  --log-dir DIR     where the logs go (default: the current directory)\n",
-	      f);
-}
-
 /* Returns 0, 1 after --help, or -EINVAL with the message printed. */
 static int parse_args(struct replay *rp, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "debug-dir", required_argument, NULL, 'd' },
-		{ "log-dir", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option opts[16];
+	char shorts[16];
 	int c, verbosity = 0;
 
+	if (jw_cli_getopt(jw_cli_cmd("symbolize"), ":", opts, 16, shorts, sizeof(shorts)))
+		return -ENOSPC;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":vqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			rp->debug_dir = optarg;
@@ -66,7 +51,7 @@ static int parse_args(struct replay *rp, int argc, char **argv)
 			verbosity = -1;
 			break;
 		case 'h':
-			usage(stdout);
+			jw_cli_help(jw_cli_cmd("symbolize"), stdout);
 			return 1;
 		default:
 			fprintf(stderr, "jankwatch: symbolize: bad option '%s' (--help for usage)\n",

@@ -19,6 +19,7 @@
 
 #include "base/log.h"
 #include "base/places.h"
+#include "config/cli.h"
 #include "report/report_stats.h"
 #include "session/statsock.h"
 
@@ -349,16 +350,6 @@ static bool watched_by_any(pid_t pid)
 	return w.found;
 }
 
-static void usage(FILE *f)
-{
-	fputs("usage: jankwatch stats [--reset] [--hist] [-p PID]\n"
-	      "  prints the statistics (LooperStats CSV) of every running jankwatch, and on\n"
-	      "  stderr what each has lost so far (records, samples, skipped program runs)\n"
-	      "  --reset   print them, then empty them\n"
-	      "  --hist    print each row's log2 latency histogram instead of CSV\n"
-	      "  -p PID    only the rows of target process PID\n", f);
-}
-
 struct dump {
 	bool csv;	/* the header is due before the first answer */
 	size_t rows;
@@ -403,35 +394,52 @@ int jw_stats_main(int argc, char **argv)
 {
 	struct jw_stats_req req = { .cmd = JW_STATS_DUMP };
 	struct dump d = { 0 };
-	char request[64];
-	int i, ret;
+	struct option opts[8];
+	char request[64], shorts[16];
+	int c, ret;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	if (jw_cli_getopt(jw_cli_cmd("stats"), ":", opts, 8, shorts, sizeof(shorts)))
+		return 2;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+		char *end;
+		long pid;
 
-		if (!strcmp(a, "--reset")) {
+		switch (c) {
+		case 'r':
 			req.cmd = JW_STATS_RESET;
-		} else if (!strcmp(a, "--hist")) {
+			break;
+		case 'H':
 			req.cmd = JW_STATS_HIST;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
+			break;
+		case 'h':
+			jw_cli_help(jw_cli_cmd("stats"), stdout);
 			return 0;
-		} else if (!strcmp(a, "-p") || !strncmp(a, "--pid", 5)) {
-			const char *v = !strncmp(a, "--pid=", 6) ? a + 6 : i + 1 < argc ? argv[++i] : NULL;
-			char *end;
-			long pid = v ? strtol(v, &end, 10) : 0;
-
-			if (!v || !*v || *end || pid <= 0 || pid > INT_MAX) {
+		case 'p':
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			if (!*optarg || *end || errno || pid <= 0 || pid > INT_MAX) {
 				fprintf(stderr, "jankwatch stats: -p needs a process id, not '%s'\n",
-					v ? v : "");
+					optarg);
 				return 2;
 			}
 			req.pid = (pid_t)pid;
-		} else {
+			break;
+		case ':':
+			fprintf(stderr, "jankwatch stats: %s needs a value (--help for usage)\n",
+				argv[optind - 1]);
+			return 2;
+		default:
 			fprintf(stderr, "jankwatch stats: unknown argument '%s' (--help for usage)\n",
-				a);
+				argv[optind - 1]);
 			return 2;
 		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "jankwatch stats: unknown argument '%s' (--help for usage)\n",
+			argv[optind]);
+		return 2;
 	}
 	if (geteuid() != 0) {
 		fprintf(stderr, "jankwatch stats: must run as root (only root reaches %s)\n",
