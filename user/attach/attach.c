@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "attach/attach.h"
+#include "attach/hookplan.h"
 #include "attach/kernel.h"
 #include "attach/object.h"
 #include "jankwatch.skel.h"
@@ -176,14 +177,9 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	size_t i;
 
 	libbpf_set_print(libbpf_print);
-	err = jw_kernel_probe(&facts, getenv("JW_KERNEL_HIDE"), why, sizeof(why));
-	if (!err) {
-		btf = jw_kernel_btf_file(opts->btf_path, &facts, btf_path, sizeof(btf_path), why,
-					 sizeof(why));
-		err = btf < 0 ? btf : 0;
-	}
-	if (!err)
-		err = jw_kernel_plan_for(&facts, btf > 0, &plan, why, sizeof(why));
+	err = jw_kernel_plan_here(opts->btf_path, &facts, &plan, btf_path, sizeof(btf_path), why,
+				  sizeof(why));
+	btf = btf_path[0] != '\0';
 	if (err) {
 		jw_log(JW_LOG_ERROR, "%s", why);
 		errno = -err;
@@ -311,66 +307,53 @@ int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t 
 	return index_thread(a, tid, slot);
 }
 
-/*
- * @args_read: a probe on this function reads its arguments (the same for all of them: placed
- * apart they would trap twice). @exact: at @offset itself, a handler site's instruction.
- */
+/* Hook @h (a uprobe or a return probe, placed: hookplan.h) running @prog in process @pid. */
 static int attach_uprobe(struct jw_attach *a, struct bpf_program *prog, pid_t pid,
-			 const char *path, uint64_t offset, bool retprobe, bool args_read,
-			 bool exact, enum jw_link_role role, uint64_t cookie, const char *name)
+			 const struct jw_hook *h, enum jw_link_role role, uint64_t cookie)
 {
+	bool retprobe = h->kind == JW_HOOK_RETURN;
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie);
-	struct jw_placement place = { .skip = 0, .why = "a handler site: where it is" };
+	const char *kind = jw_hook_kind_name(h->kind);
 	struct bpf_link *link;
 	int err;
 
-	/* Past what the kernel would single-step at every hit, where that is safe. */
-	if (!exact)
-		jw_probe_place_file(path, offset, args_read, &place);
-	jw_log(JW_LOG_DEBUG, "%s on %s:%s: %s", retprobe ? "return probe" : "uprobe", path, name,
-	       place.why);
-	offset += place.skip;
+	jw_log(JW_LOG_DEBUG, "%s on %s:%s: %s", kind, h->path, h->name, h->why);
 	if (!a->plan.cookies) {
 		opts.bpf_cookie = 0;
-		err = jw_object_cookie_by_address(a, &prog, pid, path, offset, retprobe, cookie);
+		err = jw_object_cookie_by_address(a, &prog, pid, h->path, h->offset, retprobe,
+						  cookie);
 		if (err)
 			return err;
 	}
-	link = bpf_program__attach_uprobe_opts(prog, pid, path, offset, &opts);
+	link = bpf_program__attach_uprobe_opts(prog, pid, h->path, h->offset, &opts);
 	if (!link) {
 		err = -errno;
-		jw_log(JW_LOG_ERROR, "cannot attach %s to %s:%s (pid %d): %s",
-		       retprobe ? "return probe" : "uprobe", path, name, pid, strerror(-err));
+		jw_log(JW_LOG_ERROR, "cannot attach %s to %s:%s (pid %d): %s", kind, h->path,
+		       h->name, pid, strerror(-err));
 		return err;
 	}
-	jw_log(JW_LOG_DEBUG, "attached %s to %s:%s at file offset 0x%llx (pid %d)",
-	       retprobe ? "return probe" : "uprobe", path, name, (unsigned long long)offset, pid);
+	jw_log(JW_LOG_DEBUG, "attached %s to %s:%s at file offset 0x%llx (pid %d)", kind, h->path,
+	       h->name, (unsigned long long)h->offset, pid);
 	return jw_attach_keep_link(a, jw_link_of(link), pid, false, role);
 }
 
 /*
- * Program @prog (dispatch_session, wait_session) on the entry and return of function @name at
- * @offset of @path in process @pid as one uprobe session (plan.session), where its uprobe would
- * go, with @cookie. 0, or -errno when the kernel would not have it (the pair goes on instead).
+ * Program @prog (dispatch_session, wait_session) on session hook @h in process @pid, with
+ * @cookie. 0, or -errno when the kernel would not have it (the pair goes on instead).
  */
 static int attach_session(struct jw_attach *a, struct bpf_program *prog, pid_t pid,
-			  const char *path, uint64_t offset, bool args_read, enum jw_link_role role,
-			  uint64_t cookie, const char *name)
+			  const struct jw_hook *h, enum jw_link_role role, uint64_t cookie)
 {
-	struct jw_placement place = { 0 };
-	int fd;
+	int fd = jw_link_uprobe_session(bpf_program__fd(prog), h->path, h->offset, cookie, pid);
 
-	jw_probe_place_file(path, offset, args_read, &place);
-	offset += place.skip;
-	fd = jw_link_uprobe_session(bpf_program__fd(prog), path, offset, cookie, pid);
 	if (fd < 0) {
 		jw_log(JW_LOG_DEBUG, "no uprobe session on %s:%s (pid %d): %s; a uprobe and a "
-		       "return probe instead", path, name, pid, strerror(-fd));
+		       "return probe instead", h->path, h->name, pid, strerror(-fd));
 		return fd;
 	}
-	jw_log(JW_LOG_DEBUG, "uprobe session on %s:%s: %s", path, name, place.why);
+	jw_log(JW_LOG_DEBUG, "uprobe session on %s:%s: %s", h->path, h->name, h->why);
 	jw_log(JW_LOG_DEBUG, "attached uprobe session (entry and return) to %s:%s at file offset "
-	       "0x%llx (pid %d)", path, name, (unsigned long long)offset, pid);
+	       "0x%llx (pid %d)", h->path, h->name, (unsigned long long)h->offset, pid);
 	return jw_attach_keep_link(a, jw_link_fd(fd), pid, false, role);
 }
 
@@ -378,7 +361,9 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, 
 {
 	uint64_t cookie = jw_probe_cookie(p->probe_id, slot) | (p->own_task ? JW_COOKIE_TASK : 0),
 		 entry_cookie;
-	bool args_read = p->name_chain != NULL;
+	enum jw_link_role role = p->site ? JW_LINK_SITE : JW_LINK_TASK;
+	struct jw_hook hooks[JW_HOOKS_MAX];
+	size_t i, n;
 	int err;
 
 	entry_cookie = cookie | p->callee | (p->name_chain ? JW_COOKIE_NAME_ARG : 0) |
@@ -391,27 +376,26 @@ int jw_attach__dispatch(struct jw_attach *a, const struct jw_dispatch_probe *p, 
 					 p->name_chain, sizeof(*p->name_chain), 0))
 			return -errno;
 	}
-	/* A return probe's place is its entry's: one session holds both. */
-	if (a->plan.session && !p->exit_offset && !p->site && !p->exact &&
-	    !attach_session(a, a->skel->progs.dispatch_session, p->pid, p->path, p->entry_offset,
-			    args_read, JW_LINK_TASK, entry_cookie, p->entry_name))
-		return 0;
-	/* The exit first: an entry seen without its exit would leave a task open. */
-	if (p->exit_offset)
-		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path, p->exit_offset,
-				    false, false, p->exact, p->site ? JW_LINK_SITE : JW_LINK_TASK,
-				    cookie | (p->site ? JW_COOKIE_SITE_EXIT : 0), p->exit_name);
-	else
-		err = attach_uprobe(a, a->skel->progs.dispatch_exit, p->pid, p->path,
-				    p->entry_offset, true, args_read, false,
-				    p->site ? JW_LINK_SITE : JW_LINK_TASK,
-				    cookie | JW_COOKIE_RETPROBE | (p->site ? JW_COOKIE_SITE_EXIT : 0),
-				    p->entry_name);
-	if (err)
-		return err;
-	return attach_uprobe(a, a->skel->progs.dispatch_enter, p->pid, p->path, p->entry_offset,
-			     false, args_read, p->exact, p->site ? JW_LINK_SITE : JW_LINK_TASK,
-			     entry_cookie, p->entry_name);
+	n = jw_hookplan_dispatch(a->plan.session, p, hooks);
+	if (hooks[0].kind == JW_HOOK_SESSION) {
+		if (!attach_session(a, a->skel->progs.dispatch_session, p->pid, &hooks[0], role,
+				    entry_cookie))
+			return 0;
+		n = jw_hookplan_dispatch(false, p, hooks);
+	}
+	for (i = 0; i < n; i++) {
+		bool entry = hooks[i].kind == JW_HOOK_ENTRY;
+
+		err = attach_uprobe(a, entry ? a->skel->progs.dispatch_enter :
+					       a->skel->progs.dispatch_exit, p->pid, &hooks[i], role,
+				    entry ? entry_cookie :
+					    cookie | (p->site ? JW_COOKIE_SITE_EXIT : 0) |
+						    (hooks[i].kind == JW_HOOK_RETURN ?
+							     JW_COOKIE_RETPROBE : 0));
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 size_t jw_attach_drop_links(struct jw_attach *a, pid_t pid, enum jw_link_role role, bool at_once,
@@ -463,19 +447,25 @@ int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char
 		    uint64_t offset, uint32_t probe_id, uint32_t slot)
 {
 	uint64_t cookie = jw_probe_cookie(probe_id, slot);
+	struct jw_hook hooks[JW_HOOKS_MAX];
+	size_t i, n;
 	int err;
 
-	if (a->plan.session &&
-	    !attach_session(a, a->skel->progs.wait_session, pid, path, offset, false, JW_LINK_WAIT,
-			    cookie, name))
-		return 0;
-	/* The entry, which ends a task, first; then the return, which begins one. */
-	err = attach_uprobe(a, a->skel->progs.wait_enter, pid, path, offset, false, false, false,
-			    JW_LINK_WAIT, cookie, name);
-	if (err)
-		return err;
-	return attach_uprobe(a, a->skel->progs.wait_return, pid, path, offset, true, false, false,
-			     JW_LINK_WAIT, cookie, name);
+	n = jw_hookplan_wait(a->plan.session, path, name, offset, hooks);
+	if (hooks[0].kind == JW_HOOK_SESSION) {
+		if (!attach_session(a, a->skel->progs.wait_session, pid, &hooks[0], JW_LINK_WAIT,
+				    cookie))
+			return 0;
+		n = jw_hookplan_wait(false, path, name, offset, hooks);
+	}
+	for (i = 0; i < n; i++) {
+		err = attach_uprobe(a, hooks[i].kind == JW_HOOK_ENTRY ? a->skel->progs.wait_enter :
+									a->skel->progs.wait_return,
+				    pid, &hooks[i], JW_LINK_WAIT, cookie);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 int jw_attach__exe(struct jw_attach *a, uint64_t dev, uint64_t ino)

@@ -427,3 +427,21 @@ bool jw_kernel_uprobes_allowed(void)
 	}
 	return errno != EACCES && errno != EPERM;
 }
+
+int jw_kernel_plan_here(const char *btf_given, struct jw_kernel_facts *facts,
+			struct jw_kernel_plan *plan, char *btf_path, size_t len, char *err,
+			size_t errlen)
+{
+	int ret, btf;
+
+	btf_path[0] = '\0';
+	ret = jw_kernel_probe(facts, getenv("JW_KERNEL_HIDE"), err, errlen);
+	if (ret)
+		return ret;
+	btf = jw_kernel_btf_file(btf_given, facts, btf_path, len, err, errlen);
+	if (btf < 0)
+		return btf;
+	if (!btf)
+		btf_path[0] = '\0';
+	return jw_kernel_plan_for(facts, btf > 0, plan, err, errlen);
+}

@@ -82,6 +82,15 @@ int jw_kernel_plan_for(const struct jw_kernel_facts *facts, bool btf_file,
 int jw_kernel_btf_file(const char *given, const struct jw_kernel_facts *facts, char *out,
 		       size_t len, char *err, size_t errlen);
 
+/*
+ * The plan for the running kernel: its facts probed (JW_KERNEL_HIDE's taken as missing), its
+ * BTF file found (@btf_given: --btf, or NULL), the build it takes. 0 with @facts, @plan and the
+ * BTF file in @btf_path ("" for the kernel's own), or -errno with @err naming why not.
+ */
+int jw_kernel_plan_here(const char *btf_given, struct jw_kernel_facts *facts,
+			struct jw_kernel_plan *plan, char *btf_path, size_t len, char *err,
+			size_t errlen);
+
 /* The kernel's stack size (THREAD_SIZE): the compatible build's way to a task's registers. */
 uint32_t jw_kernel_thread_size(void);
 

@@ -67,6 +67,10 @@ static const struct jw_cli_opt watch_opts[] = {
 	  "the kernel's BTF, for a kernel without its own: a file, or a directory searched for "
 	  "<release>.btf (BTFHub's layout); default /var/lib/jankwatch/btf (scripts/make-btf.sh "
 	  "makes one)" },
+	{ "dry-run", 0, NULL, JW_OPT_DRY_RUN,
+	  "attach nothing: print what the watch would hook (each process and thread, its loop, "
+	  "every probe where it would go, the kernel's plan, the log directory and the budgets) "
+	  "and exit 0, or 1 with the reason the watch would fail" },
 	{ NULL, 'v', NULL, 'v', "more on stderr (libbpf's messages and the verifier's too)" },
 	{ NULL, 'q', NULL, 'q', "less on stderr: errors only" },
 	{ "help", 'h', NULL, 'h', "this text" },

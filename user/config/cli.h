@@ -33,6 +33,7 @@ enum jw_watch_opt {
 	JW_OPT_NAME,
 	JW_OPT_FOLLOW,
 	JW_OPT_VERSION,
+	JW_OPT_DRY_RUN,
 };
 
 struct jw_cli_opt {

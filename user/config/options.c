@@ -459,6 +459,9 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 	case JW_OPT_FOLLOW:
 		cfg->follow = true;
 		return 0;
+	case JW_OPT_DRY_RUN:
+		cfg->dry_run = true;
+		return 0;
 	case JW_OPT_STACK_BYTES:
 		/* The same parameter as --set stack_bytes=N, queued with the --set values. */
 		if (asprintf(&sets->owned[sets->n_owned], "stack_bytes=%s", optarg) < 0)

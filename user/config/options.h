@@ -56,6 +56,7 @@ struct jw_config {
 	bool loop_given;	/* --loop was on the command line */
 	double duration_s;	/* 0: until Ctrl-C */
 	bool follow;		/* --follow: -p's processes' children, started later, too */
+	bool dry_run;		/* --dry-run: print what would be hooked, hook nothing */
 	bool all;		/* --all: lift the report budgets */
 	bool dev;		/* --dev: budgets per hour */
 	int verbosity;		/* -1 quiet, 0 normal, 1+ verbose */

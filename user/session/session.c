@@ -557,6 +557,10 @@ int jw_session_run(struct jw_config *cfg)
 	jw_thp_keep_out();
 	if (install_signals() || session_setup(s, on_record))
 		goto out;
+	if (cfg->dry_run) {
+		status = 0;
+		goto out;
+	}
 	say_ready(s);
 	if (run_loop(s) == 0)
 		status = 0;

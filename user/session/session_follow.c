@@ -533,6 +533,24 @@ static int hook_exes(struct session *s)
 	return 0;
 }
 
+size_t session_found_now(const struct session *s, pid_t *out, size_t max)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *dir = opendir("/proc");
+
+	while (dir && n < max && (de = readdir(dir))) {
+		pid_t pid = atoi(de->d_name);
+
+		if (pid > 0 && pid != getpid() && session_slot_of(s, pid) < 0 &&
+		    (runs_watched_exe(s, pid) || session_name_of(s, pid)))
+			out[n++] = pid;
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
 /* Follows process @pid, found running an --exe file or having a --name name. */
 static void follow_found(struct session *s, pid_t pid)
 {

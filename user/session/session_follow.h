@@ -48,4 +48,10 @@ int session_resolve_exes(struct session *s);
 int session_watch_found(struct session *s);
 
 
+/*
+ * The processes that run an --exe file or have a --name name now, as the watch's start finds
+ * them (--dry-run's): into @out, at most @max. Returns how many.
+ */
+size_t session_found_now(const struct session *s, pid_t *out, size_t max);
+
 #endif

@@ -20,6 +20,7 @@
 #include "session/session_fleet.h"
 #include "session/session_follow.h"
 #include "session/session_procs.h"
+#include "session/dryrun.h"
 #include "session/session_setup.h"
 #include "stacks/debuginfo.h"
 #include "session/session_stats.h"
@@ -317,7 +318,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	ret = session_resolve_exes(s);
 	if (ret)
 		return ret;
-	if (cfg->cmd) {
+	if (cfg->cmd && !cfg->dry_run) {
 		ret = jw_child_spawn(cfg->cmd, cfg->user, &s->child, err, sizeof(err));
 		if (ret) {
 			jw_log(JW_LOG_ERROR, "%s", err);
@@ -339,6 +340,10 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 
 		ret = ret ? ret : err;
 	}
+	/* The targets resolved, nothing hooked yet: a dry run says what would be, and stops. */
+	if (cfg->dry_run)
+		return !s->n_slots && !session_finds_later(s) && !cfg->cmd && ret ? ret :
+										    session_dry_run(s);
 	if (!s->n_slots && !session_finds_later(s))
 		return ret;
 	ret = 0;

@@ -209,6 +209,27 @@ static void preset_dispatches(struct jw_watched *w, const struct jw_watch_how *h
 		p->handlers[base + k] = w->preset.callbacks_named;
 }
 
+void jw_watched__callback_probe(const struct jw_watched *w, const struct jw_watch_how *how,
+				size_t k, struct jw_dispatch_probe *dp)
+{
+	const struct jw_preset *pr = &w->preset;
+	const struct jw_callback_site *cb = &pr->callbacks[k];
+
+	*dp = (struct jw_dispatch_probe){
+		.pid = w->proc.target.pid,
+		.path = pr->where,
+		.entry_name = pr->callbacks_named,
+		.exit_name = pr->callbacks_named,
+		.entry_offset = cb->call,
+		.exit_offset = cb->ret,
+		.probe_id = how->cfg->n_probes + 1 + (uint32_t)pr->n_probes,
+		.inner = true,
+		.exact = true,
+		.site = true,
+		.callee = cb->callee,
+	};
+}
+
 void jw_watched__attach_sites(struct jw_watched *w, const struct jw_watch_how *how)
 {
 	const struct jw_preset *pr = &w->preset;
@@ -227,21 +248,9 @@ void jw_watched__attach_sites(struct jw_watched *w, const struct jw_watch_how *h
 			jw_attach__site_range(how->attach, w->slot, lo, hi);
 	}
 	for (k = 0; k < pr->n_callbacks; k++) {
-		const struct jw_callback_site *cb = &pr->callbacks[k];
-		struct jw_dispatch_probe dp = {
-			.pid = t->pid,
-			.path = pr->where,
-			.entry_name = pr->callbacks_named,
-			.exit_name = pr->callbacks_named,
-			.entry_offset = cb->call,
-			.exit_offset = cb->ret,
-			.probe_id = how->cfg->n_probes + 1 + (uint32_t)pr->n_probes,
-			.inner = true,
-			.exact = true,
-			.site = true,
-			.callee = cb->callee,
-		};
+		struct jw_dispatch_probe dp;
 
+		jw_watched__callback_probe(w, how, k, &dp);
 		failed += jw_attach__dispatch(how->attach, &dp, w->slot) != 0;
 	}
 	if (failed)
@@ -290,6 +299,7 @@ static int resolve_preset(struct jw_watched *w, const struct jw_watch_how *how)
 			 "runs", cfg->loop);
 	set_loop(p, &w->preset);
 	preset_dispatches(w, how);
+	snprintf(w->loop_why, sizeof(w->loop_why), "%s", why);
 	jw_log(JW_LOG_INFO, "pid %d (%s): loop %s (%s): a task is the time between the "
 	       "thread's waits (%d wait functions in %s)", p->target.pid, p->target.comm,
 	       p->loop, why, w->n_waits, w->waits[0].path);
@@ -482,6 +492,7 @@ static void redetect_preset(struct jw_watched *w, const struct jw_watch_how *how
 	w->preset = preset;
 	set_loop(p, &w->preset);
 	preset_dispatches(w, how);
+	snprintf(w->loop_why, sizeof(w->loop_why), "%s", why);
 	attach_preset(w, how);
 	jw_log(JW_LOG_INFO, "pid %d (%s): loop %s (%s)", p->target.pid, p->target.comm, p->loop,
 	       why);

@@ -51,6 +51,7 @@ struct jw_watched {
 	struct jw_wait_func waits[JW_MAX_WAIT_FUNCS];	/* syscall mode on uprobes */
 	int n_waits;
 	struct jw_preset preset;	/* syscall mode: what names the handlers inside the waits */
+	char loop_why[512];		/* which preset, and why (as said at start) */
 	struct jw_resolved_probe preset_probes[JW_MAX_PRESET_PROBES];
 	struct jw_samplebuf samples;	/* of its thread's task in flight */
 	bool redetect;		/* caught at exec or started by us: look for a preset once it runs */
@@ -88,6 +89,10 @@ int jw_watched__attach(struct jw_watched *w, const struct jw_watch_how *how);
  * watched silently.
  */
 void jw_watched__check_waits(struct jw_watched *w, const struct jw_watch_how *how);
+
+/* The dispatch probe of @w's preset's callback site @k (< preset.n_callbacks), into @dp. */
+void jw_watched__callback_probe(const struct jw_watched *w, const struct jw_watch_how *how,
+				size_t k, struct jw_dispatch_probe *dp);
 
 /*
  * @w's handler sites on the kernel's side: the preset's probes that are sites, then its callback
