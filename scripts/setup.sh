@@ -28,7 +28,7 @@ tests=(
 	golang-go
 	debuginfod libdebuginfod1
 	libcmocka-dev
-	python3 valgrind strace
+	python3 valgrind strace tmux
 	procps
 	redis-server redis-tools nodejs
 	nginx libnginx-mod-http-perl gunicorn

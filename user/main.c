@@ -18,7 +18,7 @@ int main(int argc, char **argv)
 	struct jw_capset caps;
 	struct jw_config cfg;
 	char err[1024];
-	int status, ret;
+	int status, ret, top;
 
 	if (argc > 1 && strcmp(argv[1], "symbolize") == 0)
 		return jw_symbolize_main(argc - 1, argv + 1);
@@ -28,10 +28,13 @@ int main(int argc, char **argv)
 		return jw_export_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
 		return jw_report_main(argc - 1, argv + 1);
-	if (jw_options_parse(&cfg, argc, argv, err, sizeof(err))) {
-		fprintf(stderr, "jankwatch: %s (--help for usage)\n", err);
+	/* top: a watch, shown as a table; its options are the watch's. */
+	top = argc > 1 && strcmp(argv[1], "top") == 0;
+	if (jw_options_parse(&cfg, argc - top, argv + top, err, sizeof(err))) {
+		fprintf(stderr, "jankwatch%s: %s (--help for usage)\n", top ? " top" : "", err);
 		return 2;
 	}
+	cfg.top = top;
 	if (cfg.help) {
 		jw_config_free(&cfg);
 		return 0;

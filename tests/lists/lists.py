@@ -69,7 +69,8 @@ def words_listed(text):
 
 # --- the table itself: a subcommand's synopsis names each of its options ---
 for name, c in cmds.items():
-    if not name:
+    # The watch, and a command that takes the watch's options (top): "[OPTIONS]" says them.
+    if not name or c["options"] == watch["options"]:
         continue
     syn = " ".join(c["synopsis"])
     for o in c["options"]:

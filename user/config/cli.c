@@ -129,6 +129,16 @@ static const struct jw_cli_cmd cmds[] = {
 		   "later (--exe, --name: an Android app), or a program it starts (-- CMD, as "
 		   "--user USER; exits with its status)",
 	  .opts = watch_opts },
+	{ .name = "top",
+	  .synopsis = { "[OPTIONS] -p PID[,PID...] | --exe PATH | --name NAME | -- CMD [ARGS...]" },
+	  .about = "a watch, shown as a live table of the loops' handlers (q quits)",
+	  .text = "Watches as jankwatch does (the same options; janks still go to the log "
+		  "directory), and shows on the terminal a table of the loops' handlers by their "
+		  "share of the loop thread's time, redrawn every second: tasks, tasks a second, "
+		  "mean, p99 (the bound of the log2 histogram's slot it falls in) and max wall "
+		  "time, mean CPU time and delay, janks; the last janks under it. q quits. Printed "
+		  "once at the end when standard output is not a terminal.",
+	  .opts = watch_opts },
 	{ .name = "stats",
 	  .synopsis = { "[--reset] [--hist] [-p PID]" },
 	  .about = "the statistics of the running jankwatch instances (CSV)",

@@ -475,7 +475,10 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		cfg->verbosity = -1;
 		return 0;
 	case 'h':
-		jw_options_usage(stdout);
+		if (!strcmp(argv[0], "top"))
+			jw_cli_help(jw_cli_cmd("top"), stdout);
+		else
+			jw_options_usage(stdout);
 		cfg->help = true;
 		return 0;
 	case JW_OPT_VERSION:

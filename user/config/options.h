@@ -57,6 +57,7 @@ struct jw_config {
 	double duration_s;	/* 0: until Ctrl-C */
 	bool follow;		/* --follow: -p's processes' children, started later, too */
 	bool dry_run;		/* --dry-run: print what would be hooked, hook nothing */
+	bool top;		/* jankwatch top: the table on the terminal, no event lines */
 	bool all;		/* --all: lift the report budgets */
 	bool dev;		/* --dev: budgets per hour */
 	int verbosity;		/* -1 quiet, 0 normal, 1+ verbose */

@@ -223,8 +223,8 @@ static int emit_event(struct jw_reporter *r, const struct jw_event *ev)
 	jw_event_format_bounded(ev, &r->line, (size_t)r->opts.params->v[JW_P_EVENTS_LINE_MAX]);
 	if (r->line.err)
 		return r->line.err;
-	if (fwrite(r->line.data, 1, r->line.len, r->opts.out) != r->line.len ||
-	    fflush(r->opts.out))
+	if (r->opts.out && (fwrite(r->line.data, 1, r->line.len, r->opts.out) != r->line.len ||
+			    fflush(r->opts.out)))
 		jw_log(JW_LOG_WARN, "cannot write an event to stdout: %s", strerror(errno));
 	ret = jw_logdir__append_event(r->opts.logdir, r->line.data, r->line.len);
 	if (ret && ret != -EDQUOT) {

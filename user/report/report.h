@@ -49,7 +49,7 @@ struct jw_reporter_opts {
 	struct jw_logdir *logdir;
 	const struct jw_ksyms *ksyms;	/* may be NULL: kernel frames by address */
 	struct jw_stacks *stacks;	/* names the samples' frames */
-	FILE *out;			/* event lines, flushed one by one */
+	FILE *out;			/* event lines, flushed one by one; NULL: none (top) */
 	FILE *raw;			/* --raw: the capture, header written; or NULL */
 	const struct jw_clocks *clocks;	/* recorded clock offsets to replay; NULL: now's */
 	/* Called with each event as written (its line bounded), the line's @len bytes. */

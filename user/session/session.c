@@ -29,6 +29,7 @@
 #include "session/session_follow.h"
 #include "session/session_setup.h"
 #include "session/session_stats.h"
+#include "session/session_top.h"
 #include "session/session_tasks.h"
 #include "session/state.h"
 
@@ -380,7 +381,9 @@ static int run_loop(struct session *s)
 		session_samplers_tick(s, now);
 		/* Reports that waited for debug files: written once they came, or after 5 s. */
 		jw_reporter__flush(s->reporter, NULL, false);
-		if (now - s->status_ns >= STATUS_EVERY_NS)
+		if (session_top_tick(s, now))
+			break;
+		if (!s->top && now - s->status_ns >= STATUS_EVERY_NS)
 			show_status(s, now);
 		if (now - last_aging >= AGING_EVERY_NS) {
 			last_aging = now;
@@ -480,6 +483,7 @@ static void teardown(struct session *s)
 {
 	size_t i;
 
+	session_top_free(s);
 	session_fleet_finish(s);
 	session_stats_finish(s);
 	session_waits_finish(s);
@@ -562,10 +566,13 @@ int jw_session_run(struct jw_config *cfg)
 		goto out;
 	}
 	say_ready(s);
+	if (session_top_start(s))
+		goto out;
 	if (run_loop(s) == 0)
 		status = 0;
 	/* Everything written from here on comes from one read of the kernel's counts. */
 	session_stats_freeze(s);
+	session_top_finish(s);
 	print_summary(s);
 out:
 	if (s->launched)

@@ -24,6 +24,7 @@
 #include "session/session_setup.h"
 #include "stacks/debuginfo.h"
 #include "session/session_stats.h"
+#include "session/session_top.h"
 #include "session/session_samplers.h"
 #include "session/session_waits.h"
 
@@ -277,6 +278,13 @@ static void say_no_ksyms(int err)
 		fclose(f);
 }
 
+/* An event reported: to the journal and the metrics, and to top's table. */
+static void on_event(void *ctx, const struct jw_event *e, const char *line, size_t len)
+{
+	session_fleet_event(ctx, e, line, len);
+	session_top_event(ctx, e);
+}
+
 int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 {
 	const struct jw_config *cfg = s->cfg;
@@ -293,8 +301,8 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	struct jw_reporter_opts ropts = { .params = &cfg->params, .format = cfg->format,
 					  .pprof = cfg->pprof, .svg = cfg->svg,
 					  .say_defaults = isatty(STDERR_FILENO),
-					  .out = stdout,
-					  .on_event = session_fleet_event, .on_event_ctx = s };
+					  .out = cfg->top ? NULL : stdout,
+					  .on_event = on_event, .on_event_ctx = s };
 	char err[512];
 	size_t i;
 	int ret;

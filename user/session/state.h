@@ -39,6 +39,7 @@ struct session_tally {
 
 struct stats_walk;
 struct session_samplers;
+struct session_top;
 struct session_waits;
 
 struct session {
@@ -86,6 +87,7 @@ struct session {
 	struct jw_fleet *fleet;	/* the journal and the metrics (session_fleet.h) */
 	struct session_waits *waits;	/* syscall mode's choice of wait hooks (session_waits.h) */
 	struct session_samplers *samplers;	/* the stacks' samplers' kind (session_samplers.h) */
+	struct session_top *top;	/* jankwatch top's table and screen (session_top.h) */
 	/*
 	 * The run's end (session_stats_freeze()): the kernel's counts and statistics rows read once;
 	 * every output written at exit comes from them.
