@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "base/hindex.h"
 #include "report/metrics.h"
 
@@ -76,22 +77,6 @@ static uint64_t series_key(const char *process, const char *cls, const char *han
 static uint64_t row_key(uint64_t series, uint32_t pid, uint32_t tid)
 {
 	return jw_hash_bytes(jw_hash_bytes(series, &pid, sizeof(pid)), &tid, sizeof(tid));
-}
-
-/* Makes room for one more of @n items of @size in *@arr of @cap. 0 or -ENOMEM. */
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	size_t c = *cap ? *cap * 2 : 16;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	p = realloc(*arr, c * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
 }
 
 struct jw_metrics *jw_metrics__new(size_t max_handlers)
@@ -167,7 +152,7 @@ static struct proc_counts *proc_of(struct jw_metrics *m, const char *name)
 			return &m->procs[i];
 	if (m->n_procs >= MAX_PROCS)
 		return strcmp(name, JW_METRICS_OTHER) ? proc_of(m, JW_METRICS_OTHER) : NULL;
-	if (grow((void **)&m->procs, &m->cap_procs, m->n_procs, sizeof(*m->procs)))
+	if (jw_grow((void **)&m->procs, &m->cap_procs, m->n_procs, sizeof(*m->procs), 16))
 		return NULL;
 	p = &m->procs[m->n_procs];
 	memset(p, 0, sizeof(*p));
@@ -282,7 +267,7 @@ static int count_row(struct jw_metrics *m, uint64_t key, uint32_t s, const struc
 		if (c->tasks < r->last.tasks || c->recorded < r->last.recorded)
 			counts_add(&m->series[r->series].retired, &r->last);
 	} else {
-		if (grow((void **)&m->rows, &m->cap_rows, m->n_rows, sizeof(*m->rows)) ||
+		if (jw_grow((void **)&m->rows, &m->cap_rows, m->n_rows, sizeof(*m->rows), 16) ||
 		    jw_hindex_put(&m->row_at, key, (uint32_t)m->n_rows))
 			return -ENOMEM;
 		r = &m->rows[m->n_rows++];
@@ -311,7 +296,7 @@ int jw_metrics__row(struct jw_metrics *m, const struct jw_metrics_row *r)
 		return count_row(m, key, m->rows[*row].series, &c);
 	if (s)
 		return count_row(m, key, *s, &c);
-	if (grow((void **)&m->pending, &m->cap_pending, m->n_pending, sizeof(*m->pending)))
+	if (jw_grow((void **)&m->pending, &m->cap_pending, m->n_pending, sizeof(*m->pending), 16))
 		return -ENOMEM;
 	p = &m->pending[m->n_pending];
 	p->key = key;
@@ -336,7 +321,7 @@ static int64_t series_of(struct jw_metrics *m, const char *process, const char *
 
 	if (at)
 		return *at;
-	if (grow((void **)&m->series, &m->cap_series, m->n_series, sizeof(*m->series)) ||
+	if (jw_grow((void **)&m->series, &m->cap_series, m->n_series, sizeof(*m->series), 16) ||
 	    jw_hindex_put(&m->by_key, key, (uint32_t)m->n_series))
 		return -1;
 	s = &m->series[m->n_series];

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/grow.h"
 #include "report/toptable.h"
 
 #define LAST_JANKS 8
@@ -103,15 +104,8 @@ int jw_top__row(struct jw_top *t, const struct jw_stats_row *r)
 	const struct jank_count *c = count_of(t, r->pid, r->handler_class, r->message_name);
 	struct top_row *row;
 
-	if (t->n_rows == t->cap_rows) {
-		size_t cap = t->cap_rows ? 2 * t->cap_rows : 64;
-		struct top_row *rows = realloc(t->rows, cap * sizeof(*rows));
-
-		if (!rows)
-			return -ENOMEM;
-		t->rows = rows;
-		t->cap_rows = cap;
-	}
+	if (jw_grow((void **)&t->rows, &t->cap_rows, t->n_rows, sizeof(*t->rows), 64))
+		return -ENOMEM;
 	row = &t->rows[t->n_rows];
 	*row = (struct top_row){ .pid = r->pid, .v = *r->val, .janks = c ? c->n : 0 };
 	row->process = dup_or_empty(r->process);
@@ -133,15 +127,9 @@ int jw_top__jank(struct jw_top *t, const struct jw_top_jank *j)
 	struct jw_top_jank *slot = &t->last[t->next_last];
 
 	if (!c) {
-		if (t->n_counts == t->cap_counts) {
-			size_t cap = t->cap_counts ? 2 * t->cap_counts : 32;
-			struct jank_count *counts = realloc(t->counts, cap * sizeof(*counts));
-
-			if (!counts)
-				return -ENOMEM;
-			t->counts = counts;
-			t->cap_counts = cap;
-		}
+		if (jw_grow((void **)&t->counts, &t->cap_counts, t->n_counts, sizeof(*t->counts),
+			    32))
+			return -ENOMEM;
 		c = &t->counts[t->n_counts];
 		*c = (struct jank_count){ .pid = j->pid, .handler_class = dup_or_empty(
 							  j->handler_class),

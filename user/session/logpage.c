@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/grow.h"
 #include "base/csvread.h"
 #include "base/strpool.h"
 #include "base/when.h"
@@ -66,22 +67,6 @@ void jw_logpage__free(struct jw_logpage *lp)
 	free(lp);
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	void *nv;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? 2 * *cap : 256;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 int jw_logpage__add(struct jw_logpage *lp, const struct jw_summary_event *e, size_t id,
 		    const char *files, size_t n_files)
 {
@@ -89,7 +74,7 @@ int jw_logpage__add(struct jw_logpage *lp, const struct jw_summary_event *e, siz
 	const char *base;
 	size_t i;
 
-	if (grow((void **)&lp->evs, &lp->cap, lp->n, sizeof(*lp->evs)))
+	if (jw_grow((void **)&lp->evs, &lp->cap, lp->n, sizeof(*lp->evs), 256))
 		return -ENOMEM;
 	ev = &lp->evs[lp->n];
 	memset(ev, 0, sizeof(*ev));
@@ -107,7 +92,7 @@ int jw_logpage__add(struct jw_logpage *lp, const struct jw_summary_event *e, siz
 		/* The files are looked for in the directory read, wherever it was written. */
 		base = strrchr(files, '/');
 		base = base ? base + 1 : files;
-		if (grow((void **)&lp->files, &lp->cap_files, lp->n_files, sizeof(*lp->files)))
+		if (jw_grow((void **)&lp->files, &lp->cap_files, lp->n_files, sizeof(*lp->files), 256))
 			return -ENOMEM;
 		lp->files[lp->n_files] = jw_strpool__intern(lp->pool, base);
 		if (!lp->files[lp->n_files])
@@ -404,7 +389,7 @@ static int keep_cells(struct build *b, char **fields, size_t n, size_t cols)
 	size_t i;
 
 	for (i = 0; i < cols; i++) {
-		if (grow((void **)&b->stat_cells, &b->cap_cells, b->n_cells, sizeof(char *)))
+		if (jw_grow((void **)&b->stat_cells, &b->cap_cells, b->n_cells, sizeof(char *), 256))
 			return -ENOMEM;
 		b->stat_cells[b->n_cells] = strdup(i < n ? fields[i] : "");
 		if (!b->stat_cells[b->n_cells])
