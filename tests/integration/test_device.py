@@ -171,6 +171,9 @@ def check_busy(dev, what, jw, events, tasks):
               f"{tree_samples(frames)})")
 
 
+# The root's mounts and kptr_restrict=2 are the machine's until dev.close(): a SIGTERM (a harness
+# stopping the run) goes through it too, where Python's default would leave them behind.
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 dev = Device()
 try:
     # Syscall mode on uprobes on musl's wait functions, then on the tracepoints (no tracefs).
