@@ -26,7 +26,7 @@ static void hook_at(struct jw_hook *h, enum jw_hook_kind kind, const char *path,
 	if (!exact)
 		jw_probe_place_file(path, offset, args_read, &place);
 	*h = (struct jw_hook){ .kind = kind, .path = path, .name = name,
-			       .offset = offset + place.skip, .args_read = args_read };
+			       .offset = offset + place.skip };
 	snprintf(h->why, sizeof(h->why), "%s", place.why);
 }
 

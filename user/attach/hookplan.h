@@ -25,7 +25,6 @@ struct jw_hook {
 	const char *path;
 	const char *name;	/* the function's, for messages */
 	uint64_t offset;	/* in the file, placed */
-	bool args_read;		/* it reads the function's arguments */
 	char why[192];		/* where it went and why, for -v */
 };
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The command line's one table: every command (the watch, stats, symbolize, export, report), its
- * synopsis and its options. The parsers' getopt tables and every --help are made from it, and a
- * test holds the man page, the completion and usage.md to it (tests/lists.py).
+ * The command line's one table: every command (the watch, top, stats, symbolize, export,
+ * report), its synopsis and its options. The parsers' getopt tables and every --help are made
+ * from it, and a test holds the man page, the completion and usage.md to it
+ * (tests/lists/lists.py).
  */
 #ifndef JW_CLI_H
 #define JW_CLI_H

@@ -196,15 +196,22 @@ static int by_share(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-/* A row's "handler (class)", or the handler alone when they are one. */
+/* "handler (class)", or the handler alone when it has no class of its own. */
+static void handler_text(const char *handler, const char *cls, char *buf, size_t len)
+{
+	if (cls[0] && strcmp(cls, handler))
+		snprintf(buf, len, "%s (%s)", handler, cls);
+	else
+		snprintf(buf, len, "%s", handler);
+}
+
+/* A row's handler_text(); a loop's envelope said as its iterations. */
 static void row_name(const struct top_row *r, char *buf, size_t len)
 {
 	if (envelope(r))
 		snprintf(buf, len, "syscall (the loop's iterations, wait to wait)");
-	else if (r->handler_class[0] && strcmp(r->handler_class, r->handler))
-		snprintf(buf, len, "%s (%s)", r->handler, r->handler_class);
 	else
-		snprintf(buf, len, "%s", r->handler);
+		handler_text(r->handler, r->handler_class, buf, len);
 }
 
 /* @s cut to @width columns (bytes: names are ASCII but for a few). */
@@ -288,12 +295,9 @@ void jw_top__render(struct jw_top *t, FILE *f, const struct jw_top_view *view)
 
 		if (localtime_r(&when, &tm))
 			strftime(at, sizeof(at), "%H:%M:%S", &tm);
-		snprintf(line, sizeof(line), "  %s %s %9.1f ms  %-9s %8u  %s%s%s%s", at,
-			 j->hang ? "hang" : "jank", j->wall_ms, j->cause, j->pid, j->handler,
-			 j->handler_class[0] && strcmp(j->handler_class, j->handler) ? " (" : "",
-			 j->handler_class[0] && strcmp(j->handler_class, j->handler) ?
-				 j->handler_class : "",
-			 j->handler_class[0] && strcmp(j->handler_class, j->handler) ? ")" : "");
+		handler_text(j->handler, j->handler_class, name, sizeof(name));
+		snprintf(line, sizeof(line), "  %s %s %9.1f ms  %-9s %8u  %s", at,
+			 j->hang ? "hang" : "jank", j->wall_ms, j->cause, j->pid, name);
 		put_cut(f, line, view->width);
 	}
 }
