@@ -15,7 +15,8 @@ again.
   again when it stops; the loaded sleep's stacks come from the CPUs' samplers;
 - `jankwatch stats` says the kind in force and the switches made, of both; the summary too;
 - call()'s probe (the preset's naming probe, a handler site) is sampled under the load
-  (handler_sites=3000: one client's thousands of GETs a second are over it), said once, -v
+  (handler_sites a sixth of one client's pace, measured on this machine before the watch: the
+  load is over it, hooked one second in several), said once, -v
   saying each window; the loaded phase's sleep, sent as a window ends, is named by the stacks
   (the probe off: debugCommand's row did not count it), and getCommand's row counts the GETs
   redis counted (INFO commandstats) within 2%, though it timed only a sample of them.
@@ -31,9 +32,9 @@ TO_TRACEPOINTS = re.compile(r"syscall mode's waits now on (the wait system calls
                             r"raw_syscalls' sys_enter and sys_exit) tracepoints \(wait_tracepoints"
                             r"=2: (\d+) system calls/s .* (\d+) watched waits/s")
 TO_UPROBES = "syscall mode's waits now on uprobes on the C library's wait functions"
-SAMPLED = re.compile(r"callbacks/s through its handler sites, over handler_sites=3000: from now "
-                     r"on they are hooked one second in every (\d+) \(a sample, its rows' "
-                     r"counts scaled")
+SAMPLED = re.compile(r"(\d+) callbacks/s through its handler sites, over handler_sites=(\d+): "
+                     r"from now on they are hooked one second in every (\d+) \(a sample, its "
+                     r"rows' counts scaled")
 WINDOW_OFF = re.compile(r"handler sites off; their window counted \d+ calls")
 # What "a few seconds" allows: a second's rate, the machine counted 0.3 s, the costs measured
 # once (a fraction of a second), and the loop's own pace.
@@ -42,6 +43,19 @@ TO_CPU_SAMPLERS = re.compile(r"samplers: one sampler per CPU from now, \d+ taken
                              r"(\d+) switches a second of the watched threads against (\d+) "
                              r"firings")
 TO_THREAD_SAMPLERS = "samplers: one sampler per watched thread from now"
+
+
+def unwatched_pace():
+    """GETs a second one redis-benchmark client gets from redis on this machine, unwatched (the
+    machines this runs on differ fourfold); redis's command counts reset after it."""
+    r = subprocess.run([BENCH, "-p", str(redis.port), "-c", "1", "-t", "get", "-n", "20000",
+                        "--csv"], capture_output=True, text=True, timeout=120)
+    m = re.search(r'^"GET","([0-9.]+)"', r.stdout, re.M)
+    check(r.returncode == 0 and m is not None,
+          f"redis-benchmark measures redis's pace unwatched: {m.group(1) if m else r.stdout} "
+          "GETs/s")
+    check(redis.cli("CONFIG", "RESETSTAT") == "OK", "redis's command counts reset")
+    return float(m.group(1))
 
 
 def stats_rows():
@@ -102,8 +116,12 @@ logs = LogDir()
 jw = bench = None
 try:
     wait_for(lambda: process_age_s(redis.pid) >= 3, 10, "redis-server to be 3 s old")
+    # A sixth of the pace: hooked one second in about six under the load (at least three: off
+    # long enough for a command sent as a window ends), the idle's few calls far under it.
+    pace = unwatched_pace()
+    sites = max(100, int(pace / 6))
     jw = start_jankwatch(["-p", str(redis.pid), "-v", "--set", "ignore_startup_time=3",
-                          "--set", "handler_sites=3000", "--log-dir", logs.path])
+                          "--set", f"handler_sites={sites}", "--log-dir", logs.path])
     first = [l for l in jw.err if l.startswith("jankwatch: syscall mode on ")]
     check(len(first) == 1 and "uprobes on the C library's wait functions (wait_tracepoints=2:"
           in first[0] and "chosen again as the rates move" in first[0],
@@ -131,8 +149,12 @@ try:
     check(took <= FEW_S, f"loaded, its stacks move to one sampler per CPU {took:.1f} s after the "
           f"load began ({m.group(1)} switches/s against {m.group(2)} firings/s)")
     line, _ = line_after(SAMPLED, mark, 30, "call()'s probe to be sampled")
-    every = int(SAMPLED.search(line).group(1))
-    check(every >= 3, f"loaded, call() is hooked one second in {every}: {line}")
+    rate, limit, every = (int(g) for g in SAMPLED.search(line).groups())
+    # The rate said is rounded: every is the rate over the limit rounded up, within that.
+    check(limit == sites and every >= 3 and (every == 60 or (every - 1) * sites <= rate + 0.5)
+          and rate - 0.5 <= every * sites,
+          f"loaded, call() is hooked one second in {every}, its {rate} calls/s over "
+          f"handler_sites={sites} (redis's pace unwatched: {pace:.0f} GETs/s): {line}")
     # Sent as a window ends, once its probe came off (~0.2 s here): off for N - 1 >= 2 s.
     line_after(WINDOW_OFF, len(jw.err), 30, "a window of call()'s probe to end")
     time.sleep(0.5)
