@@ -153,6 +153,17 @@ median()
 		END { printf fmt, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# Prints the lower and upper quartiles of the numbers on stdin, in format @1 each (the medians
+# of the lower and the upper half, the middle one left out of both when they are odd).
+quartiles()
+{
+	sort -g | awk -v fmt="$1 $1\n" '{ v[NR] = $1 }
+		function med(lo, hi,   n) { n = hi - lo + 1
+			return n % 2 ? v[lo + (n - 1) / 2] : (v[lo + n / 2 - 1] + v[lo + n / 2]) / 2 }
+		END { h = int(NR / 2); if (!h) { printf fmt, v[1], v[1]; exit }
+		      printf fmt, med(1, h), med(NR - h + 1, NR) }'
+}
+
 # Prints the range of the numbers on stdin but the highest and the lowest (when there are 4
 # or more: one odd value does not move a median either), in percent of @1.
 spread_pct()

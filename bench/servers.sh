@@ -312,6 +312,7 @@ table()
 {
 	local w=$1 kind=$3 cfg rep v adds jw_over_bt
 	local -n t=$2
+	local -A added
 
 	for cfg in "${CONFIGS[@]}"; do
 		v='' adds=''
@@ -321,8 +322,10 @@ table()
 				'BEGIN { if (kind == "added") printf "%.2f", a - b
 					 else printf "%.3f", a / b }')$'\n'
 		done
-		printf '  %-16s %10s   %s %s\n' "$cfg" "$(median %.2f <<<"${v%$'\n'}")" "$kind" \
-			"$(median %.3f <<<"${adds%$'\n'}")"
+		printf '  %-16s %10s   %s %8s   (quartiles %s)\n' "$cfg" \
+			"$(median %.2f <<<"${v%$'\n'}")" "$kind" "$(median %.3f <<<"${adds%$'\n'}")" \
+			"$(quartiles %.3f <<<"${adds%$'\n'}" | sed 's/ / to /')"
+		added[$cfg]=$(median %.3f <<<"${adds%$'\n'}")
 	done
 	[[ $kind == added && " ${CONFIGS[*]} " == *" bpftrace "* ]] || return 0
 	for cfg in "${CONFIGS[@]}"; do
@@ -333,8 +336,11 @@ table()
 				-v p="${t[$w,bpftrace,$rep]}" \
 				'BEGIN { printf "%.3f", (p > b ? (j - b) / (p - b) : 0) }')$'\n'
 		done
-		printf '  jankwatch %s added / bpftrace added: %s (median of the repetitions)\n' \
-			"$cfg" "$(median %.2f <<<"${jw_over_bt%$'\n'}")"
+		printf '  jankwatch %s added / bpftrace added: %s (median of the repetitions'"'"' ratios; '\
+'quartiles %s), %s (ratio of the medians)\n' "$cfg" "$(median %.2f <<<"${jw_over_bt%$'\n'}")" \
+			"$(quartiles %.2f <<<"${jw_over_bt%$'\n'}" | sed 's/ / to /')" \
+			"$(awk -v j="${added[$cfg]}" -v p="${added[bpftrace]}" \
+				'BEGIN { if (p > 0) printf "%.2f", j / p; else print "n/a" }')"
 	done
 }
 
