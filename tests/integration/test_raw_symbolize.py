@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """`--raw FILE` saves what naming the reported stacks needs; `jankwatch symbolize FILE` writes the
 same stack logs and events again, byte for byte (but the paths in external_log), here from a
-binary that is gone from its recorded path and is found by build-id under --debug-dir. A
+binary that is gone from its recorded path and is found by build-id under --debug-dir; with
+--format folded,svg,pprof, folded stack logs with a flame graph and a profile beside each. A
 truncated capture gives the reports before the damage and a clear error; a capture from a newer
 version, or not a capture at all, one clear line."""
 import shutil
@@ -42,6 +43,30 @@ for a, b in zip(events, replayed):
         check(same, f"{name} is the same byte for byte")
     check("(pipe_work+" in offline.read(os.path.basename(b_logs[0])),
           "the gone binary was named from --debug-dir")
+
+# --format: the flame graphs and profiles a live --format folded,svg,pprof writes, written from
+# the capture (the live run wrote neither).
+pictures = os.path.join(work, "pictures")
+p = subprocess.run([JW_BIN, "symbolize", raw, "--debug-dir", debug_dir, "--log-dir", pictures,
+                    "--format", "folded,svg,pprof"], capture_output=True, text=True, timeout=120)
+check(p.returncode == 0, f"--format folded,svg,pprof: exits 0 ({p.returncode}: "
+      f"{p.stderr.strip()})")
+for ev in (json.loads(l) for l in p.stdout.splitlines()):
+    stack = [os.path.basename(x) for x in ev["external_log"] if "/stack-" in x]
+    check(len(stack) == 1, f"{ev['time']}: its stack log ({ev['external_log']})")
+    stem = stack[0][len("stack-"):-len(".txt")]
+    folded = open(os.path.join(pictures, stack[0])).read()
+    svg = open(os.path.join(pictures, f"flame-{stem}.svg")).read()
+    with open(os.path.join(pictures, f"profile-{stem}.pb.gz"), "rb") as f:
+        profile = f.read()
+    check(re.search(r"^\S*pipe_work\S* \d+$", folded, re.M) is not None and
+          svg.startswith("<?xml") and "pipe_work" in svg and profile[:2] == b"\x1f\x8b",
+          f"{ev['time']}: folded lines, flame-{stem}.svg and profile-{stem}.pb.gz, naming "
+          f"pipe_work from --debug-dir")
+p = subprocess.run([JW_BIN, "symbolize", raw, "--log-dir", pictures, "--format", "flame"],
+                   capture_output=True, text=True, timeout=60)
+check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "flame" in p.stderr,
+      f"--format flame: one line, exit 2 ({p.returncode}: {p.stderr.strip()})")
 
 # Damage: a cut in the middle of the second report keeps the first, then says where it broke.
 data = open(raw, "rb").read()

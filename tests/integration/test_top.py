@@ -6,7 +6,11 @@ what `jankwatch stats` says of the same rows at that moment; the last janks are 
 it; the janks' event lines go to the log directory and not to the screen. q exits 0, the
 terminal's mode is as it was (stty -g before and after) and the alternate screen is left, with
 the run's table printed once on the normal screen. With standard output not a terminal, the
-table is printed once at the end and no event line."""
+table is printed once at the end and no event line.
+
+`top -- CMD` on a terminal, stderr on it too: the program's lines go to LOGDIR/NAME.out, not to
+the screen; jankwatch's own messages while the table is shown (the program's exit) are held and
+printed once the screen is given back, none lost."""
 import csv
 import io
 import threading
@@ -33,8 +37,13 @@ def table_rows(screen):
 
 
 class Tmux:
+    made = 0
+
     def __init__(self, command):
-        self.sock = f"jw-top-{os.getpid()}"
+        # A socket of its own: a new server on the last one's, killed a moment before, may find
+        # it still there and exit.
+        Tmux.made += 1
+        self.sock = f"jw-top-{os.getpid()}-{Tmux.made}"
         subprocess.run(["tmux", "-L", self.sock, "new-session", "-d", "-x", "150", "-y", "40",
                         "sh", "-c", command], check=True, timeout=30)
 
@@ -117,6 +126,34 @@ def main():
         term.kill()
         if loader.is_alive():
             loader.join()
+
+    # top -- CMD: the program writes to a file; jankwatch's messages come after the screen.
+    term = Tmux(f"{JW_BIN} top --log-dir {logs.path} -- sh -c 'for i in 1 2 3 4 5 6 7 8; do "
+                f"echo program line $i; echo program error $i >&2; sleep 0.5; done'; "
+                f"echo rc=$? > {work}/rc2; sleep 120")
+    try:
+        wait_for(lambda: "jankwatch top:" in term.screen(), READY_TIMEOUT_S, "top's first frame")
+        seen = []
+        while not os.path.exists(f"{work}/rc2"):
+            seen.append(term.screen())
+            time.sleep(0.3)
+        during = [sc for sc in seen if "jankwatch top:" in sc and "SHARE" in sc]
+        check(during and not any("program line" in sc or "program error" in sc for sc in seen),
+              f"-- CMD: the program's lines never on the screen ({len(during)} frames seen)")
+        rc = open(f"{work}/rc2").read().strip()
+        out = open(os.path.join(logs.path, "sh.out")).read().splitlines()
+        check(rc == "rc=0" and out == [f"program {w} {i}" for i in range(1, 9)
+                                       for w in ("line", "error")],
+              f"-- CMD: its stdout and stderr in sh.out, in order ({rc}: {out})")
+        after = term.screen()
+        lines = [l for l in after.splitlines() if l.startswith("jankwatch: ")]
+        started = [i for i, l in enumerate(lines) if "its output to " in l and "sh.out" in l]
+        exited = [i for i, l in enumerate(lines) if re.search(r"pid \d+ \(sh\) exited$", l)]
+        check(started and exited and started[0] < exited[0],
+              f"-- CMD: the message said while the table was shown (the exit) printed after it, "
+              f"in order: {lines}")
+    finally:
+        term.kill()
 
     # Standard output not a terminal: the table once at the end, no event line.
     try:

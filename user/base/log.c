@@ -9,6 +9,8 @@
 
 static enum jw_log_level shown = JW_LOG_INFO;
 static char status[256];	/* the live status line on a terminal; "" when none */
+static jw_log_divert_fn divert;	/* where messages go instead of stderr, while set */
+static void *divert_ctx;
 
 /* Erases the status line, so that a message starts at column 0. */
 static void erase_status(void)
@@ -19,13 +21,24 @@ static void erase_status(void)
 
 void jw_log_status(const char *line)
 {
-	if (shown < JW_LOG_INFO || !isatty(STDERR_FILENO))
+	if (shown < JW_LOG_INFO || divert || !isatty(STDERR_FILENO))
 		return;
 	erase_status();
 	snprintf(status, sizeof(status), "%s", line ? line : "");
 	if (status[0])
 		fprintf(stderr, "jankwatch: %s", status);
 	fflush(stderr);
+}
+
+void jw_log_divert(jw_log_divert_fn fn, void *ctx)
+{
+	if (fn) {
+		erase_status();
+		status[0] = '\0';
+		fflush(stderr);
+	}
+	divert = fn;
+	divert_ctx = ctx;
 }
 
 void jw_log_set_level(enum jw_log_level level)
@@ -48,6 +61,10 @@ void jw_log(enum jw_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	if (divert) {
+		divert(divert_ctx, level, line);
+		return;
+	}
 	/* One write per message, so lines from jankwatch never interleave mid-line. */
 	erase_status();
 	fprintf(stderr, "jankwatch: %s\n", line);

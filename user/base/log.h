@@ -25,6 +25,14 @@ void jw_log(enum jw_log_level level, const char *fmt, ...) __attribute__((format
  */
 void jw_log_status(const char *line);
 
+/*
+ * While set, messages shown go to @fn (the line without "jankwatch: ") instead of stderr, and no
+ * status line is drawn: a full-screen view (jankwatch top) whose screen stderr's lines would be
+ * written over. NULL gives them back to stderr.
+ */
+typedef void (*jw_log_divert_fn)(void *ctx, enum jw_log_level level, const char *line);
+void jw_log_divert(jw_log_divert_fn fn, void *ctx);
+
 /* Writes a one-line message into a caller's @err buffer; a NULL or empty buffer is ignored. */
 void jw_set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

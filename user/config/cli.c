@@ -90,6 +90,9 @@ static const struct jw_cli_opt symbolize_opts[] = {
 	{ "debug-dir", 0, "DIR", 'd', "where to look for the recorded binaries and their debug "
 	  "files" },
 	{ "log-dir", 0, "DIR", 'l', "where the logs go (default: the current directory)" },
+	{ "format", 0, "tree|folded[,svg][,pprof]", 'f',
+	  "the stack logs' body, and svg's flame graph and pprof's profile beside each, as the "
+	  "watch's --format (default: the capture's stack log format, nothing beside)" },
 	{ NULL, 'v', NULL, 'v', "more on stderr" },
 	{ NULL, 'q', NULL, 'q', "less on stderr: errors only" },
 	{ "help", 'h', NULL, 'h', "this text" },
@@ -146,7 +149,8 @@ static const struct jw_cli_cmd cmds[] = {
 		  "stderr what each has lost so far (records, samples, skipped program runs).",
 	  .opts = stats_opts },
 	{ .name = "symbolize",
-	  .synopsis = { "RAW [--debug-dir DIR] [--log-dir DIR] [-v|-q]" },
+	  .synopsis = { "RAW [--debug-dir DIR] [--log-dir DIR] [--format tree|folded[,svg][,pprof]] "
+			"[-v|-q]" },
 	  .about = "re-symbolize a raw capture offline",
 	  .text = "Writes the stack logs and events of a raw capture (jankwatch --raw FILE) "
 		  "again, on this machine: modules are found at their recorded paths when their "

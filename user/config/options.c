@@ -258,7 +258,7 @@ static int set_string(char **dst, const char *opt, const char *val, char *err, s
  * --format LIST: tree or folded for the stack logs; pprof for a profile beside each, svg for a
  * flame graph.
  */
-static int set_format(struct jw_config *cfg, const char *arg, char *err, size_t errlen)
+int jw_options_format(struct jw_config *cfg, const char *arg, char *err, size_t errlen)
 {
 	char list[64], *save = NULL, *item;
 	bool stack_format = false;
@@ -437,7 +437,7 @@ static int handle_option(struct jw_config *cfg, struct pending_sets *sets, int c
 		cfg->log_dir_given = true;
 		return set_string(&cfg->log_dir, "--log-dir", optarg, err, errlen);
 	case JW_OPT_FORMAT:
-		return set_format(cfg, optarg, err, errlen);
+		return jw_options_format(cfg, optarg, err, errlen);
 	case JW_OPT_DURATION:
 		return set_duration(cfg, optarg, err, errlen);
 	case JW_OPT_UNWIND:

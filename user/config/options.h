@@ -81,6 +81,12 @@ int jw_options_reload(const struct jw_config *cfg, struct jw_params *out, char *
  */
 int jw_options_parse(struct jw_config *cfg, int argc, char **argv, char *err, size_t errlen);
 
+/*
+ * --format LIST into @cfg's format, pprof and svg: tree or folded, svg, pprof, comma-separated.
+ * 0, or -EINVAL with a one-line message in @err.
+ */
+int jw_options_format(struct jw_config *cfg, const char *arg, char *err, size_t errlen);
+
 /* Frees what jw_options_parse() allocated. NULL-safe. */
 void jw_config_free(struct jw_config *cfg);
 

@@ -16,6 +16,9 @@
 #include "process/accounts.h"
 #include "process/launch.h"
 
+/* In the errno the child sends: the failure was its output file's, not the exec's. */
+#define OUTPUT_FAILED (1 << 30)
+
 struct credentials {
 	bool drop;
 	struct jw_account account;
@@ -72,9 +75,24 @@ static int drop_privileges(const struct credentials *cr)
 	return setuid(0) == 0 ? -1 : 0;
 }
 
+/* In the child: stdout and stderr to @output, stdin from /dev/null. 0 or -1 (errno set). */
+static int redirect(const char *output)
+{
+	int out, in;
+
+	out = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
+	if (out < 0)
+		return -1;
+	in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (in < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
+	    dup2(out, STDERR_FILENO) < 0)
+		return -1;
+	return 0;
+}
+
 /* The child: wait for the go, become the user, exec; on failure tell the parent why. */
-static void child_run(char *const *argv, const char *exe, const struct credentials *cr,
-		      pid_t parent, int go_fd, int err_fd)
+static void child_run(char *const *argv, const char *exe, const char *output,
+		      const struct credentials *cr, pid_t parent, int go_fd, int err_fd)
 {
 	char go;
 	int e;
@@ -86,6 +104,12 @@ static void child_run(char *const *argv, const char *exe, const struct credentia
 	close(go_fd);
 	signal(SIGPIPE, SIG_DFL);
 	jw_thp_restore();
+	if (output[0] && redirect(output)) {
+		e = errno | OUTPUT_FAILED;
+		if (write(err_fd, &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
 	if (drop_privileges(cr) == 0) {
 		/*
 		 * A change of uid clears the parent-death signal: set it again, so that the program
@@ -103,8 +127,8 @@ static void child_run(char *const *argv, const char *exe, const struct credentia
 	_exit(127);
 }
 
-int jw_child_spawn(char *const *argv, const char *user, struct jw_child *c, char *err,
-		   size_t errlen)
+int jw_child_spawn(char *const *argv, const char *user, const char *output, struct jw_child *c,
+		   char *err, size_t errlen)
 {
 	struct credentials cr = { 0 };
 	int go[2], fail[2], ret;
@@ -112,6 +136,11 @@ int jw_child_spawn(char *const *argv, const char *user, struct jw_child *c, char
 
 	memset(c, 0, sizeof(*c));
 	c->go_fd = c->err_fd = -1;
+	if (output && snprintf(c->output, sizeof(c->output), "%s", output) >=
+			      (int)sizeof(c->output)) {
+		snprintf(err, errlen, "%s: path too long", output);
+		return -ENAMETOOLONG;
+	}
 	ret = find_program(argv[0], c->exe, sizeof(c->exe));
 	if (ret) {
 		snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(-ret));
@@ -136,7 +165,7 @@ int jw_child_spawn(char *const *argv, const char *user, struct jw_child *c, char
 	if (c->pid == 0) {
 		close(go[1]);
 		close(fail[0]);
-		child_run(argv, c->exe, &cr, parent, go[0], fail[1]);
+		child_run(argv, c->exe, c->output, &cr, parent, go[0], fail[1]);
 	}
 	close(go[0]);
 	close(fail[1]);
@@ -168,6 +197,12 @@ int jw_child_release(struct jw_child *c, char *err, size_t errlen)
 	while (n < 0 && errno == EINTR);
 	close(c->err_fd);
 	c->err_fd = -1;
+	if (n == sizeof(e) && (e & OUTPUT_FAILED)) {
+		e &= ~OUTPUT_FAILED;
+		snprintf(err, errlen, "cannot write %s's output to %s: %s", c->exe, c->output,
+			 strerror(e));
+		return -e;
+	}
 	if (n == sizeof(e)) {
 		snprintf(err, errlen, "cannot run %s: %s", c->exe, strerror(e));
 		return -e;

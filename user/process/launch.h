@@ -17,16 +17,19 @@ struct jw_child {
 	int go_fd;	/* written (or closed) to let the child exec */
 	int err_fd;	/* the child's errno if its exec fails; EOF when it succeeded */
 	char exe[PATH_MAX];	/* the program's path, as exec will find it */
+	char output[PATH_MAX];	/* where its stdout and stderr go ("": jankwatch's own) */
 	bool reaped;
 };
 
 /*
  * Finds @argv[0] (PATH is searched when it has no '/'), resolves @user (a name or a uid; NULL:
- * stay root), and forks a child that waits for jw_child_release(). Returns 0, or -errno with a
- * one-line message in @err.
+ * stay root), and forks a child that waits for jw_child_release(). With @output, the program's
+ * stdout and stderr go to that file (created or emptied when it is released, before it becomes
+ * @user) and its stdin is /dev/null: a terminal it must not draw on. Returns 0, or -errno with
+ * a one-line message in @err.
  */
-int jw_child_spawn(char *const *argv, const char *user, struct jw_child *c, char *err,
-		   size_t errlen);
+int jw_child_spawn(char *const *argv, const char *user, const char *output, struct jw_child *c,
+		   char *err, size_t errlen);
 
 /* Lets the child exec. Returns 0 once it has, or -errno of the failed exec (message in @err). */
 int jw_child_release(struct jw_child *c, char *err, size_t errlen);

@@ -23,13 +23,14 @@ struct replay {
 	uint64_t reports;
 	uint64_t bad_records;	/* records a damaged or foreign capture made unusable */
 	uint32_t version;	/* the capture's format version */
+	bool format_given;	/* --format: else the capture's stack log format alone */
 };
 
 /* Returns 0, 1 after --help, or -EINVAL with the message printed. */
 static int parse_args(struct replay *rp, int argc, char **argv)
 {
 	struct option opts[16];
-	char shorts[16];
+	char shorts[16], err[256];
 	int c, verbosity = 0;
 
 	if (jw_cli_getopt(jw_cli_cmd("symbolize"), ":", opts, 16, shorts, sizeof(shorts)))
@@ -43,6 +44,13 @@ static int parse_args(struct replay *rp, int argc, char **argv)
 			break;
 		case 'l':
 			rp->log_dir = optarg;
+			break;
+		case 'f':
+			if (jw_options_format(&rp->cfg, optarg, err, sizeof(err))) {
+				fprintf(stderr, "jankwatch: symbolize: %s\n", err);
+				return -EINVAL;
+			}
+			rp->format_given = true;
 			break;
 		case 'v':
 			verbosity++;
@@ -233,6 +241,8 @@ static int replay_all(struct replay *rp, struct jw_raw_reader *rd, const struct 
 	struct jw_reporter_opts ropts = {
 		.params = &rp->cfg.params,
 		.format = rp->cfg.format,
+		.svg = rp->cfg.svg,
+		.pprof = rp->cfg.pprof,
 		.logdir = rp->logdir,
 		.out = stdout,
 		.clocks = &clocks,
@@ -293,7 +303,8 @@ int jw_symbolize_main(int argc, char **argv)
 	jw_params_defaults(&rp.cfg.params);
 	rp.cfg.params.v[JW_P_SAMPLE_COUNT] = h.sample_count;
 	rp.cfg.params.v[JW_P_SAMPLE_PERIOD_MS] = h.sample_period_ms;
-	rp.cfg.format = h.format == JW_FORMAT_FOLDED ? JW_FORMAT_FOLDED : JW_FORMAT_TREE;
+	if (!rp.format_given)
+		rp.cfg.format = h.format == JW_FORMAT_FOLDED ? JW_FORMAT_FOLDED : JW_FORMAT_TREE;
 	rp.logdir = jw_logdir__open(rp.log_dir, rp.cfg.params.v[JW_P_LOG_QUOTA_BYTES], err,
 				    sizeof(err));
 	if (!rp.logdir) {

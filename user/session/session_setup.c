@@ -6,6 +6,7 @@
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +92,11 @@ static int start_child(struct session *s)
 	if (!p->sym)
 		jw_log(JW_LOG_DEBUG, "cannot read the mappings of pid %d yet: %s", p->target.pid,
 		       strerror(errno));
-	jw_log(JW_LOG_INFO, "started %s as pid %d", s->cfg->cmd[0], p->target.pid);
+	if (s->child.output[0])
+		jw_log(JW_LOG_INFO, "started %s as pid %d, its output to %s (top has the terminal)",
+		       s->cfg->cmd[0], p->target.pid, s->child.output);
+	else
+		jw_log(JW_LOG_INFO, "started %s as pid %d", s->cfg->cmd[0], p->target.pid);
 	return 0;
 }
 
@@ -327,7 +332,11 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 	if (ret)
 		return ret;
 	if (cfg->cmd && !cfg->dry_run) {
-		ret = jw_child_spawn(cfg->cmd, cfg->user, &s->child, err, sizeof(err));
+		char output[PATH_MAX];
+
+		ret = jw_child_spawn(cfg->cmd, cfg->user,
+				     session_top_screen(cfg, output, sizeof(output)) ? output : NULL,
+				     &s->child, err, sizeof(err));
 		if (ret) {
 			jw_log(JW_LOG_ERROR, "%s", err);
 			return ret;

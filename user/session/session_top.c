@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* jankwatch top's screen and keys (session_top.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,16 @@
 #include <unistd.h>
 
 #include "base/clocks.h"
+#include "base/grow.h"
 #include "base/log.h"
 #include "report/toptable.h"
 #include "session/session_stats.h"
 #include "session/session_top.h"
 
 #define FRAME_EVERY_NS 1000000000ULL
+/* jankwatch's own messages held while the screen is ours: the last ones kept, these shown. */
+#define HELD_MAX 1000
+#define HELD_SHOWN 3
 
 struct session_top {
 	struct jw_top *table;
@@ -23,7 +28,54 @@ struct session_top {
 	bool taken;		/* the terminal's mode and screen are ours until given back */
 	struct termios saved;
 	uint64_t start_ns, frame_ns;
+	/*
+	 * Messages for a stderr on the same terminal, held while the screen is ours (they would
+	 * be drawn over), printed once it is given back; the oldest past HELD_MAX left out.
+	 */
+	char **held;
+	size_t n_held, cap_held;
+	uint64_t held_dropped;
 };
+
+static void hold(void *ctx, enum jw_log_level level, const char *line)
+{
+	struct session_top *t = ctx;
+	char *copy = strdup(line);
+
+	(void)level;
+	if (!copy || (t->n_held < HELD_MAX && jw_grow((void **)&t->held, &t->cap_held, t->n_held,
+						      sizeof(*t->held), 16))) {
+		free(copy);
+		t->held_dropped++;
+		return;
+	}
+	if (t->n_held == HELD_MAX) {
+		free(t->held[0]);
+		memmove(t->held, t->held + 1, (HELD_MAX - 1) * sizeof(*t->held));
+		t->n_held--;
+		t->held_dropped++;
+	}
+	t->held[t->n_held++] = copy;
+}
+
+/* The messages held, on stderr as they would have been; the screen is the terminal's again. */
+static void release_held(struct session_top *t)
+{
+	size_t i;
+
+	jw_log_divert(NULL, NULL);
+	if (t->held_dropped)
+		jw_log(JW_LOG_WARN, "top: %llu earlier messages left out while the table was shown",
+		       (unsigned long long)t->held_dropped);
+	for (i = 0; i < t->n_held; i++) {
+		fprintf(stderr, "jankwatch: %s\n", t->held[i]);
+		free(t->held[i]);
+	}
+	free(t->held);
+	t->held = NULL;
+	t->n_held = t->cap_held = 0;
+	t->held_dropped = 0;
+}
 
 static void add_row(void *ctx, const struct jw_stats_row *r)
 {
@@ -48,6 +100,24 @@ static void draw(struct session *s, FILE *f, int width, int height)
 		.width = width, .height = height, .title = title });
 }
 
+/* How many of the messages held the screen's last rows show: none on a screen this short. */
+static size_t held_shown(const struct session_top *t, int rows)
+{
+	size_t shown = t->n_held < HELD_SHOWN ? t->n_held : HELD_SHOWN;
+
+	return rows > (int)shown + 4 ? shown : 0;
+}
+
+/* The last messages held on the screen's last rows (the rest come once it is given back). */
+static void draw_held(const struct session_top *t, size_t shown, int cols, int rows)
+{
+	size_t i;
+
+	for (i = t->n_held - shown; i < t->n_held; i++)
+		printf("\033[%zu;1Hjankwatch: %.*s\033[K", rows - (t->n_held - i) + 1,
+		       cols > 11 ? cols - 11 : 0, t->held[i]);
+}
+
 static void give_back(struct session_top *t)
 {
 	if (!t->taken)
@@ -57,6 +127,19 @@ static void give_back(struct session_top *t)
 	fflush(stdout);
 	tcsetattr(STDIN_FILENO, TCSANOW, &t->saved);
 	t->taken = false;
+	release_held(t);
+}
+
+bool session_top_screen(const struct jw_config *cfg, char *output, size_t len)
+{
+	const char *name;
+
+	if (!cfg->top || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+		return false;
+	name = cfg->cmd ? strrchr(cfg->cmd[0], '/') : NULL;
+	name = name ? name + 1 : cfg->cmd ? cfg->cmd[0] : "program";
+	snprintf(output, len, "%s/%s.out", cfg->log_dir, name);
+	return true;
 }
 
 int session_top_start(struct session *s)
@@ -70,7 +153,7 @@ int session_top_start(struct session *s)
 	if (!t || !(t->table = jw_top__new()))
 		return -ENOMEM;
 	t->start_ns = jw_clock_ns(CLOCK_MONOTONIC);
-	t->screen = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	t->screen = session_top_screen(s->cfg, (char[PATH_MAX]){ 0 }, PATH_MAX);
 	if (!t->screen)
 		return 0;
 	if (tcgetattr(STDIN_FILENO, &t->saved)) {
@@ -89,6 +172,9 @@ int session_top_start(struct session *s)
 	t->taken = true;
 	fputs("\033[?1049h\033[?25l", stdout);
 	fflush(stdout);
+	/* A stderr elsewhere (a file, a pipe) keeps its lines as they come. */
+	if (isatty(STDERR_FILENO))
+		jw_log_divert(hold, t);
 	return 0;
 }
 
@@ -100,11 +186,14 @@ static void frame(struct session *s)
 	size_t len = 0;
 	FILE *f;
 
+	size_t held;
+
 	ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws);
+	held = held_shown(s->top, ws.ws_row);
 	f = open_memstream(&text, &len);
 	if (!f)
 		return;
-	draw(s, f, ws.ws_col, ws.ws_row);
+	draw(s, f, ws.ws_col, ws.ws_row - (int)held);
 	if (fclose(f)) {
 		free(text);
 		return;
@@ -120,6 +209,7 @@ static void frame(struct session *s)
 		next++;
 	}
 	fputs("\033[J", stdout);
+	draw_held(s->top, held, ws.ws_col, ws.ws_row);
 	fflush(stdout);
 	free(text);
 }

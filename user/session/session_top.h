@@ -8,10 +8,18 @@
 #define JW_SESSION_TOP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "report/report_event.h"
 #include "session/state.h"
+
+/*
+ * Whether top will draw on the terminal (cfg->top, stdout and stdin a terminal): a program it
+ * starts must write elsewhere. Then @output (of @len) is the file its stdout and stderr go to,
+ * LOGDIR/NAME.out.
+ */
+bool session_top_screen(const struct jw_config *cfg, char *output, size_t len);
 
 /* With cfg->top: the table, and on a terminal its screen and keys. 0 or -errno. */
 int session_top_start(struct session *s);
