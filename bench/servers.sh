@@ -344,6 +344,52 @@ table()
 	done
 }
 
+# Prints the best of the numbers on stdin: the least with @1 "added" (us), else the most (requests
+# per second).
+best()
+{
+	sort -g | if [[ $1 == added ]]; then head -n 1; else tail -n 1; fi
+}
+
+# Prints per configuration of table @2 (workload @1, @3 as table's) the best of the repetitions
+# and how it differs from bare's best (the host's noise only slows a run, never speeds it: the
+# best run is the one it touched least, as waitcost.c takes the least of its batches), the same
+# for the even and the odd repetitions apart (two halves that agree say the best is not one
+# lucky run); then each jankwatch's added over bpftrace's, by the best.
+best_table()
+{
+	local w=$1 kind=$3 cfg rep half
+	local -n t=$2
+	local -A b
+	local -a v
+
+	for cfg in "${CONFIGS[@]}"; do
+		for half in all 0 1; do
+			v=()
+			for ((rep = 0; rep < REPS; rep++)); do
+				[[ $half == all || $((rep % 2)) == "$half" ]] && v+=("${t[$w,$cfg,$rep]}")
+			done
+			b[$cfg,$half]=$(printf '%s\n' "${v[@]}" | best "$kind")
+		done
+	done
+	for cfg in "${CONFIGS[@]}"; do
+		for half in all 0 1; do
+			b[$cfg,$half,d]=$(awk -v a="${b[$cfg,$half]}" -v z="${b[bare,$half]}" -v k="$kind" \
+				'BEGIN { if (k == "added") printf "%.2f", a - z; else printf "%.3f", a / z }')
+		done
+		printf '  %-16s %10s   %s %8s   (halves %s and %s)\n' "$cfg" "${b[$cfg,all]}" \
+			"$kind" "${b[$cfg,all,d]}" "${b[$cfg,0,d]}" "${b[$cfg,1,d]}"
+	done
+	[[ $kind == added && " ${CONFIGS[*]} " == *" bpftrace "* ]] || return 0
+	for cfg in "${CONFIGS[@]}"; do
+		[[ $cfg != bare && $cfg != bpftrace ]] || continue
+		printf '  jankwatch %s added / bpftrace added, by the best: %s (halves %s and %s)\n' \
+			"$cfg" "$(ratio "${b[$cfg,all,d]}" "${b[bpftrace,all,d]}")" \
+			"$(ratio "${b[$cfg,0,d]}" "${b[bpftrace,0,d]}")" \
+			"$(ratio "${b[$cfg,1,d]}" "${b[bpftrace,1,d]}")"
+	done
+}
+
 # Prints workload @1's lines: per configuration the median and what it adds over bare, for the
 # client's figure (us per request with one client, requests per second with 50) and for the
 # server thread's CPU time per request.
@@ -354,12 +400,19 @@ report()
 	if [[ $w == *-c1 ]]; then
 		printf '%s (1 client): us per request, added over bare in the same repetition\n' "$w"
 		table "$w" RESULT added
+		printf '%s: the best repetition'"'"'s us per request, added over bare'"'"'s best\n' "$w"
+		best_table "$w" RESULT added
 	else
 		printf '%s (50 clients): requests per second, share of bare in the same repetition\n' "$w"
 		table "$w" RESULT share
+		printf '%s: the best repetition'"'"'s requests per second, share of bare'"'"'s best\n' "$w"
+		best_table "$w" RESULT share
 	fi
 	printf '%s: the server thread'"'"'s CPU us per request, added over bare likewise\n' "$w"
 	table "$w" CPU added
+	printf '%s: the best repetition'"'"'s server CPU us per request, added over bare'"'"'s best\n' \
+		"$w"
+	best_table "$w" CPU added
 }
 
 main()
