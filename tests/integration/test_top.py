@@ -58,10 +58,7 @@ class Tmux:
         self.tmux("kill-server")
 
 
-def main():
-    redis = Redis()
-    logs = LogDir()
-    work = tempfile.mkdtemp(prefix="jw-top-")
+def screens(redis, logs, work):
     stop = threading.Event()
 
     def load():
@@ -156,13 +153,22 @@ def main():
         term.kill()
 
     # Standard output not a terminal: the table once at the end, no event line.
+    out = subprocess.run([JW_BIN, "top", "-p", str(redis.pid), "--duration", "2",
+                          "--log-dir", logs.path], capture_output=True, text=True,
+                         timeout=60 + LOAD_ALLOWANCE_S)
+    check(out.returncode == 0 and out.stdout.count("jankwatch top:") == 1 and
+          "HANDLER" in out.stdout and "{" not in out.stdout,
+          f"not a terminal: the table once ({out.returncode}: {out.stdout[:300]!r})")
+
+
+def main():
+    redis = Redis()
+    logs = LogDir()
+    work = tempfile.mkdtemp(prefix="jw-top-")
+    # Whatever fails (a tmux server that does not start), the server goes: one left running
+    # after a failure outlived the test.
     try:
-        out = subprocess.run([JW_BIN, "top", "-p", str(redis.pid), "--duration", "2",
-                              "--log-dir", logs.path], capture_output=True, text=True,
-                             timeout=60 + LOAD_ALLOWANCE_S)
-        check(out.returncode == 0 and out.stdout.count("jankwatch top:") == 1 and
-              "HANDLER" in out.stdout and "{" not in out.stdout,
-              f"not a terminal: the table once ({out.returncode}: {out.stdout[:300]!r})")
+        screens(redis, logs, work)
     finally:
         redis.kill()
         logs.cleanup()
