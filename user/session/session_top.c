@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* jankwatch top's screen and keys (session_top.h). */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +31,10 @@ struct session_top {
 	 * Messages for a stderr on the same terminal, held while the screen is ours (they would
 	 * be drawn over), printed once it is given back; the oldest past HELD_MAX left out.
 	 */
-	char **held;
+	struct held {
+		enum jw_log_level level;
+		char *line;
+	} *held;
 	size_t n_held, cap_held;
 	uint64_t held_dropped;
 };
@@ -42,7 +44,6 @@ static void hold(void *ctx, enum jw_log_level level, const char *line)
 	struct session_top *t = ctx;
 	char *copy = strdup(line);
 
-	(void)level;
 	if (!copy || (t->n_held < HELD_MAX && jw_grow((void **)&t->held, &t->cap_held, t->n_held,
 						      sizeof(*t->held), 16))) {
 		free(copy);
@@ -50,15 +51,15 @@ static void hold(void *ctx, enum jw_log_level level, const char *line)
 		return;
 	}
 	if (t->n_held == HELD_MAX) {
-		free(t->held[0]);
+		free(t->held[0].line);
 		memmove(t->held, t->held + 1, (HELD_MAX - 1) * sizeof(*t->held));
 		t->n_held--;
 		t->held_dropped++;
 	}
-	t->held[t->n_held++] = copy;
+	t->held[t->n_held++] = (struct held){ level, copy };
 }
 
-/* The messages held, on stderr as they would have been; the screen is the terminal's again. */
+/* The messages held, said as they would have been; the screen is the terminal's again. */
 static void release_held(struct session_top *t)
 {
 	size_t i;
@@ -68,8 +69,8 @@ static void release_held(struct session_top *t)
 		jw_log(JW_LOG_WARN, "top: %llu earlier messages left out while the table was shown",
 		       (unsigned long long)t->held_dropped);
 	for (i = 0; i < t->n_held; i++) {
-		fprintf(stderr, "jankwatch: %s\n", t->held[i]);
-		free(t->held[i]);
+		jw_log(t->held[i].level, "%s", t->held[i].line);
+		free(t->held[i].line);
 	}
 	free(t->held);
 	t->held = NULL;
@@ -115,7 +116,7 @@ static void draw_held(const struct session_top *t, size_t shown, int cols, int r
 
 	for (i = t->n_held - shown; i < t->n_held; i++)
 		printf("\033[%zu;1Hjankwatch: %.*s\033[K", rows - (t->n_held - i) + 1,
-		       cols > 11 ? cols - 11 : 0, t->held[i]);
+		       cols > 11 ? cols - 11 : 0, t->held[i].line);
 }
 
 static void give_back(struct session_top *t)
@@ -138,7 +139,8 @@ bool session_top_screen(const struct jw_config *cfg, char *output, size_t len)
 		return false;
 	name = cfg->cmd ? strrchr(cfg->cmd[0], '/') : NULL;
 	name = name ? name + 1 : cfg->cmd ? cfg->cmd[0] : "program";
-	snprintf(output, len, "%s/%s.out", cfg->log_dir, name);
+	if (output)
+		snprintf(output, len, "%s/%s.out", cfg->log_dir, name);
 	return true;
 }
 
@@ -153,7 +155,7 @@ int session_top_start(struct session *s)
 	if (!t || !(t->table = jw_top__new()))
 		return -ENOMEM;
 	t->start_ns = jw_clock_ns(CLOCK_MONOTONIC);
-	t->screen = session_top_screen(s->cfg, (char[PATH_MAX]){ 0 }, PATH_MAX);
+	t->screen = session_top_screen(s->cfg, NULL, 0);
 	if (!t->screen)
 		return 0;
 	if (tcgetattr(STDIN_FILENO, &t->saved)) {

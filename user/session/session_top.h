@@ -16,8 +16,8 @@
 
 /*
  * Whether top will draw on the terminal (cfg->top, stdout and stdin a terminal): a program it
- * starts must write elsewhere. Then @output (of @len) is the file its stdout and stderr go to,
- * LOGDIR/NAME.out.
+ * starts must write elsewhere. Then @output (of @len; NULL: not wanted) is the file its stdout
+ * and stderr go to, LOGDIR/NAME.out.
  */
 bool session_top_screen(const struct jw_config *cfg, char *output, size_t len);
 
