@@ -25,7 +25,8 @@
 
 struct jw_reporter {
 	struct jw_reporter_opts opts;
-	struct jw_clocks clocks;
+	const struct jw_clocks *clocks;	/* opts' or own */
+	struct jw_clocks own_clocks;
 	struct jw_buf line;
 	struct jw_buf waker_stack;	/* the current report's waker stack */
 	uint32_t unwound;		/* samples unwound for the current report */
@@ -84,10 +85,11 @@ struct jw_reporter *jw_reporter__new(const struct jw_reporter_opts *opts)
 	if (!r)
 		return NULL;
 	r->opts = *opts;
-	if (opts->clocks)
-		r->clocks = *opts->clocks;
-	else
-		jw_clocks_init(&r->clocks);
+	r->clocks = opts->clocks;
+	if (!r->clocks) {
+		jw_clocks_init(&r->own_clocks);
+		r->clocks = &r->own_clocks;
+	}
 	jw_buf_init(&r->line);
 	jw_buf_init(&r->waker_stack);
 	read_boot_id(r->boot_id, sizeof(r->boot_id));
@@ -250,8 +252,8 @@ static void fill_event(struct jw_reporter *r, const struct jw_proc *proc,
 	ev->pid = t->hdr.pid;
 	ev->uid = proc->target.uid;
 	ev->tid = t->hdr.tid;
-	ev->begin_time_ms = jw_clocks_epoch_ms(&r->clocks, t->start_ns);
-	ev->end_time_ms = jw_clocks_epoch_ms(&r->clocks, t->end_ns);
+	ev->begin_time_ms = jw_clocks_epoch_ms(r->clocks, t->start_ns);
+	ev->end_time_ms = jw_clocks_epoch_ms(r->clocks, t->end_ns);
 	ev->app_start_jiffies_time = proc->target.start_jiffies;
 	ev->loop = proc->loop;
 	/*
@@ -393,7 +395,7 @@ static void add_profile(struct jw_reporter *r, struct jw_pprof *profile, struct 
 	ret = jw_report_pprof_write(profile, &(struct jw_pprof_jank){
 		.ev = ev,
 		.id = id,
-		.begin_ns = (int64_t)(t->start_ns + r->clocks.realtime_ns),
+		.begin_ns = (int64_t)t->start_ns + jw_clocks_realtime_at(r->clocks, t->start_ns),
 		.wall_ns = (int64_t)(t->end_ns - t->start_ns),
 		.kept = ev->samples,
 		.total = periods,
@@ -625,7 +627,7 @@ static struct jw_task_facts facts_of(const struct jw_reporter *r, const struct j
 		.pid = t->hdr.pid,
 		.uid = proc->target.uid,
 		.wall_ns = t->end_ns - t->start_ns,
-		.begin_boot_ns = t->start_ns + r->clocks.boottime_ns,
+		.begin_boot_ns = t->start_ns + jw_clocks_boottime_at(r->clocks, t->start_ns),
 		.proc_start_boot_ns = proc->start_boot_ns,
 		.now_s = now_real / 1000000000ULL,
 	};

@@ -51,7 +51,9 @@ struct jw_reporter_opts {
 	struct jw_stacks *stacks;	/* names the samples' frames */
 	FILE *out;			/* event lines, flushed one by one; NULL: none (top) */
 	FILE *raw;			/* --raw: the capture, header written; or NULL */
-	const struct jw_clocks *clocks;	/* recorded clock offsets to replay; NULL: now's */
+	/* The offsets times convert with: the session's, read again as it runs, or a capture's
+	 * recorded ones; NULL: those of the reporter's start. */
+	const struct jw_clocks *clocks;
 	/* Called with each event as written (its line bounded), the line's @len bytes. */
 	void (*on_event)(void *ctx, const struct jw_event *e, const char *line, size_t len);
 	void *on_event_ctx;

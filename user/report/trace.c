@@ -330,7 +330,7 @@ static void start_window(struct jw_tracer *t, struct traced *tp, uint32_t tid, u
 	tp->seq = seq;
 	tp->task_start = start_ns;
 	tp->task_end = 0;
-	tp->time_ms = (uint64_t)((int64_t)now_ns + t->opts.clocks->realtime_ns) / NS_PER_MS;
+	tp->time_ms = jw_clocks_epoch_ms(t->opts.clocks, now_ns);
 	kernel_events(t, tp, true);
 }
 

@@ -237,7 +237,8 @@ out:
 
 static int replay_all(struct replay *rp, struct jw_raw_reader *rd, const struct jw_raw_header *h)
 {
-	struct jw_clocks clocks = { h->realtime_off_ns, h->boottime_off_ns };
+	struct jw_clocks clocks = { .realtime_ns = h->realtime_off_ns,
+				    .boottime_ns = h->boottime_off_ns };
 	struct jw_reporter_opts ropts = {
 		.params = &rp->cfg.params,
 		.format = rp->cfg.format,

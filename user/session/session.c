@@ -341,6 +341,19 @@ static void check_waits(struct session *s)
 			jw_watched__check_waits(s->watched[i], &s->how);
 }
 
+/*
+ * The clocks' offsets read again at each turn: a step of the wall clock is placed here, the times
+ * before it converted with the offset they had (base/clocks.h), and said.
+ */
+static void read_clocks(struct session *s)
+{
+	int64_t moved = jw_clocks_update(&s->clocks);
+
+	if (moved)
+		jw_log(JW_LOG_INFO, "the wall clock was stepped by %+.1f ms: the times of tasks after "
+		       "it are by the new one", moved / 1e6);
+}
+
 static int run_loop(struct session *s)
 {
 	uint64_t start = jw_clock_ns(CLOCK_MONOTONIC), last_check = start, last_hang_check = start;
@@ -359,6 +372,7 @@ static int run_loop(struct session *s)
 		now = jw_clock_ns(CLOCK_MONOTONIC);
 		if (limit && now - start >= limit)
 			break;
+		read_clocks(s);
 		if (s->child_running && !s->child_done &&
 		    (s->child_done = jw_child_exited(&s->child, 0, &s->child_status))) {
 			jw_log(JW_LOG_INFO, "%s (pid %d) exited with status %d", s->cfg->cmd[0],

@@ -29,7 +29,7 @@ static void check_trace(struct session *s, struct jw_watched *w, const struct jw
 	facts = (struct jw_task_facts){
 		.pid = w->proc.target.pid,
 		.uid = w->proc.target.uid,
-		.begin_boot_ns = st->start_ns + s->clocks.boottime_ns,
+		.begin_boot_ns = st->start_ns + jw_clocks_boottime_at(&s->clocks, st->start_ns),
 		.proc_start_boot_ns = w->proc.start_boot_ns,
 		.now_s = (now + s->clocks.realtime_ns) / 1000000000ULL,
 	};
