@@ -7,7 +7,8 @@ fail at once by ~40 ms when the machine's VM was forked under it.
 
 jw_target makes a 200 ms jank every 700 ms; 3 s into the watch the wall clock is stepped 5 s
 ahead (clock_adjtime's ADJ_SETOFFSET: relative, exact), 4 s later back, 4 s more watched. Every event must begin
-where its task began by the wall clock of its time, and jankwatch says each step once."""
+where its task began by the wall clock of its time, and jankwatch says each step once; the
+capture (--raw) keeps the steps, so that `jankwatch symbolize` gives its events the same times."""
 import ctypes
 import ctypes.util
 
@@ -40,13 +41,14 @@ def step_wall_clock(seconds):
 
 require_bpf()
 logs = LogDir()
+raw = os.path.join(logs.path, "capture.raw")
 target = start_target("--busy", "--ms", "200", "--every", "700")
 stepped = back = None
 try:
     wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
     before = wall_offset_ns()
     jw = start_jankwatch(["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all",
-                          "--log-dir", logs.path])
+                          "--log-dir", logs.path, "--raw", raw])
     try:
         time.sleep(3)
         stepped = step_wall_clock(STEP_S)
@@ -94,5 +96,14 @@ check(all(n >= 2 for n in by_part.values()),
 said = [l for l in jw.err if "wall clock was stepped" in l]
 check(len(said) == 2 and f"{STEP_S * 1000:+.1f} ms" in said[0] and
       f"{-STEP_S * 1000:+.1f} ms" in said[1], f"each step said once ({said})")
+
+# The capture keeps the steps: its events, named again, have the live ones' times.
+replayed = subprocess.run([JW_BIN, "symbolize", raw, "--log-dir", os.path.join(logs.path, "re")],
+                          capture_output=True, text=True, timeout=120)
+check(replayed.returncode == 0, f"symbolize exits 0 ({replayed.stderr.strip()})")
+again = [json.loads(l) for l in replayed.stdout.splitlines() if l.startswith("{")]
+check([(e["begin_time"], e["end_time"]) for e in again] ==
+      [(e["begin_time"], e["end_time"]) for e in events],
+      f"the capture's {len(again)} events begin and end where the {len(events)} live ones did")
 logs.cleanup()
 print("PASS")

@@ -153,6 +153,42 @@ static void test_unknown_chunks_skipped(void **state)
 }
 
 /*
+ * A step of the clocks between reports (type 4): the reports before it convert with the header's
+ * offsets, those after it, for their times after it, with the new ones; a reader that does not
+ * know the chunk skips it. A step chunk cut short is damage.
+ */
+static void test_clock_steps(void **state)
+{
+	static const unsigned char cut[16];
+	struct fixture *fx = *state;
+	const struct jw_clocks *c;
+
+	assert_int_equal(jw_raw_write_header(fx->f, &header), 0);
+	assert_int_equal(jw_raw_write_report(fx->f, &report_small), 0);
+	assert_int_equal(jw_raw_write_clocks(fx->f, 20000000000ULL, header.realtime_off_ns + 40000000,
+					     header.boottime_off_ns), 0);
+	assert_int_equal(jw_raw_write_report(fx->f, &report_big), 0);
+	write_chunk(fx, 4, cut, sizeof(cut));
+	assert_int_equal(jw_raw_write_report(fx->f, &report_small), 0);
+
+	reopen(fx, fx->path);
+	assert_non_null(fx->rd);
+	c = jw_raw_clocks(fx->rd);
+	assert_true(c->realtime_ns == header.realtime_off_ns);
+	assert_int_equal(next(fx), 1);
+	assert_same_report(&report_small, &fx->r);
+	assert_int_equal(c->n_was, 0);
+	assert_int_equal(next(fx), 1);
+	assert_same_report(&report_big, &fx->r);
+	assert_int_equal(c->n_was, 1);
+	assert_true(jw_clocks_realtime_at(c, 19000000000ULL) == header.realtime_off_ns);
+	assert_true(jw_clocks_realtime_at(c, 21000000000ULL) == header.realtime_off_ns + 40000000);
+	assert_true(jw_clocks_boottime_at(c, 21000000000ULL) == header.boottime_off_ns);
+	assert_int_equal(next(fx), -EPROTO);
+	assert_non_null(strstr(fx->err, "corrupt clock step"));
+}
+
+/*
  * A version 1 capture (x86-64's, before the header named the machine: 28 bytes of fields)
  * still reads, as x86-64's; a capture of another machine says which.
  */
@@ -267,6 +303,7 @@ int main(void)
 		T(test_loop_field_and_older_chunks),
 		T(test_python_part),
 		T(test_unknown_chunks_skipped),
+		T(test_clock_steps),
 		T(test_version_1_and_machine),
 		T(test_longer_header_skipped),
 		T(test_write_limits),

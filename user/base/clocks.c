@@ -77,6 +77,8 @@ int64_t jw_clocks_note(struct jw_clocks *c, uint64_t mono_ns, int64_t realtime_n
 	};
 	c->realtime_ns = realtime_ns;
 	c->boottime_ns = boottime_ns;
+	c->steps++;
+	c->last_step_ns = mono_ns;
 	return moved;
 }
 

@@ -26,6 +26,8 @@ struct jw_clocks {
 	int64_t boottime_ns;
 	struct jw_clocks_was was[JW_CLOCKS_STEPS];	/* the last steps', oldest first */
 	unsigned int n_was;
+	uint64_t steps;		/* seen since the first reading */
+	uint64_t last_step_ns;	/* the monotonic time of the reading that saw the last */
 };
 
 /* Clock @id now, in ns. */

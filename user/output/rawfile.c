@@ -230,3 +230,19 @@ out_free:
 	return err;
 }
 
+
+int jw_raw_write_clocks(FILE *f, uint64_t mono_ns, int64_t realtime_off_ns,
+			int64_t boottime_off_ns)
+{
+	struct wbuf b = {};
+	int err;
+
+	wb_u32(&b, CHUNK_CLOCKS);
+	wb_u32(&b, CHUNK_CLOCKS_SIZE);
+	wb_u64(&b, mono_ns);
+	wb_u64(&b, (uint64_t)realtime_off_ns);
+	wb_u64(&b, (uint64_t)boottime_off_ns);
+	err = b.err ?: write_all(f, b.p, b.len);
+	free(b.p);
+	return err;
+}

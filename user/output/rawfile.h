@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/clocks.h"
+
 /*
  * 2: the header names the machine; samples carry JW_UREG_MAX registers and the trampoline's
  * address. 1: x86-64 only, samples with its 17 registers (jankwatch symbolize reads both).
@@ -112,6 +114,13 @@ int jw_raw_write_header(FILE *f, const struct jw_raw_header *h);
 /* Appends one report chunk and flushes it. 0 or -errno. */
 int jw_raw_write_report(FILE *f, const struct jw_raw_report *r);
 
+/*
+ * Appends the clocks' offsets after a step seen at monotonic @mono_ns (base/clocks.h), for the
+ * reports after it. 0 or -errno.
+ */
+int jw_raw_write_clocks(FILE *f, uint64_t mono_ns, int64_t realtime_off_ns,
+			int64_t boottime_off_ns);
+
 struct jw_raw_reader;
 
 /*
@@ -121,6 +130,13 @@ struct jw_raw_reader;
  */
 struct jw_raw_reader *jw_raw_open(const char *path, struct jw_raw_header *h, char *err,
 				  size_t errlen);
+
+/*
+ * The clocks' offsets of the capture so far: the header's, then each step read before the last
+ * report returned (base/clocks.h converts a task's times with those of its moment). Valid until
+ * close.
+ */
+const struct jw_clocks *jw_raw_clocks(const struct jw_raw_reader *rd);
 
 /*
  * Reads the next report into @r; its pointers stay valid until the next call or close.

@@ -28,6 +28,10 @@
  * (a report whose samples carry CPython frames) follows the loop with what names them:
  *   str py_module, u32 py_entry_own, u32 n_eval, { u64 lo, u64 hi }[n_eval],
  *   u32 n_py, { u64 code, u64 instr, str name, str file, u32 line }[n_py]
+ * A chunk of type 4 says the clocks stepped (the wall clock set, a suspend) at monotonic time
+ * mono_ns, the offsets from it on:
+ *   u64 mono_ns, s64 realtime_off_ns, s64 boottime_off_ns
+ * A reader that skips it converts every task with the header's offsets.
  * where a str is a u32 length and its bytes without a NUL (length 0xffffffff: NULL), and a blob
  * is a u32 length and its bytes. A report fills its chunk exactly: a report that grows gets a
  * new chunk type, which older readers skip rather than misread.
@@ -41,6 +45,8 @@
 #define CHUNK_REPORT	   1
 #define CHUNK_REPORT_LOOP  2		/* a report with the loop field */
 #define CHUNK_REPORT_PY	   3		/* a report with the loop and Python fields */
+#define CHUNK_CLOCKS	   4		/* the clocks' offsets after a step */
+#define CHUNK_CLOCKS_SIZE  24
 #define CHUNK_HDR_SIZE	   8
 #define PREAMBLE_SIZE	   16	       /* magic, version, header_size */
 #define HEADER_FIELDS_SIZE_V1 28       /* the version 1 fields after header_size */

@@ -25,6 +25,7 @@ struct jw_raw_reader {
 	unsigned char *buf; /* the current chunk's payload */
 	size_t cap;
 	struct arena_block *arena;
+	struct jw_clocks clocks;	/* the header's offsets, then the steps read */
 	int err; /* once a chunk is bad, the stream is lost: it sticks */
 };
 
@@ -428,9 +429,32 @@ static int read_chunk(struct jw_raw_reader *rd, uint32_t *type, uint32_t *size, 
 	return 1;
 }
 
+/* Notes the step in rd->buf (@size bytes, from file offset @at). 1 or -EPROTO. */
+static int decode_clocks(struct jw_raw_reader *rd, size_t size, uint64_t at, char *err,
+			 size_t errlen)
+{
+	struct cursor c = {rd->buf, rd->buf, size, NULL, 0, 0};
+	uint64_t mono = get_u64(&c);
+	int64_t real = (int64_t)get_u64(&c), boot = (int64_t)get_u64(&c);
+
+	/* A later revision may append fields: the ones known must be there. */
+	if (c.err) {
+		jw_set_err(err, errlen, "%s: corrupt clock step in the chunk at byte %" PRIu64,
+			   rd->path, at);
+		return -EPROTO;
+	}
+	jw_clocks_note(&rd->clocks, mono, real, boot);
+	return 1;
+}
+
+const struct jw_clocks *jw_raw_clocks(const struct jw_raw_reader *rd)
+{
+	return &rd->clocks;
+}
+
 int jw_raw_next(struct jw_raw_reader *rd, struct jw_raw_report *r, char *err, size_t errlen)
 {
-	uint32_t type, size;
+	uint32_t type = 0, size = 0;
 	uint64_t at;
 	int ret;
 
@@ -440,10 +464,12 @@ int jw_raw_next(struct jw_raw_reader *rd, struct jw_raw_report *r, char *err, si
 		jw_set_err(err, errlen, "%s: no reports past the damage reported before", rd->path);
 		return rd->err;
 	}
-	do
+	do {
 		ret = read_chunk(rd, &type, &size, &at, err, errlen);
-	while (ret == 1 && type != CHUNK_REPORT && type != CHUNK_REPORT_LOOP &&
-	       type != CHUNK_REPORT_PY);
+		if (ret == 1 && type == CHUNK_CLOCKS)
+			ret = decode_clocks(rd, size, at, err, errlen);
+	} while (ret == 1 && type != CHUNK_REPORT && type != CHUNK_REPORT_LOOP &&
+		 type != CHUNK_REPORT_PY);
 	if (ret == 1)
 		ret = decode_report(rd, type, size, at, r, err, errlen);
 	if (ret < 0)
@@ -523,6 +549,8 @@ struct jw_raw_reader *jw_raw_open(const char *path, struct jw_raw_header *h, cha
 	ret = read_header(rd, h, err, errlen);
 	if (ret)
 		goto err_close;
+	rd->clocks.realtime_ns = h->realtime_off_ns;
+	rd->clocks.boottime_ns = h->boottime_off_ns;
 	return rd;
 
 err_close:

@@ -237,8 +237,6 @@ out:
 
 static int replay_all(struct replay *rp, struct jw_raw_reader *rd, const struct jw_raw_header *h)
 {
-	struct jw_clocks clocks = { .realtime_ns = h->realtime_off_ns,
-				    .boottime_ns = h->boottime_off_ns };
 	struct jw_reporter_opts ropts = {
 		.params = &rp->cfg.params,
 		.format = rp->cfg.format,
@@ -246,7 +244,7 @@ static int replay_all(struct replay *rp, struct jw_raw_reader *rd, const struct 
 		.pprof = rp->cfg.pprof,
 		.logdir = rp->logdir,
 		.out = stdout,
-		.clocks = &clocks,
+		.clocks = jw_raw_clocks(rd),	/* with the steps read so far */
 	};
 	struct jw_stacks *stacks = jw_stacks__new(NULL);
 	struct jw_reporter *rep;

@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "base/places.h"
 #include "base/thp.h"
+#include "output/rawfile.h"
 #include "policy/policy.h"
 #include "session/session.h"
 #include "stacks/debuginfo.h"
@@ -343,15 +344,22 @@ static void check_waits(struct session *s)
 
 /*
  * The clocks' offsets read again at each turn: a step of the wall clock is placed here, the times
- * before it converted with the offset they had (base/clocks.h), and said.
+ * before it converted with the offset they had (base/clocks.h), said, and kept in the raw
+ * capture for the reports after it.
  */
 static void read_clocks(struct session *s)
 {
+	uint64_t steps = s->clocks.steps;
 	int64_t moved = jw_clocks_update(&s->clocks);
+	int ret;
 
 	if (moved)
 		jw_log(JW_LOG_INFO, "the wall clock was stepped by %+.1f ms: the times of tasks after "
 		       "it are by the new one", moved / 1e6);
+	if (s->raw && s->clocks.steps != steps &&
+	    (ret = jw_raw_write_clocks(s->raw, s->clocks.last_step_ns, s->clocks.realtime_ns,
+				       s->clocks.boottime_ns)))
+		jw_log(JW_LOG_WARN, "%s: %s", s->cfg->raw_file, strerror(-ret));
 }
 
 static int run_loop(struct session *s)
