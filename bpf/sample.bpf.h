@@ -277,6 +277,9 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	s = watched_state(task, false);
 	if (!s || s->depth == 0)
 		return 0;
+	now = bpf_ktime_get_ns();
+	if (jw_sample_skip_young(s, now, sample_period_ns, report_min_ns))
+		return 0;
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec) + (stack_bytes ? stack_bytes + CHUNK : PY_ROOM),
 				  0);
 	if (!rec) {
@@ -284,7 +287,6 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		count_drop(JW_DROP_SAMPLE);
 		return 0;
 	}
-	now = bpf_ktime_get_ns();
 	fill_sample(ctx, task, s, rec, JW_SAMPLE_ONCPU, now);
 	rec->weight = jw_sample_periods(s, now, sample_period_ns);
 	/* Samples of fast tasks are thrown away: wake user space only for TASK records. */

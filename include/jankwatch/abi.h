@@ -537,11 +537,12 @@ struct jw_task_state {
 	/*
 	 * The last on-CPU sample: when (0: none yet in this task), after how many of its task's
 	 * switches. The next one in the same task with no switch between stands for the periods
-	 * passed since (sample_weight.h).
+	 * passed since (sample_weight.h), and for the @sample_young ones not taken in the task's
+	 * first period.
 	 */
 	__u64 sample_ns;
 	__u32 sample_switches;
-	__u32 sample_pad;
+	__u32 sample_young;
 };
 
 /* A delay that is not known: the thread was not seen waking before the run began. */

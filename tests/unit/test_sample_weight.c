@@ -122,6 +122,74 @@ static void test_no_period(void **state)
 	assert_int_equal(jw_sample_periods(&s, 2000 * MS, 0), 1);
 }
 
+#define REPORT_MIN (150 * MS)
+
+/* An on-CPU sample at @now, taken unless the task is younger than a period: its weight, or 0. */
+static uint32_t on_cpu_kept(struct jw_task_state *s, uint64_t now, uint64_t report_min)
+{
+	if (jw_sample_skip_young(s, now, PERIOD, report_min))
+		return 0;
+	return on_cpu(s, now);
+}
+
+static void test_young_sample_skipped_and_carried(void **state)
+{
+	struct jw_task_state s;
+
+	(void)state;
+	first_task(&s);
+	s.start_ns = 1000 * MS;
+	/* 3 ms into the task: not taken; the next, a period later, stands for both. */
+	assert_int_equal(on_cpu_kept(&s, 1003 * MS, REPORT_MIN), 0);
+	assert_int_equal(on_cpu_kept(&s, 1013 * MS, REPORT_MIN), 2);
+	assert_int_equal(on_cpu_kept(&s, 1023 * MS, REPORT_MIN), 1);
+	/* A whole period in: taken. */
+	task_begins(&s);
+	s.start_ns = 2000 * MS;
+	assert_int_equal(on_cpu_kept(&s, 2000 * MS + PERIOD, REPORT_MIN), 1);
+}
+
+static void test_young_carried_past_a_switch(void **state)
+{
+	struct jw_task_state s;
+
+	(void)state;
+	first_task(&s);
+	s.start_ns = 1000 * MS;
+	assert_int_equal(on_cpu_kept(&s, 1005 * MS, REPORT_MIN), 0);
+	sleeps(&s);
+	/* Back on the CPU 100 ms later: the first sample after the sleep, and the one skipped. */
+	assert_int_equal(on_cpu_kept(&s, 1105 * MS, REPORT_MIN), 2);
+}
+
+static void test_young_dropped_with_its_task(void **state)
+{
+	struct jw_task_state s;
+
+	(void)state;
+	first_task(&s);
+	s.start_ns = 1000 * MS;
+	/* A 40 us task, sampled in its middle, ends: the next task owes nothing. */
+	assert_int_equal(on_cpu_kept(&s, 1000 * MS + 20000, REPORT_MIN), 0);
+	task_begins(&s);
+	s.start_ns = 1001 * MS;
+	assert_int_equal(on_cpu_kept(&s, 1001 * MS + PERIOD, REPORT_MIN), 1);
+}
+
+static void test_young_kept_under_a_low_threshold(void **state)
+{
+	struct jw_task_state s;
+
+	(void)state;
+	first_task(&s);
+	s.start_ns = 1000 * MS;
+	/* A threshold of one period or less: a task that young may be reported; all taken. */
+	assert_int_equal(on_cpu_kept(&s, 1003 * MS, PERIOD), 1);
+	assert_int_equal(on_cpu_kept(&s, 1004 * MS, 5 * MS), 1);
+	/* A clock read before the task's recorded start (another CPU's): taken. */
+	assert_int_equal(on_cpu_kept(&s, 999 * MS, REPORT_MIN), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,6 +198,10 @@ int main(void)
 		cmocka_unit_test(test_switch_between_counts_one),
 		cmocka_unit_test(test_first_sample_after_a_sleep_counts_one),
 		cmocka_unit_test(test_no_period),
+		cmocka_unit_test(test_young_sample_skipped_and_carried),
+		cmocka_unit_test(test_young_carried_past_a_switch),
+		cmocka_unit_test(test_young_dropped_with_its_task),
+		cmocka_unit_test(test_young_kept_under_a_low_threshold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
