@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -58,14 +59,12 @@ static int64_t distance(int64_t a, int64_t b)
 int64_t jw_clocks_note(struct jw_clocks *c, uint64_t mono_ns, int64_t realtime_ns,
 		       int64_t boottime_ns)
 {
-	int64_t moved = realtime_ns - c->realtime_ns;
+	bool wall = distance(realtime_ns, c->realtime_ns) >= STEP_NS;
+	int64_t moved = wall ? realtime_ns - c->realtime_ns : 0;
 
 	/* Tens of ns of reading noise are not kept: the offsets stay those of the last step. */
-	if (distance(realtime_ns, c->realtime_ns) < STEP_NS &&
-	    distance(boottime_ns, c->boottime_ns) < STEP_NS)
+	if (!wall && distance(boottime_ns, c->boottime_ns) < STEP_NS)
 		return 0;
-	if (distance(realtime_ns, c->realtime_ns) < STEP_NS)
-		moved = 0;
 	if (c->n_was == JW_CLOCKS_STEPS) {
 		memmove(c->was, c->was + 1, sizeof(c->was) - sizeof(c->was[0]));
 		c->n_was--;
@@ -78,7 +77,6 @@ int64_t jw_clocks_note(struct jw_clocks *c, uint64_t mono_ns, int64_t realtime_n
 	c->realtime_ns = realtime_ns;
 	c->boottime_ns = boottime_ns;
 	c->steps++;
-	c->last_step_ns = mono_ns;
 	return moved;
 }
 

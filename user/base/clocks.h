@@ -26,8 +26,7 @@ struct jw_clocks {
 	int64_t boottime_ns;
 	struct jw_clocks_was was[JW_CLOCKS_STEPS];	/* the last steps', oldest first */
 	unsigned int n_was;
-	uint64_t steps;		/* seen since the first reading */
-	uint64_t last_step_ns;	/* the monotonic time of the reading that saw the last */
+	uint64_t steps;		/* seen since the first reading; the last at was[n_was - 1] */
 };
 
 /* Clock @id now, in ns. */

@@ -357,8 +357,8 @@ static void read_clocks(struct session *s)
 		jw_log(JW_LOG_INFO, "the wall clock was stepped by %+.1f ms: the times of tasks after "
 		       "it are by the new one", moved / 1e6);
 	if (s->raw && s->clocks.steps != steps &&
-	    (ret = jw_raw_write_clocks(s->raw, s->clocks.last_step_ns, s->clocks.realtime_ns,
-				       s->clocks.boottime_ns)))
+	    (ret = jw_raw_write_clocks(s->raw, s->clocks.was[s->clocks.n_was - 1].until_ns,
+				       s->clocks.realtime_ns, s->clocks.boottime_ns)))
 		jw_log(JW_LOG_WARN, "%s: %s", s->cfg->raw_file, strerror(-ret));
 }
 
