@@ -69,11 +69,23 @@ check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "flame" 
       f"--format flame: one line, exit 2 ({p.returncode}: {p.stderr.strip()})")
 
 # Damage: a cut in the middle of the second report keeps the first, then says where it broke.
+# The chunks are walked by type: a step of the wall clock during the capture puts a clocks chunk
+# (type 4) among the reports.
 data = open(raw, "rb").read()
 cut = os.path.join(work, "cut.raw")
 fields = int.from_bytes(data[12:16], "little")
-first_chunk_end = 16 + fields + 8 + int.from_bytes(data[16 + fields + 4:16 + fields + 8], "little")
-open(cut, "wb").write(data[:first_chunk_end + 100])
+reports, steps, at = [], 0, 16 + fields
+while at + 8 <= len(data):
+    kind, size = (int.from_bytes(data[at + i:at + i + 4], "little") for i in (0, 4))
+    if kind in (1, 2, 3):
+        reports.append((at, size))
+    steps += kind == 4
+    at += 8 + size
+check(at == len(data) and len(reports) == len(events),
+      f"the capture's chunks end with the file: {len(reports)} reports, {steps} clock steps")
+second, second_size = reports[1]
+check(second_size > 200, f"the second report is {second_size} bytes")
+open(cut, "wb").write(data[:second + 8 + 100])
 p = subprocess.run([JW_BIN, "symbolize", cut, "--debug-dir", debug_dir, "--log-dir",
                     os.path.join(work, "cut")], capture_output=True, text=True, timeout=120)
 check(p.returncode == 1 and len(p.stdout.splitlines()) == 1,
