@@ -93,7 +93,9 @@ for ev in events:
 print(f"events matched by the wall clock of their time: {by_part}")
 check(all(n >= 2 for n in by_part.values()),
       f"at least 2 janks before the step, while stepped and after it was undone ({by_part})")
-said = [l for l in jw.err if "wall clock was stepped" in l]
+# Only this test's steps are counted: the machine's own (a VM restored under the run) are said too.
+said = [l for l in jw.err if "wall clock was stepped" in l and
+        any(f"{s * 1000:+.1f} ms" in l for s in (STEP_S, -STEP_S))]
 check(len(said) == 2 and f"{STEP_S * 1000:+.1f} ms" in said[0] and
       f"{-STEP_S * 1000:+.1f} ms" in said[1], f"each step said once ({said})")
 
