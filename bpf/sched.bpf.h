@@ -138,7 +138,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		 */
 		s->depth = 0;
 		s->first_wait = 1;
-	} else if (s && s->depth) {
+	} else if (s && s->depth && !wait_slept(prev, s, preempt)) {
 		now = bpf_ktime_get_ns();
 		/* Switched out again: its switch back in reached no program. */
 		if (!s->off_ns)

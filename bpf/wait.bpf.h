@@ -12,9 +12,10 @@
  * Which of the two ways of seeing the waits counts (JW_WAIT_BY_* bits), set by user space as it
  * chooses and switches (session_waits.c): the other's programs, still attached or not yet
  * detached, return at once. Both while a switch to the uprobes settles: a thread that entered
- * its wrapper just before they counted is seen entering the system call.
+ * its wrapper just before they counted is seen entering the system call. None outside syscall
+ * mode (--probe's dispatches bound the tasks).
  */
-__u32 wait_hooks = JW_WAIT_BY_UPROBES | JW_WAIT_BY_TRACEPOINTS;
+__u32 wait_hooks;
 
 /* Whether thread @p, leaving the CPU, goes to sleep inside a wait system call. */
 static __noinline bool asleep_in_wait(struct task_struct *p)
@@ -77,6 +78,23 @@ static __noinline void first_wakeup(struct task_struct *p, struct jw_task_state 
 }
 
 
+/*
+ * Syscall mode on the tracepoints, which have no program at a wait's entry: thread @p, with a task
+ * open and switched out (@preempt: involuntarily), goes to sleep in a wait system call; its task
+ * ends now. Whether that is so costs only the watched threads' switches out inside a task.
+ */
+static __always_inline bool wait_slept(struct task_struct *p, struct jw_task_state *s,
+				       bool preempt)
+{
+	if (!(wait_hooks & JW_WAIT_BY_TRACEPOINTS) || preempt || !asleep_in_wait(p))
+		return false;
+	s->first_wait = 0;
+	s->wait_by = JW_WAIT_BY_TRACEPOINTS;
+	s->depth = 0;
+	finish_task(s, current_tid(p), bpf_ktime_get_ns());
+	return true;
+}
+
 /* Whether the probes of @s's process are all attached (probes_ready), remembered once seen. */
 static __always_inline bool probes_in(struct jw_task_state *s)
 {
@@ -93,20 +111,21 @@ static __always_inline bool probes_in(struct jw_task_state *s)
 
 /*
  * Syscall mode: a task is the time between the loop's wait returning and its next wait. The
- * return of a wait function (a return probe on the libc wrapper) opens a task whose frame sits
- * above every other, so dispatch probes inside it nest; the next wait's entry closes everything.
+ * return of a wait function (a return probe on the libc wrapper, or the system call's exit)
+ * opens a task whose frame sits above every other, so dispatch probes inside it nest; the next
+ * wait's entry (or its sleep, on the tracepoints) closes everything.
  */
 /*
  * Whether a wait's return seen by hooks @by counts. While both kinds count, one wait is seen
- * twice: its return counts from the tracepoints when they saw its entry (the system call's exit
- * comes first), else from the uprobes, and the other's is the same wait's.
+ * twice: its return counts from the uprobes when their entry probe saw it begin (wait_by is then
+ * theirs alone), else from the tracepoints (a wait entered before the uprobes were in, whose
+ * sleep or return ended the task), and the other's is the same wait's.
  */
 static __always_inline bool return_counts(const struct jw_task_state *s, __u32 by)
 {
 	if (wait_hooks != (JW_WAIT_BY_UPROBES | JW_WAIT_BY_TRACEPOINTS) || !s->wait_by)
 		return true;
-	return by == (s->wait_by & JW_WAIT_BY_TRACEPOINTS ? JW_WAIT_BY_TRACEPOINTS :
-		      JW_WAIT_BY_UPROBES);
+	return by == s->wait_by;
 }
 
 /*
@@ -120,7 +139,11 @@ static __always_inline bool wait_end_unseen(const struct jw_task_state *s)
 	       wait_hooks == JW_WAIT_BY_UPROBES;
 }
 
-/* A wait returned on thread @task, seen by hooks @by: a task begins (probe id @cookie's). */
+/*
+ * A wait returned on thread @task, seen by hooks @by: a task begins (probe id @cookie's). On the
+ * tracepoints, a task still open here is the normal end of one whose wait returned at once
+ * (wait_slept() ends it where the wait sleeps).
+ */
 static __always_inline void wait_returned(struct task_struct *task, __u64 cookie, __u32 by)
 {
 	struct jw_task_state *s;
@@ -134,9 +157,11 @@ static __always_inline void wait_returned(struct task_struct *task, __u64 cookie
 	s->first_wait = 0;	/* the probes see this thread's waits from here */
 	now = bpf_ktime_get_ns();
 	if (s->depth) {
-		/* A task still open when a wait returns lost its end: close it there. */
 		s->depth = 0;
-		s->flags |= JW_TASK_NO_EXIT;
+		if (by == JW_WAIT_BY_TRACEPOINTS)
+			s->wait_by = JW_WAIT_BY_TRACEPOINTS;
+		else
+			s->flags |= JW_TASK_NO_EXIT;	/* the wrapper's entry was not seen */
 		finish_task(s, current_tid(task), now);
 	}
 	/* A wait that returned without sleeping found its work ready: the run begins now. */
@@ -147,9 +172,10 @@ static __always_inline void wait_returned(struct task_struct *task, __u64 cookie
 	s->depth = 1;
 }
 
-/* Thread @task enters a wait, seen by hooks @by: its task ends. */
-static __always_inline void wait_entered(struct task_struct *task, __u64 cookie, __u32 by)
+/* Thread @task enters a wait, seen by the uprobes: its task ends. */
+static __always_inline void wait_entered(struct task_struct *task, __u64 cookie)
 {
+	const __u32 by = JW_WAIT_BY_UPROBES;
 	struct jw_task_state *s;
 
 	if (stopped || !(wait_hooks & by))
@@ -159,12 +185,9 @@ static __always_inline void wait_entered(struct task_struct *task, __u64 cookie,
 		return;
 	if (s->first_wait)
 		s->first_wait = 0;	/* the probes see this thread's waits from here */
-	if (s->depth == 0) {
-		/* The same wait, seen by the other kind too (the system call inside the wrapper). */
-		s->wait_by |= by;
-		return;
-	}
 	s->wait_by = by;
+	if (s->depth == 0)
+		return;		/* outside a task: its first wait seen, or a return not counted */
 	s->depth = 0;
 	finish_task(s, current_tid(task), bpf_ktime_get_ns());
 }
@@ -196,7 +219,7 @@ int wait_enter(struct pt_regs *ctx)
 {
 	struct task_struct *task = probe_task(ctx);
 
-	wait_entered(task, wait_cookie(ctx, task), JW_WAIT_BY_UPROBES);
+	wait_entered(task, wait_cookie(ctx, task));
 	return 0;
 }
 
@@ -212,7 +235,7 @@ int wait_session(struct pt_regs *ctx)
 	if (is_return)
 		wait_returned(task, cookie, JW_WAIT_BY_UPROBES);
 	else
-		wait_entered(task, cookie, JW_WAIT_BY_UPROBES);
+		wait_entered(task, cookie);
 #endif
 	return 0;
 }
@@ -220,16 +243,11 @@ int wait_session(struct pt_regs *ctx)
 /*
  * Syscall mode on the system call tracepoints (wait_tracepoints=1) instead of the C library's
  * wrappers: a call where the loop pays a trap, but every system call of the machine goes through
- * the tracing path. For any other call, one comparison.
+ * the tracing path. Only the exit has a program: a wait that sleeps ends its task at the switch
+ * (wait_slept()), one that returns at once at its exit, so no wait of the machine, the watched
+ * loop's or any other process's, runs a program on its way in. For any other call, one
+ * comparison.
  */
-
-JW_TRACEPOINT(sys_enter)
-int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
-{
-	if (is_wait_syscall(id))
-		wait_entered(probe_task(regs), 0, JW_WAIT_BY_TRACEPOINTS);
-	return 0;
-}
 
 JW_TRACEPOINT(sys_exit)
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
@@ -240,19 +258,11 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 }
 
 /*
- * The same on the wait system calls' own events (syscalls:sys_enter_epoll_wait and the others of
- * is_wait_syscall(), attached by user space as perf events by their ids): only a wait runs a
- * program; the machine's other system calls take the tracing path's entry and a bitmap test.
- * Their records are not read: the current task is all they need.
+ * The same on the wait system calls' own exit events (syscalls:sys_exit_epoll_wait and the others
+ * of is_wait_syscall(), attached by user space as perf events by their ids): only a wait's
+ * return runs a program; the machine's other system calls take the tracing path and a bitmap
+ * test. The record is not read: the current task is all it needs.
  */
-SEC("tracepoint")
-int wait_sys_enter(void *ctx)
-{
-	(void)ctx;
-	wait_entered(current_task(), 0, JW_WAIT_BY_TRACEPOINTS);
-	return 0;
-}
-
 SEC("tracepoint")
 int wait_sys_exit(void *ctx)
 {

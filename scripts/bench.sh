@@ -13,8 +13,9 @@
 # (bench/observer.sh); what the metrics and the journal cost jankwatch (bench/fleet.sh); and what
 # watching adds to real servers' requests, redis and nginx (bench/servers.sh).
 # Plots the cost per task.
-# Usage: scripts/bench.sh [--quick] [--fp-only | --samples-only | --sites-only | --fleet-only |
-#                          --rate-only | --observer-only | --servers-only | --page-only]
+# Usage: scripts/bench.sh [--quick] [--fp-only | --syscall-only | --samples-only | --sites-only |
+#                          --fleet-only | --rate-only | --observer-only | --servers-only |
+#                          --page-only]
 #        (root; installs bpftrace, libbpf-tools and gnuplot from Debian when missing)
 set -euo pipefail
 
@@ -43,6 +44,7 @@ ONLY_SAMPLES=
 ONLY_SITES=
 ONLY_FLEET=
 ONLY_FP=
+ONLY_SYSCALL=
 ONLY_RATE=
 ONLY_OBSERVER=
 ONLY_SERVERS=
@@ -86,11 +88,14 @@ source "$ROOT/bench/report.sh"
 usage()
 {
 	cat <<EOF
-Usage: scripts/bench.sh [--quick] [--fp-only | --samples-only | --sites-only | --fleet-only |
-                         --rate-only | --observer-only | --servers-only | --page-only]
+Usage: scripts/bench.sh [--quick] [--fp-only | --syscall-only | --samples-only | --sites-only |
+                         --fleet-only | --rate-only | --observer-only | --servers-only |
+                         --page-only]
   --quick          3 repetitions, shorter windows, a 20 s watch, 10 janks, 8 pairs (noisier)
   --fp-only        only the frame-pointer build's table and budget lines (a few minutes: to
                    set two commits side by side)
+  --syscall-only   only syscall mode's table and budget lines (a loop whose every task is one
+                   epoll_wait(), against its tracepoints with empty programs), the same way
   --samples-only   only the per-sample cost of each --unwind mode, of a thread's Python
                    frames, and of naming a Python callback on each CPython
   --sites-only     only the handler sites' cost, on glib, libuv, libev, sd-event and Qt
@@ -122,6 +127,7 @@ parse_args()
 		--sites-only) ONLY_SITES=1 ;;
 		--fleet-only) ONLY_FLEET=1 ;;
 		--fp-only) ONLY_FP=1 ;;
+		--syscall-only) ONLY_SYSCALL=1 ;;
 		--rate-only) ONLY_RATE=1 ;;
 		--observer-only) ONLY_OBSERVER=1 ;;
 		--servers-only) ONLY_SERVERS=1 ;;
@@ -837,6 +843,11 @@ main()
 		bcc_trial
 		probe_build fp '^push +%rbp'
 		print_build fp
+		return 0
+	fi
+	if [[ -n $ONLY_SYSCALL ]]; then
+		syscall_build
+		print_build syscall
 		return 0
 	fi
 	if [[ -n $ONLY_RATE ]]; then

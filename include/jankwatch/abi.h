@@ -493,7 +493,10 @@ struct jw_task_state {
 	 */
 	__u64 py_tstate;
 	__u32 py_probe;
-	/* Syscall mode: which hooks (JW_WAIT_BY_*) saw the entry of the thread's last wait. */
+	/*
+	 * Syscall mode: which hooks (one JW_WAIT_BY_* bit) saw the thread's last wait begin: the
+	 * uprobes at its entry, or the tracepoints where it slept or returned (bpf/wait.bpf.h).
+	 */
 	__u16 wait_by;
 	__u16 py_pad;
 	__u64 py_timer_type;	/* asyncio's TimerHandle type, once a timer's was seen; 0: not yet */

@@ -19,8 +19,8 @@ require_bpf()
 TP_FACTOR, TP_SAVING_MS = 2, 5.0
 # How the line names the tracepoints: the wait system calls' own where the kernel has them, else
 # raw_syscalls'.
-OWN_EVENTS = "syscall mode on the wait system calls' own tracepoints"
-RAW_EVENTS = "syscall mode on raw_syscalls' sys_enter and sys_exit tracepoints"
+OWN_EVENTS = "syscall mode on the wait system calls' own exit tracepoints"
+RAW_EVENTS = "syscall mode on raw_syscalls' sys_exit tracepoint"
 TRACEPOINT_WAYS = (OWN_EVENTS, RAW_EVENTS)
 FIGURES = re.compile(r"([\d.]+) system calls/s .* = ([\d.]+) ms/s; ([\d.]+) watched waits/s .* = "
                      r"([\d.]+) ms/s")
@@ -57,9 +57,17 @@ try:
     # waits/s save little on a machine with cheap uprobes (not under an emulator's).
     chosen_way(jw, "a loop at ~200 waits/s")
     check_own(finish(jw, 3), target, "jw_target")
-    # The same on the system call tracepoints instead of libc's wait functions: the wait system
-    # calls' own (poll's here), with tracefs mounted for the reading where it is not and
-    # unmounted after; and raw_syscalls' on a kernel without them (JW_KERNEL_HIDE).
+finally:
+    target.kill()
+
+# The same on the system call tracepoints instead of libc's wait functions: the wait system
+# calls' own (poll's here), with tracefs mounted for the reading where it is not and unmounted
+# after; and raw_syscalls' on a kernel without them (JW_KERNEL_HIDE). Their wait's entry has no
+# program: a wait that sleeps ends its task where the thread goes to sleep. This loop sleeps
+# 400 ms in poll() before each jank (no --fast): a task ended only at the wait's return would
+# take the sleep in (700 ms, not the program's 300).
+target = start_target("--busy", "--ms", "300", "--every", "700")
+try:
     mounts = open("/proc/mounts").read()
     jw, logs = watch(target, 3, ["--set", "wait_tracepoints=1"])
     check(any(OWN_EVENTS in l for l in jw.err),

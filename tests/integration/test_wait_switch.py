@@ -28,8 +28,8 @@ import re
 from jwtest import *
 
 BENCH = "/usr/bin/redis-benchmark"
-TO_TRACEPOINTS = re.compile(r"syscall mode's waits now on (the wait system calls' own|"
-                            r"raw_syscalls' sys_enter and sys_exit) tracepoints \(wait_tracepoints"
+TO_TRACEPOINTS = re.compile(r"syscall mode's waits now on (the wait system calls' own exit "
+                            r"tracepoints|raw_syscalls' sys_exit tracepoint) \(wait_tracepoints"
                             r"=2: (\d+) system calls/s .* (\d+) watched waits/s")
 TO_UPROBES = "syscall mode's waits now on uprobes on the C library's wait functions"
 SAMPLED = re.compile(r"(\d+) callbacks/s through its handler sites, over handler_sites=(\d+): "

@@ -556,7 +556,7 @@ size_t jw_attach__drop_waits(struct jw_attach *a, pid_t pid, uint32_t slot)
 
 void jw_attach__set_wait_hooks(struct jw_attach *a, uint32_t hooks)
 {
-	__atomic_store_n(&a->skel->data->wait_hooks, hooks, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&a->skel->bss->wait_hooks, hooks, __ATOMIC_SEQ_CST);
 }
 
 int jw_attach__sched(struct jw_attach *a)

@@ -53,7 +53,10 @@ static int own_events(struct jw_attach *a)
 	return a->sysevents_err;
 }
 
-/* The wait system calls' own events into @out (@cost_only: one); 0 or -errno with none. */
+/*
+ * The wait system calls' own exit events into @out (@cost_only: one); 0 or -errno with none.
+ * Their entries have no program: a wait that sleeps ends its task at the switch.
+ */
 static int attach_own(struct jw_attach *a, struct jw_link *out, size_t *n, bool cost_only)
 {
 	const struct jw_sysevents *ev = &a->sysevents;
@@ -62,22 +65,18 @@ static int attach_own(struct jw_attach *a, struct jw_link *out, size_t *n, bool 
 
 	*n = 0;
 	for (i = 0; i < ev->n; i++) {
-		out[*n] = on_tracepoint_id(a->skel->progs.wait_sys_enter, ev->ev[i].enter);
+		out[*n] = on_tracepoint_id(a->skel->progs.wait_sys_exit, ev->ev[i].exit);
 		if (!out[*n].bpf)
 			goto fail;
 		++*n;
 		if (cost_only)
 			return 0;
-		out[*n] = on_tracepoint_id(a->skel->progs.wait_sys_exit, ev->ev[i].exit);
-		if (!out[*n].bpf)
-			goto fail;
-		++*n;
 	}
 	return 0;
 fail:
 	err = -errno;
-	jw_log(JW_LOG_INFO, "cannot attach to the %s tracepoint of %s: %s",
-	       *n % 2 ? "exit" : "entry", ev->ev[i].name, strerror(-err));
+	jw_log(JW_LOG_INFO, "cannot attach to the exit tracepoint of %s: %s", ev->ev[i].name,
+	       strerror(-err));
 	jw_links_destroy_together(out, *n);
 	*n = 0;
 	return err;
@@ -87,25 +86,14 @@ int jw_wait_tp_attach(struct jw_attach *a, struct jw_link *out, size_t *n, bool 
 		      bool cost_only)
 {
 	struct bpf_link *link;
-	int err;
 
 	*own = !own_events(a) && !attach_own(a, out, n, cost_only);
 	if (*own)
 		return 0;
 	*n = 0;
-	link = bpf_program__attach(a->skel->progs.on_sys_enter);
+	link = bpf_program__attach(a->skel->progs.on_sys_exit);
 	if (!link)
 		return -errno;
-	out[(*n)++] = jw_link_of(link);
-	if (cost_only)
-		return 0;
-	link = bpf_program__attach(a->skel->progs.on_sys_exit);
-	if (!link) {
-		err = -errno;
-		jw_links_destroy_together(out, *n);
-		*n = 0;
-		return err;
-	}
 	out[(*n)++] = jw_link_of(link);
 	return 0;
 }

@@ -74,8 +74,8 @@ static const struct param_def params_table[] = {
 		1000000, 0, 0, "statistics rows kept; more go to the OVERFLOW row" },
 	[JW_P_WAIT_TRACEPOINTS] = { JW_P_WAIT_TRACEPOINTS, "wait_tracepoints", 2, 0, 2, 0, 0,
 		"syscall mode: 0 uprobes on the C library's wait functions (cost the watched loop "
-		"only); 1 the wait system calls' own tracepoints (cheaper per wait, but every "
-		"system call of the machine pays the tracing path's entry; raw_syscalls' on a "
+		"only); 1 the wait system calls' own exit tracepoints (cheaper per wait, but every "
+		"system call of the machine takes the tracing path; raw_syscalls' on a "
 		"kernel without them); 2 whichever costs the machine less, measured at start "
 		"and again as the loop's pace moves" },
 	[JW_P_HANDLER_SITES] = { JW_P_HANDLER_SITES, "handler_sites", 500, 0, 1000000, 0, 0,

@@ -122,9 +122,9 @@ static void print_waits(FILE *f, const struct session *s, const struct jw_kernel
 {
 	int64_t wt = s->cfg->params.v[JW_P_WAIT_TRACEPOINTS];
 	const char *tps = plan->syscall_events ?
-				  "the wait system calls' own tracepoints (syscalls:sys_enter_epoll_wait "
-				  "and the others)" :
-				  "raw_syscalls' sys_enter and sys_exit (this kernel has no tracepoints "
+				  "the wait system calls' own exit tracepoints "
+				  "(syscalls:sys_exit_epoll_wait and the others)" :
+				  "raw_syscalls' sys_exit (this kernel has no tracepoints "
 				  "of its own for the wait system calls)";
 
 	if (!s->how.syscall_mode) {

@@ -74,8 +74,8 @@ static const char *kind_said(const struct session *s)
 {
 	if (!s->how.wait_tracepoints)
 		return "uprobes on the C library's wait functions";
-	return s->waits->own ? "the wait system calls' own tracepoints"
-			     : "raw_syscalls' sys_enter and sys_exit tracepoints";
+	return s->waits->own ? "the wait system calls' own exit tracepoints"
+			     : "raw_syscalls' sys_exit tracepoint";
 }
 
 /* Says the kind chosen at start and what it costs whom. */
@@ -88,7 +88,7 @@ static void say_first(const struct session *s)
 		jw_log(JW_LOG_INFO, "syscall mode on %s (%s%s)", kind_said(s), sw->why, again);
 	else if (sw->own)
 		jw_log(JW_LOG_INFO, "syscall mode on %s (%s%s): every system call of the machine "
-		       "takes the tracing path's entry, only the waits run a program", kind_said(s),
+		       "takes the tracing path, only a wait's return runs a program", kind_said(s),
 		       sw->why, again);
 	else
 		jw_log(JW_LOG_INFO, "syscall mode on %s (%s%s): every system call of the machine "
