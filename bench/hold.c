@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hold.h"
@@ -42,4 +43,13 @@ void hold(void)
 {
 	while (!stop)
 		pause();
+}
+
+int hold_ms(unsigned int ms)
+{
+	struct timespec left = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	while (!stop && nanosleep(&left, &left) && errno == EINTR)
+		;
+	return stop;
 }

@@ -12,4 +12,7 @@ int hold_init(const char *name);
 /* Waits for SIGINT or SIGTERM. */
 void hold(void);
 
+/* Waits @ms, or less if SIGINT or SIGTERM comes; whether one came (now or before). */
+int hold_ms(unsigned int ms);
+
 #endif

@@ -56,6 +56,7 @@ cleanup()
 {
 	reap "$TOOL_PID"
 	reap "$SERVER_PID"
+	halt_poll_restore
 	[[ -z $WORK ]] || rm -rf "$WORK"
 }
 
@@ -450,6 +451,7 @@ main()
 	need curl curl
 	WORK=$(mktemp -d)
 	trap cleanup EXIT
+	halt_poll_on
 
 	if [[ " ${WORKLOADS[*]} " == *" redis-"* ]]; then
 		port=$(free_port)

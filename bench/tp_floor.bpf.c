@@ -9,6 +9,10 @@
  * the wait with those tracepoints pays before its first instruction of logic. With read_clock
  * (jw_bench_tp_floor --clock) the raw pair reads the clock once each: the least that times a
  * wait on them.
+ * - (jw_bench_tp_floor --machine) what jankwatch's default hooks on every thread of the machine,
+ *   empty: the scheduler's switch and wakeup, the wait system calls' exits, a cpu-clock sampler
+ *   on each CPU. What they cost a request of a server nobody watches is the floor of what
+ *   watching one server costs the others (bench/side_by_side.sh).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -43,6 +47,25 @@ int sys_floor_enter(void *ctx)
 
 SEC("tracepoint")
 int sys_floor_exit(void *ctx)
+{
+	return 0;
+}
+
+/* --machine: the scheduler's two tracepoints and a sampler on each CPU, empty. */
+SEC("tp_btf/sched_switch")
+int machine_switch(void *ctx)
+{
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int machine_waking(void *ctx)
+{
+	return 0;
+}
+
+SEC("perf_event")
+int machine_sample(void *ctx)
 {
 	return 0;
 }

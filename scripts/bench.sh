@@ -11,7 +11,8 @@
 # frames; what naming a Python callback costs on each CPython; a busy loop at 100,000 tasks a
 # second in each mode (bench/rate.sh); what watching does to a slow task's own time
 # (bench/observer.sh); what the metrics and the journal cost jankwatch (bench/fleet.sh); and what
-# watching adds to real servers' requests, redis and nginx (bench/servers.sh).
+# watching adds to real servers' requests, redis and nginx (bench/servers.sh), and to redis's
+# beside a server nobody watches, in the same moments (bench/side_by_side.sh).
 # Plots the cost per task.
 # Usage: scripts/bench.sh [--quick] [--fp-only | --syscall-only | --samples-only | --sites-only |
 #                          --fleet-only | --rate-only | --observer-only | --servers-only |
@@ -50,6 +51,7 @@ ONLY_OBSERVER=
 ONLY_SERVERS=
 ONLY_PAGE=
 SERVERS_REPS=5		# bench/servers.sh's repetitions
+SIDE_BY_SIDE_S=120	# bench/side_by_side.sh's seconds a measure
 FLEET_S=60		# bench/fleet.sh's window
 RATE_REPS=3		# bench/rate.sh's repetitions
 OBSERVER_PAIRS=12	# bench/observer.sh's pairs
@@ -104,7 +106,8 @@ Usage: scripts/bench.sh [--quick] [--fp-only | --syscall-only | --samples-only |
   --rate-only      only a busy loop at 100,000 tasks a second in each mode (bench/rate.sh)
   --observer-only  only what watching does to a slow task's own time (bench/observer.sh)
   --servers-only   only what watching adds to redis's and nginx's requests, with 1 client
-                   and with 50, beside bpftrace (bench/servers.sh)
+                   and with 50, beside bpftrace (bench/servers.sh); then redis's with 1
+                   client side by side with a server nobody watches (bench/side_by_side.sh)
   --page-only      only report --html over 10,000 and 20,000 events: the page's size, the
                    time to write it and chromium's to load it (bench/page.py)
 Runs as root. Builds build/, installs bpftrace, libbpf-tools and gnuplot when missing, prints
@@ -122,6 +125,7 @@ parse_args()
 		--quick)
 			REPS=3 WINDOW_MS=200 MEASURE_WINDOWS=4 WATCH_S=20 JANKS=10
 			SAMPLE_SECONDS=3 FLEET_S=30 RATE_REPS=2 OBSERVER_PAIRS=8 SERVERS_REPS=3
+			SIDE_BY_SIDE_S=40
 			;;
 		--samples-only) ONLY_SAMPLES=1 ;;
 		--sites-only) ONLY_SITES=1 ;;
@@ -860,6 +864,7 @@ main()
 	fi
 	if [[ -n $ONLY_SERVERS ]]; then
 		"$ROOT/bench/servers.sh" "$SERVERS_REPS"
+		"$ROOT/bench/side_by_side.sh" "$SIDE_BY_SIDE_S"
 		return 0
 	fi
 	if [[ -n $ONLY_PAGE ]]; then
@@ -894,6 +899,7 @@ main()
 	"$ROOT/bench/observer.sh" "$OBSERVER_PAIRS"
 	"$ROOT/bench/fleet.sh" "$FLEET_S"
 	"$ROOT/bench/servers.sh" "$SERVERS_REPS"
+	"$ROOT/bench/side_by_side.sh" "$SIDE_BY_SIDE_S"
 }
 
 main "$@"

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One client of several redis servers at once, in turns: a batch of GETs to each, one after the
+ * other (the order rotated each round), timed apart. What the servers' watchers add shows as
+ * the difference between their batches in the same round: whatever slows the machine for a
+ * while (the host, another guest) slows every server's batch of that round alike.
+ *
+ * Usage: jw_bench_getmix WARMUP_S SECONDS BATCH PORT[:TID]|cpu...
+ * Prints, per round after the warm-up, "round <n> <begin> <end>" (ns of CLOCK_MONOTONIC), then
+ * for each server in the order given its ns a GET by the wall clock, then each one's thread's
+ * CPU ns a GET (its schedstat; TID is the server's thread, 0 when not given), then the client's
+ * own CPU ns a GET of each. "cpu" stands for a server: a fixed piece of arithmetic per GET,
+ * which no system call or switch slows, only the host.
+ * The key GET asks for, "key:__rand_int__", must be set on each server (3 bytes, as
+ * bench/servers.sh sets it).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SERVERS 8
+
+static const char request[] = "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n";
+static const char reply[] = "$3\r\nxxx\r\n";
+
+static uint64_t clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+static int connect_port(int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One GET on @fd, its whole reply read and checked; 0, or -1 with errno (EPROTO: not the key). */
+static int get(int fd)
+{
+	char buf[64];
+	size_t got = 0;
+	ssize_t n;
+
+	if (write(fd, request, sizeof(request) - 1) != (ssize_t)(sizeof(request) - 1))
+		return -1;
+	while (got < sizeof(reply) - 1) {
+		n = read(fd, buf + got, sizeof(buf) - got);
+		if (n <= 0) {
+			if (n == 0)
+				errno = ECONNRESET;
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	if (got != sizeof(reply) - 1 || memcmp(buf, reply, got)) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+/* A GET's stand-in that makes no system call: the host's pace alone (port "cpu"). */
+static int work(void)
+{
+	static volatile uint64_t sink;
+	uint64_t x = sink;
+
+	for (int i = 0; i < 20000; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	sink = x;
+	return 0;
+}
+
+static long number(const char *s, long lo, long hi, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "jw_bench_getmix: %s: '%s' is not a number from %ld to %ld\n", what,
+			s, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
+/* A server: its connection (or the stand-in), and its thread's schedstat when given. */
+struct server {
+	const char *name;
+	int fd;		/* -2: the stand-in, work() */
+	int stat_fd;	/* /proc/TID/schedstat, or -1 */
+	uint64_t wall, cpu, client_cpu;	/* the round's batch, ns */
+};
+
+/* The CPU time the server's thread has run so far (its schedstat), in ns; 0 when not known. */
+static uint64_t server_cpu(const struct server *s)
+{
+	char buf[128];
+	ssize_t n;
+
+	if (s->stat_fd < 0)
+		return 0;
+	n = pread(s->stat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+/* Opens server @s given as PORT[:TID] or "cpu"; exits with a message when it cannot. */
+static void open_server(struct server *s, const char *arg)
+{
+	char port[16], path[64];
+	const char *colon = strchr(arg, ':');
+	long tid;
+
+	s->name = arg;
+	s->stat_fd = -1;
+	if (!strcmp(arg, "cpu")) {
+		s->fd = -2;
+		return;
+	}
+	snprintf(port, sizeof(port), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
+	s->fd = connect_port((int)number(port, 1, 65535, "PORT"));
+	if (s->fd < 0) {
+		fprintf(stderr, "jw_bench_getmix: port %s: %s\n", port, strerror(errno));
+		exit(1);
+	}
+	if (!colon)
+		return;
+	tid = number(colon + 1, 1, 1L << 30, "TID");
+	snprintf(path, sizeof(path), "/proc/%ld/schedstat", tid);
+	s->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->stat_fd < 0) {
+		fprintf(stderr, "jw_bench_getmix: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+}
+
+/* One batch of @batch GETs to @s, timed by the wall, its thread's CPU and the client's. */
+static void run_batch(struct server *s, int batch)
+{
+	uint64_t wall = now_ns(), cpu = server_cpu(s), client = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+	for (int j = 0; j < batch; j++)
+		if (s->fd == -2 ? work() : get(s->fd)) {
+			fprintf(stderr, "jw_bench_getmix: %s: GET: %s\n", s->name, strerror(errno));
+			exit(1);
+		}
+	s->client_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - client;
+	s->wall = now_ns() - wall;
+	s->cpu = s->stat_fd < 0 ? 0 : server_cpu(s) - cpu;
+}
+
+int main(int argc, char **argv)
+{
+	struct server sv[MAX_SERVERS];
+	uint64_t end, warm_end, t;
+	long warmup, seconds, round;
+	int n, i, k, batch;
+
+	if (argc < 5 || argc - 4 > MAX_SERVERS) {
+		fprintf(stderr, "usage: jw_bench_getmix WARMUP_S SECONDS BATCH PORT[:TID]|cpu... "
+			"(1 to %d)\n", MAX_SERVERS);
+		return 2;
+	}
+	warmup = number(argv[1], 0, 3600, "WARMUP_S");
+	seconds = number(argv[2], 1, 36000, "SECONDS");
+	batch = (int)number(argv[3], 1, 1000000, "BATCH");
+	n = argc - 4;
+	for (i = 0; i < n; i++)
+		open_server(&sv[i], argv[4 + i]);
+	warm_end = now_ns() + (uint64_t)warmup * 1000000000ULL;
+	end = warm_end + (uint64_t)seconds * 1000000000ULL;
+	for (round = 0; (t = now_ns()) < end; round++) {
+		for (k = 0; k < n; k++)
+			run_batch(&sv[(round + k) % n], batch);
+		if (t < warm_end)
+			continue;
+		printf("round %ld %llu %llu", round, (unsigned long long)t,
+		       (unsigned long long)now_ns());
+		for (i = 0; i < n; i++)
+			printf(" %.1f", (double)sv[i].wall / batch);
+		for (i = 0; i < n; i++)
+			printf(" %.1f", (double)sv[i].cpu / batch);
+		for (i = 0; i < n; i++)
+			printf(" %.1f", (double)sv[i].client_cpu / batch);
+		printf("\n");
+	}
+	return fflush(stdout) ? 1 : 0;
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The figures of bench/side_by_side.sh, from jw_bench_getmix's rounds.
+
+  side_by_side.py pairs ROUNDS NAME... REF
+      Each server's us a GET over REF's in the same round (the servers named in the order of
+      the rounds' columns; REF is one of them): the mean of the rounds' differences with its
+      95% interval, their median and quartiles.
+  side_by_side.py toggle ROUNDS TOGGLES
+      What jw_bench_tp_floor --machine --toggle adds to a GET (every server alike, nobody
+      watched): a round lies within an "on" span (attached, not yet detaching) or an "off"
+      span, else it is left out; each on span's mean us a GET less the mean of the two off
+      spans around it, over the spans: mean, 95% interval, spans counted.
+  side_by_side.py report JW_ROUNDS BT_ROUNDS FLOOR_ROUNDS FLOOR_TOGGLES
+      bench/side_by_side.sh's table: jankwatch's server (a) over the other (c) in JW_ROUNDS,
+      the machine's hooks toggled (FLOOR_*), their sum, bpftrace's server (b) over the other
+      in BT_ROUNDS, and the ratios. FLOOR_ROUNDS' columns are a, b and c, nobody watching
+      them: what a and b differ from c there is taken off the two tools' figures.
+Each figure twice: by the wall clock, then ("cpu:") by the CPU time a GET took (the server's
+thread's and the client's, both in the same round).
+Prints one line per figure: "<name> <mean_us> <ci95_us> <median_us> <q1_us> <q3_us> <n>" (for
+toggle, median and quartiles of the spans' differences).
+"""
+import bisect
+import statistics
+import sys
+
+
+def rounds(path):
+    """[(begin_ns, end_ns, [ns a GET per server], [CPU ns a GET per server: its thread's and
+    the client's])] of a getmix output."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if len(w) < 7 or w[0] != "round" or (len(w) - 4) % 3:
+                continue
+            v = [float(x) for x in w[4:]]
+            n = len(v) // 3
+            out.append((int(w[2]), int(w[3]), v[:n],
+                        [v[n + i] + v[2 * n + i] for i in range(n)]))
+    if not out:
+        sys.exit(f"side_by_side.py: {path}: no rounds")
+    return out
+
+
+def figures(v):
+    """(mean, 95% interval, median, lower quartile, upper quartile, n) of sample @v, in us."""
+    v = sorted(x / 1e3 for x in v)
+    n = len(v)
+    ci = 1.96 * statistics.stdev(v) / n ** 0.5 if n > 1 else float("nan")
+    return statistics.fmean(v), ci, statistics.median(v), v[n // 4], v[(3 * n) // 4], n
+
+
+def summary(name, v):
+    """The line of figures of sample @v (ns), in us."""
+    mean, ci, med, q1, q3, n = figures(v)
+    return f"{name} {mean:.3f} {ci:.3f} {med:.3f} {q1:.3f} {q3:.3f} {n}"
+
+
+def pairs(path, names):
+    ref = names[-1]
+    names = names[:-1]
+    if ref not in names:
+        sys.exit(f"side_by_side.py: {ref} is not one of {' '.join(names)}")
+    rs = rounds(path)
+    if len(rs[0][2]) != len(names):
+        sys.exit(f"side_by_side.py: {path}: {len(rs[0][2])} columns for {len(names)} names")
+    r = names.index(ref)
+    for k, what in ((2, ""), (3, "cpu:")):
+        for i, name in enumerate(names):
+            if i != r:
+                print(summary(f"{what}{name}-{ref}", [x[k][i] - x[k][r] for x in rs]))
+        for i, name in enumerate(names):
+            print(summary(f"{what}{name}", [x[k][i] for x in rs]))
+
+
+def spans(path):
+    """[(state, begin_ns, end_ns)]: on from attached to detaching, off from detached to
+    attaching."""
+    out, on_from, off_from = [], None, None
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if len(w) != 3 or w[0] not in ("on", "off"):
+                continue
+            begin, end = int(w[1]), int(w[2])
+            if w[0] == "on":
+                if off_from is not None:
+                    out.append(("off", off_from, begin))
+                on_from, off_from = end, None
+            else:
+                if on_from is not None:
+                    out.append(("on", on_from, begin))
+                on_from, off_from = None, end
+    return out
+
+
+def toggled(rounds_path, toggles_path, k):
+    """Each on span's mean ns a GET (k 2: wall, 3: CPU) less that of the off spans around it."""
+    rs = rounds(rounds_path)
+    begins = [x[0] for x in rs]
+    means = []
+    for state, begin, end in spans(toggles_path):
+        inside = []
+        for x in rs[bisect.bisect_left(begins, begin):]:
+            if x[0] > end:
+                break
+            if x[1] <= end:
+                inside.append(statistics.fmean(x[k]))
+        means.append((state, statistics.fmean(inside) if inside else None))
+    diffs = []
+    for i in range(1, len(means) - 1):
+        state, m = means[i]
+        before, after = means[i - 1][1], means[i + 1][1]
+        if state == "on" and None not in (m, before, after):
+            diffs.append(m - (before + after) / 2)
+    if len(diffs) < 2:
+        sys.exit(f"side_by_side.py: {toggles_path}: {len(diffs)} on spans with rounds on "
+                 "both sides")
+    return diffs
+
+
+def toggle(rounds_path, toggles_path):
+    for k, what in ((2, ""), (3, "cpu:")):
+        print(summary(f"{what}toggled", toggled(rounds_path, toggles_path, k)))
+
+
+def paired(path, k, i=0, ref=1):
+    """The rounds' differences (k 2: wall, 3: CPU), column @i less column @ref."""
+    return [x[k][i] - x[k][ref] for x in rounds(path)]
+
+
+def calibrated(path, k, calib_path, i):
+    """(mean, 95% interval, median) of @path's first column over its second in the same
+    rounds, less what column @i of @calib_path (the floor's rounds, nobody watching: a b c)
+    differed from its last then: the servers' own difference."""
+    m = figures(paired(path, k))
+    c = figures(paired(calib_path, k, i, 2))
+    return m[0] - c[0], (m[1] ** 2 + c[1] ** 2) ** 0.5, m[2] - c[2]
+
+
+def report(jw_path, bt_path, floor_path, toggles_path):
+    print("redis GET, 1 client: us a GET, the mean of the rounds' differences +- its 95%")
+    print("interval (median)            by the wall clock           by the CPU (server thread")
+    print("                                                         + client thread)")
+    rows = {}
+    for k in (2, 3):
+        jw = calibrated(jw_path, k, floor_path, 0)
+        fl = figures(toggled(floor_path, toggles_path, k))
+        bt = calibrated(bt_path, k, floor_path, 1)
+        both = (jw[0] + fl[0], (jw[1] ** 2 + fl[1] ** 2) ** 0.5)
+        rows.setdefault("jw", []).append(f"{jw[0]:6.2f} +- {jw[1]:4.2f} ({jw[2]:5.2f})")
+        rows.setdefault("fl", []).append(f"{fl[0]:6.2f} +- {fl[1]:4.2f} ({fl[2]:5.2f})")
+        rows.setdefault("both", []).append(f"{both[0]:6.2f} +- {both[1]:4.2f}        ")
+        rows.setdefault("bt", []).append(f"{bt[0]:6.2f} +- {bt[1]:4.2f} ({bt[2]:5.2f})")
+        ratio = f"{both[0] / bt[0]:.2f}, its server's part {jw[0] / bt[0]:.2f}" if bt[0] > 0 \
+            else "n/a (bpftrace added nothing)"
+        rows.setdefault("ratio", []).append(ratio)
+    print(f"  jankwatch's server over the other   {rows['jw'][0]}    {rows['jw'][1]}")
+    print(f"  + the machine's hooks (empty)       {rows['fl'][0]}    {rows['fl'][1]}")
+    print(f"  = jankwatch's default, added        {rows['both'][0]}    {rows['both'][1]}")
+    print(f"  bpftrace's server over the other    {rows['bt'][0]}    {rows['bt'][1]}")
+    print(f"  jankwatch / bpftrace: {rows['ratio'][0]} (wall); {rows['ratio'][1]} (CPU)")
+    c = rounds(floor_path)
+    print(f"  c, nobody watching it (the third measure): {figures([x[2][2] for x in c])[2]:.2f} "
+          f"us a GET by the wall, {figures([x[3][2] for x in c])[2]:.2f} by the CPU (medians)")
+
+
+def main(argv):
+    if len(argv) >= 4 and argv[1] == "pairs":
+        pairs(argv[2], argv[3:])
+    elif len(argv) == 4 and argv[1] == "toggle":
+        toggle(argv[2], argv[3])
+    elif len(argv) == 6 and argv[1] == "report":
+        report(argv[2], argv[3], argv[4], argv[5])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

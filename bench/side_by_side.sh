@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# What watching a redis-server adds to each GET of one client, each tool measured side by side
+# with a server nobody watches. Three redis-servers (a, b, c), each run from its own copy of
+# the binary (bpftrace 0.17's -p does not keep its uprobes to the process: they fire in every
+# process of the file), on CPU 0; one client (bench/getmix.c) on CPU 1 sends them batches of 10
+# GETs in turns, each batch timed by the wall clock and by CPU time (the server's thread and the
+# client's), so that what slows the machine for a while slows both servers of a round alike.
+#   1. jankwatch's default on a; rounds of a and c: a's GETs over c's.
+#   2. bpftrace's uprobe + uretprobe pair with a histogram on b's call(); rounds of b and c.
+#   3. Nobody watching; jw_bench_tp_floor --machine --toggle: empty programs where jankwatch's
+#      default hooks every thread of the machine (sched_switch, sched_waking, the wait system
+#      calls' exits, a sampler on each CPU), attached and detached every 500 ms; rounds of a, b
+#      and c. What the hooks cost every process's GETs, c's too, which 1. cannot see: each on
+#      span against the off spans around it. And a's and b's own difference from c, taken off 1.
+#      and 2.
+# jankwatch's default adds 1. + 3.; bpftrace's pair adds 2. (no program of it runs elsewhere).
+# Usage: bench/side_by_side.sh [SECONDS]   (root; build first: cmake --build build)
+# SECONDS (default 120) is each measure's length, after a warm-up of WARMUP_S.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$ROOT/build
+SECONDS_EACH=${1:-120}
+# jankwatch's wait hooks and samplers follow the load within a few seconds; the same for all.
+WARMUP_S=10
+BATCH=10
+TOGGLE_MS=500
+# shellcheck disable=SC2034 # read by bench/lib.sh's wait_for_line and stop_tool
+READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
+WORK=
+TOOL_PID=
+declare -A PID PORT
+
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+
+cleanup()
+{
+	local s
+
+	reap "$TOOL_PID"
+	for s in "${!PID[@]}"; do
+		reap "${PID[$s]}"
+	done
+	halt_poll_restore
+	[[ -z $WORK ]] || rm -rf "$WORK"
+}
+
+free_port()
+{
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Starts server @1 (a, b or c) from its own copy of redis-server, on CPU 0.
+start_server()
+{
+	local s=$1
+
+	mkdir -p "$WORK/$s"
+	cp -L "$(command -v redis-server)" "$WORK/$s/redis-server"
+	PORT[$s]=$(free_port)
+	taskset -c 0 "$WORK/$s/redis-server" --port "${PORT[$s]}" --bind 127.0.0.1 --save '' \
+		--appendonly no --daemonize no >"$WORK/$s.log" 2>&1 &
+	PID[$s]=$!
+	until redis-cli -p "${PORT[$s]}" ping >/dev/null 2>&1; do
+		alive "${PID[$s]}" || die "redis-server $s exited: $(tail -n 3 "$WORK/$s.log")"
+		sleep 0.05
+	done
+	redis-cli -p "${PORT[$s]}" set key:__rand_int__ xxx >/dev/null
+}
+
+# The client's rounds over servers @3... into @1, after a warm-up of @2 s.
+rounds()
+{
+	local out=$1 warmup=$2 s
+	local -a servers=()
+
+	shift 2
+	for s in "$@"; do
+		servers+=("${PORT[$s]}:${PID[$s]}")
+	done
+	taskset -c 1 "$BUILD/bench/jw_bench_getmix" "$warmup" "$SECONDS_EACH" "$BATCH" \
+		"${servers[@]}" >"$out" || die "jw_bench_getmix failed"
+	for s in "$@"; do
+		alive "${PID[$s]}" || die "redis-server $s exited"
+	done
+}
+
+measure_jankwatch()
+{
+	local out=$WORK/jankwatch.out
+
+	mkdir -p "$WORK/logs"
+	taskset -c 1 "$BUILD/jankwatch" -v -p "${PID[a]}" --duration 3600 --log-dir "$WORK/logs" \
+		>"$out" 2>&1 &
+	TOOL_PID=$!
+	wait_for_line "$out" 'ready' "$TOOL_PID" jankwatch
+	log "jankwatch on a: ${SECONDS_EACH} s of rounds of a and c, after ${WARMUP_S} s"
+	rounds "$WORK/jankwatch.rounds" "$WARMUP_S" a c
+	cp "$out" "$WORK/jankwatch.said"
+	stop_tool jankwatch "$out"
+}
+
+measure_bpftrace()
+{
+	local out=$WORK/bpftrace.out bin=$WORK/b/redis-server
+
+	cat >"$WORK/pair.bt" <<EOF
+BEGIN { printf("ready\\n"); }
+uprobe:$bin:call { @start[tid] = nsecs; }
+uretprobe:$bin:call /@start[tid]/ { @ns = hist(nsecs - @start[tid]); delete(@start[tid]); }
+EOF
+	taskset -c 1 bpftrace -B line -p "${PID[b]}" "$WORK/pair.bt" >"$out" 2>&1 &
+	TOOL_PID=$!
+	wait_for_line "$out" '^ready' "$TOOL_PID" bpftrace
+	log "bpftrace on b: ${SECONDS_EACH} s of rounds of b and c, after ${WARMUP_S} s"
+	rounds "$WORK/bpftrace.rounds" "$WARMUP_S" b c
+	stop_tool bpftrace "$out"
+}
+
+measure_floor()
+{
+	local out=$WORK/floor.out
+
+	# The wait system calls' tracepoints: libbpf finds their ids in tracefs, mounted in a
+	# mount namespace of the floor's own when the machine has none ($0: the inner shell's).
+	# shellcheck disable=SC2016
+	taskset -c 1 unshare -m sh -c 'mountpoint -q /sys/kernel/tracing ||
+		mount -t tracefs nodev /sys/kernel/tracing && exec "$0" --machine --toggle "$1"' \
+		"$BUILD/bench/jw_bench_tp_floor" "$TOGGLE_MS" >"$WORK/floor.toggles" 2>"$out" &
+	TOOL_PID=$!
+	wait_for_line "$out" 'ready' "$TOOL_PID" "jw_bench_tp_floor --machine --toggle"
+	log "nobody watching, the machine's hooks on and off every $TOGGLE_MS ms: ${SECONDS_EACH} s" \
+		"of rounds of a, b and c"
+	rounds "$WORK/floor.rounds" 2 a b c
+	stop_tool "jw_bench_tp_floor" "$out"
+}
+
+main()
+{
+	local s
+
+	[[ $(id -u) == 0 ]] || die "run as root"
+	[[ -x $BUILD/jankwatch && -x $BUILD/bench/jw_bench_getmix ]] ||
+		die "no $BUILD/jankwatch or jw_bench_getmix (cmake --build build)"
+	[[ $SECONDS_EACH =~ ^[1-9][0-9]*$ ]] || die "SECONDS: '$SECONDS_EACH' is not a number of seconds"
+	need bpftrace bpftrace
+	need redis-server redis-server
+	need redis-tools redis-cli
+	WORK=$(mktemp -d)
+	trap cleanup EXIT
+	halt_poll_on
+	for s in a b c; do
+		start_server "$s"
+	done
+	log "redis-servers a ${PID[a]}, b ${PID[b]}, c ${PID[c]} on CPU 0; the client and the tools on CPU 1"
+	measure_jankwatch
+	measure_bpftrace
+	measure_floor
+	echo "side by side: ${SECONDS_EACH} s each, batches of $BATCH GETs; the machine: $(nproc) CPUs, $(uname -r)"
+	python3 "$ROOT/bench/side_by_side.py" report "$WORK/jankwatch.rounds" \
+		"$WORK/bpftrace.rounds" "$WORK/floor.rounds" "$WORK/floor.toggles"
+	echo "jankwatch said, when the rounds ended:"
+	grep -E "syscall mode|wait hooks: (staying|now)|samplers: one|handler sites, over" \
+		"$WORK/jankwatch.said" | sed 's/^jankwatch: /  /' | cut -c1-200 || true
+}
+
+main "$@"
