@@ -5,7 +5,10 @@
  * the difference between their batches in the same round: whatever slows the machine for a
  * while (the host, another guest) slows every server's batch of that round alike.
  *
- * Usage: jw_bench_getmix WARMUP_S SECONDS BATCH PORT[:TID]|cpu...
+ * Usage: jw_bench_getmix [-c CONNS] WARMUP_S SECONDS BATCH PORT[:TID]|cpu...
+ * With -c, CONNS connections to each server: each of a batch's BATCH steps sends a GET on every
+ * connection, then reads every reply (the server finds CONNS of them ready at once, as under
+ * as many clients); figures stay per GET.
  * Prints, per round after the warm-up, "round <n> <begin> <end>" (ns of CLOCK_MONOTONIC), then
  * for each server in the order given its ns a GET by the wall clock, then each one's thread's
  * CPU ns a GET (its schedstat; TID is the server's thread, 0 when not given), then the client's
@@ -27,6 +30,10 @@
 #include <unistd.h>
 
 #define MAX_SERVERS 8
+#define MAX_CONNS 256
+
+/* The connections to each server (-c): a batch sends a GET on each, then reads the replies. */
+static int conns = 1;
 
 static const char request[] = "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n";
 static const char reply[] = "$3\r\nxxx\r\n";
@@ -60,17 +67,21 @@ static int connect_port(int port)
 	return fd;
 }
 
-/* One GET on @fd, its whole reply read and checked; 0, or -1 with errno (EPROTO: not the key). */
-static int get(int fd)
+/* Sends one GET on @fd; 0, or -1 with errno. */
+static int send_get(int fd)
+{
+	return write(fd, request, sizeof(request) - 1) == (ssize_t)(sizeof(request) - 1) ? 0 : -1;
+}
+
+/* Reads one GET's whole reply on @fd and checks it; 0, or -1 with errno (EPROTO: not the key). */
+static int read_reply(int fd)
 {
 	char buf[64];
 	size_t got = 0;
 	ssize_t n;
 
-	if (write(fd, request, sizeof(request) - 1) != (ssize_t)(sizeof(request) - 1))
-		return -1;
 	while (got < sizeof(reply) - 1) {
-		n = read(fd, buf + got, sizeof(buf) - got);
+		n = read(fd, buf + got, sizeof(reply) - 1 - got);
 		if (n <= 0) {
 			if (n == 0)
 				errno = ECONNRESET;
@@ -78,7 +89,7 @@ static int get(int fd)
 		}
 		got += (size_t)n;
 	}
-	if (got != sizeof(reply) - 1 || memcmp(buf, reply, got)) {
+	if (memcmp(buf, reply, got)) {
 		errno = EPROTO;
 		return -1;
 	}
@@ -115,7 +126,7 @@ static long number(const char *s, long lo, long hi, const char *what)
 /* A server: its connection (or the stand-in), and its thread's schedstat when given. */
 struct server {
 	const char *name;
-	int fd;		/* -2: the stand-in, work() */
+	int fd[MAX_CONNS];	/* fd[0] -2: the stand-in, work() */
 	int stat_fd;	/* /proc/TID/schedstat, or -1 */
 	uint64_t wall, cpu, client_cpu;	/* the round's batch, ns */
 };
@@ -145,14 +156,16 @@ static void open_server(struct server *s, const char *arg)
 	s->name = arg;
 	s->stat_fd = -1;
 	if (!strcmp(arg, "cpu")) {
-		s->fd = -2;
+		s->fd[0] = -2;
 		return;
 	}
 	snprintf(port, sizeof(port), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
-	s->fd = connect_port((int)number(port, 1, 65535, "PORT"));
-	if (s->fd < 0) {
-		fprintf(stderr, "jw_bench_getmix: port %s: %s\n", port, strerror(errno));
-		exit(1);
+	for (int c = 0; c < conns; c++) {
+		s->fd[c] = connect_port((int)number(port, 1, 65535, "PORT"));
+		if (s->fd[c] < 0) {
+			fprintf(stderr, "jw_bench_getmix: port %s: %s\n", port, strerror(errno));
+			exit(1);
+		}
 	}
 	if (!colon)
 		return;
@@ -165,19 +178,41 @@ static void open_server(struct server *s, const char *arg)
 	}
 }
 
-/* One batch of @batch GETs to @s, timed by the wall, its thread's CPU and the client's. */
+static void failed(const struct server *s)
+{
+	fprintf(stderr, "jw_bench_getmix: %s: GET: %s\n", s->name, strerror(errno));
+	exit(1);
+}
+
+/*
+ * One batch of @batch GETs on each of @s's connections (a GET sent on each, then the replies
+ * read), timed by the wall, its thread's CPU and the client's.
+ */
 static void run_batch(struct server *s, int batch)
 {
 	uint64_t wall = now_ns(), cpu = server_cpu(s), client = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 
-	for (int j = 0; j < batch; j++)
-		if (s->fd == -2 ? work() : get(s->fd)) {
-			fprintf(stderr, "jw_bench_getmix: %s: GET: %s\n", s->name, strerror(errno));
-			exit(1);
+	for (int j = 0; j < batch; j++) {
+		if (s->fd[0] == -2) {
+			work();
+			continue;
 		}
+		for (int c = 0; c < conns; c++)
+			if (send_get(s->fd[c]))
+				failed(s);
+		for (int c = 0; c < conns; c++)
+			if (read_reply(s->fd[c]))
+				failed(s);
+	}
 	s->client_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - client;
 	s->wall = now_ns() - wall;
 	s->cpu = s->stat_fd < 0 ? 0 : server_cpu(s) - cpu;
+}
+
+/* The GETs (or stand-ins) in one of @s's batches. */
+static int gets_a_batch(const struct server *s, int batch)
+{
+	return s->fd[0] == -2 ? batch : batch * conns;
 }
 
 int main(int argc, char **argv)
@@ -187,9 +222,14 @@ int main(int argc, char **argv)
 	long warmup, seconds, round;
 	int n, i, k, batch;
 
+	if (argc > 2 && !strcmp(argv[1], "-c")) {
+		conns = (int)number(argv[2], 1, MAX_CONNS, "CONNS");
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 5 || argc - 4 > MAX_SERVERS) {
-		fprintf(stderr, "usage: jw_bench_getmix WARMUP_S SECONDS BATCH PORT[:TID]|cpu... "
-			"(1 to %d)\n", MAX_SERVERS);
+		fprintf(stderr, "usage: jw_bench_getmix [-c CONNS] WARMUP_S SECONDS BATCH "
+			"PORT[:TID]|cpu... (1 to %d)\n", MAX_SERVERS);
 		return 2;
 	}
 	warmup = number(argv[1], 0, 3600, "WARMUP_S");
@@ -208,11 +248,11 @@ int main(int argc, char **argv)
 		printf("round %ld %llu %llu", round, (unsigned long long)t,
 		       (unsigned long long)now_ns());
 		for (i = 0; i < n; i++)
-			printf(" %.1f", (double)sv[i].wall / batch);
+			printf(" %.1f", (double)sv[i].wall / gets_a_batch(&sv[i], batch));
 		for (i = 0; i < n; i++)
-			printf(" %.1f", (double)sv[i].cpu / batch);
+			printf(" %.1f", (double)sv[i].cpu / gets_a_batch(&sv[i], batch));
 		for (i = 0; i < n; i++)
-			printf(" %.1f", (double)sv[i].client_cpu / batch);
+			printf(" %.1f", (double)sv[i].client_cpu / gets_a_batch(&sv[i], batch));
 		printf("\n");
 	}
 	return fflush(stdout) ? 1 : 0;

@@ -11,11 +11,12 @@
       watched): a round lies within an "on" span (attached, not yet detaching) or an "off"
       span, else it is left out; each on span's mean us a GET less the mean of the two off
       spans around it, over the spans: mean, 95% interval, spans counted.
-  side_by_side.py report JW_ROUNDS BT_ROUNDS FLOOR_ROUNDS FLOOR_TOGGLES
+  side_by_side.py report JW_ROUNDS BT_ROUNDS FLOOR_ROUNDS FLOOR_TOGGLES [CLIENTS]
       bench/side_by_side.sh's table: jankwatch's server (a) over the other (c) in JW_ROUNDS,
       the machine's hooks toggled (FLOOR_*), their sum, bpftrace's server (b) over the other
       in BT_ROUNDS, and the ratios. FLOOR_ROUNDS' columns are a, b and c, nobody watching
-      them: what a and b differ from c there is taken off the two tools' figures.
+      them: what a and b differ from c there is taken off the two tools' figures. Then the
+      GETs a second each keeps, of c's.
 Each figure twice: by the wall clock, then ("cpu:") by the CPU time a GET took (the server's
 thread's and the client's, both in the same round).
 Prints one line per figure: "<name> <mean_us> <ci95_us> <median_us> <q1_us> <q3_us> <n>" (for
@@ -140,11 +141,12 @@ def calibrated(path, k, calib_path, i):
     return m[0] - c[0], (m[1] ** 2 + c[1] ** 2) ** 0.5, m[2] - c[2]
 
 
-def report(jw_path, bt_path, floor_path, toggles_path):
-    print("redis GET, 1 client: us a GET, the mean of the rounds' differences +- its 95%")
+def report(jw_path, bt_path, floor_path, toggles_path, clients):
+    print(f"redis GET, {clients} client{'s' if clients != '1' else ''}: us a GET, the mean of "
+          "the rounds' differences +- its 95%")
     print("interval (median)            by the wall clock           by the CPU (server thread")
     print("                                                         + client thread)")
-    rows = {}
+    rows, shares = {}, []
     for k in (2, 3):
         jw = calibrated(jw_path, k, floor_path, 0)
         fl = figures(toggled(floor_path, toggles_path, k))
@@ -157,14 +159,20 @@ def report(jw_path, bt_path, floor_path, toggles_path):
         ratio = f"{both[0] / bt[0]:.2f}, its server's part {jw[0] / bt[0]:.2f}" if bt[0] > 0 \
             else "n/a (bpftrace added nothing)"
         rows.setdefault("ratio", []).append(ratio)
+        if k == 2:
+            # Requests a second kept: the bare server's time a GET over the watched one's.
+            base = statistics.fmean(x[2][2] for x in rounds(floor_path)) / 1e3
+            shares = [base / (base + both[0]), base / (base + jw[0]), base / (base + bt[0]),
+                      base]
     print(f"  jankwatch's server over the other   {rows['jw'][0]}    {rows['jw'][1]}")
     print(f"  + the machine's hooks (empty)       {rows['fl'][0]}    {rows['fl'][1]}")
     print(f"  = jankwatch's default, added        {rows['both'][0]}    {rows['both'][1]}")
     print(f"  bpftrace's server over the other    {rows['bt'][0]}    {rows['bt'][1]}")
     print(f"  jankwatch / bpftrace: {rows['ratio'][0]} (wall); {rows['ratio'][1]} (CPU)")
-    c = rounds(floor_path)
-    print(f"  c, nobody watching it (the third measure): {figures([x[2][2] for x in c])[2]:.2f} "
-          f"us a GET by the wall, {figures([x[3][2] for x in c])[2]:.2f} by the CPU (medians)")
+    print(f"  GETs a second kept, of a server nobody watches ({shares[3]:.2f} us a GET, the mean "
+          "of c's in the third measure):")
+    print(f"    jankwatch's default {shares[0]:.3f} (its server's part alone {shares[1]:.3f}), "
+          f"bpftrace's pair {shares[2]:.3f}")
 
 
 def main(argv):
@@ -172,8 +180,8 @@ def main(argv):
         pairs(argv[2], argv[3:])
     elif len(argv) == 4 and argv[1] == "toggle":
         toggle(argv[2], argv[3])
-    elif len(argv) == 6 and argv[1] == "report":
-        report(argv[2], argv[3], argv[4], argv[5])
+    elif len(argv) in (6, 7) and argv[1] == "report":
+        report(argv[2], argv[3], argv[4], argv[5], argv[6] if len(argv) == 7 else "1")
     else:
         sys.exit(__doc__)
 

@@ -10,21 +10,25 @@
 #   2. bpftrace's uprobe + uretprobe pair with a histogram on b's call(); rounds of b and c.
 #   3. Nobody watching; jw_bench_tp_floor --machine --toggle: empty programs where jankwatch's
 #      default hooks every thread of the machine (sched_switch, sched_waking, the wait system
-#      calls' exits, a sampler on each CPU), attached and detached every 500 ms; rounds of a, b
-#      and c. What the hooks cost every process's GETs, c's too, which 1. cannot see: each on
-#      span against the off spans around it. And a's and b's own difference from c, taken off 1.
-#      and 2.
+#      calls' exits unless its waits ended on the uprobes, a sampler on each CPU), attached and
+#      detached every 500 ms; rounds of a, b and c. What the hooks cost every process's GETs,
+#      c's too, which 1. cannot see: each on span against the off spans around it. And a's and
+#      b's own difference from c, taken off 1. and 2.
 # jankwatch's default adds 1. + 3.; bpftrace's pair adds 2. (no program of it runs elsewhere).
-# Usage: bench/side_by_side.sh [SECONDS]   (root; build first: cmake --build build)
-# SECONDS (default 120) is each measure's length, after a warm-up of WARMUP_S.
+# Usage: bench/side_by_side.sh [SECONDS] [CLIENTS]   (root; build first: cmake --build build)
+# SECONDS (default 120) is each measure's length, after a warm-up of WARMUP_S. CLIENTS (default
+# 1): the client's connections to each server; with more than one, a batch sends a GET on each
+# and then reads the replies, twice (each server finds CLIENTS requests ready at a wait, as
+# under that many clients), and the figures that matter are the GETs a second kept.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
 SECONDS_EACH=${1:-120}
+CLIENTS=${2:-1}
 # jankwatch's wait hooks and samplers follow the load within a few seconds; the same for all.
 WARMUP_S=10
-BATCH=10
+BATCH=10	# GETs a batch with one client; with more, 2 on each connection
 TOGGLE_MS=500
 # shellcheck disable=SC2034 # read by bench/lib.sh's wait_for_line and stop_tool
 READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
@@ -80,8 +84,8 @@ rounds()
 	for s in "$@"; do
 		servers+=("${PORT[$s]}:${PID[$s]}")
 	done
-	taskset -c 1 "$BUILD/bench/jw_bench_getmix" "$warmup" "$SECONDS_EACH" "$BATCH" \
-		"${servers[@]}" >"$out" || die "jw_bench_getmix failed"
+	taskset -c 1 "$BUILD/bench/jw_bench_getmix" -c "$CLIENTS" "$warmup" "$SECONDS_EACH" \
+		"$BATCH" "${servers[@]}" >"$out" || die "jw_bench_getmix failed"
 	for s in "$@"; do
 		alive "${PID[$s]}" || die "redis-server $s exited"
 	done
@@ -119,20 +123,35 @@ EOF
 	stop_tool bpftrace "$out"
 }
 
+# The parts of the machine's hooks jankwatch had in at the end of its rounds (it says at -v
+# where its waits are, at start and at each change): its waits on the uprobes hook nothing on
+# the machine's system calls.
+floor_parts()
+{
+	if grep -E "syscall mode on|syscall mode's waits now on|wait hooks: staying on" \
+		"$WORK/jankwatch.said" | tail -n 1 | grep -q "on uprobes on the C library"; then
+		echo switch,waking,samplers
+	else
+		echo switch,waking,waits,samplers
+	fi
+}
+
 measure_floor()
 {
-	local out=$WORK/floor.out
+	local out=$WORK/floor.out parts
 
+	parts=$(floor_parts)
 	# The wait system calls' tracepoints: libbpf finds their ids in tracefs, mounted in a
 	# mount namespace of the floor's own when the machine has none ($0: the inner shell's).
 	# shellcheck disable=SC2016
 	taskset -c 1 unshare -m sh -c 'mountpoint -q /sys/kernel/tracing ||
-		mount -t tracefs nodev /sys/kernel/tracing && exec "$0" --machine --toggle "$1"' \
-		"$BUILD/bench/jw_bench_tp_floor" "$TOGGLE_MS" >"$WORK/floor.toggles" 2>"$out" &
+		mount -t tracefs nodev /sys/kernel/tracing &&
+		exec "$0" --machine --parts "$2" --toggle "$1"' \
+		"$BUILD/bench/jw_bench_tp_floor" "$TOGGLE_MS" "$parts" >"$WORK/floor.toggles" 2>"$out" &
 	TOOL_PID=$!
 	wait_for_line "$out" 'ready' "$TOOL_PID" "jw_bench_tp_floor --machine --toggle"
-	log "nobody watching, the machine's hooks on and off every $TOGGLE_MS ms: ${SECONDS_EACH} s" \
-		"of rounds of a, b and c"
+	log "nobody watching, the machine's hooks as jankwatch had them ($parts) on and off every" \
+		"$TOGGLE_MS ms: ${SECONDS_EACH} s of rounds of a, b and c"
 	rounds "$WORK/floor.rounds" 2 a b c
 	stop_tool "jw_bench_tp_floor" "$out"
 }
@@ -145,6 +164,10 @@ main()
 	[[ -x $BUILD/jankwatch && -x $BUILD/bench/jw_bench_getmix ]] ||
 		die "no $BUILD/jankwatch or jw_bench_getmix (cmake --build build)"
 	[[ $SECONDS_EACH =~ ^[1-9][0-9]*$ ]] || die "SECONDS: '$SECONDS_EACH' is not a number of seconds"
+	if [[ ! $CLIENTS =~ ^[1-9][0-9]*$ ]] || ((CLIENTS > 256)); then
+		die "CLIENTS: '$CLIENTS' is not a number from 1 to 256"
+	fi
+	((CLIENTS == 1)) || BATCH=2
 	need bpftrace bpftrace
 	need redis-server redis-server
 	need redis-tools redis-cli
@@ -158,9 +181,10 @@ main()
 	measure_jankwatch
 	measure_bpftrace
 	measure_floor
-	echo "side by side: ${SECONDS_EACH} s each, batches of $BATCH GETs; the machine: $(nproc) CPUs, $(uname -r)"
+	echo "side by side: ${SECONDS_EACH} s each, batches of $BATCH GETs on each of $CLIENTS" \
+		"connection(s); the machine: $(nproc) CPUs, $(uname -r)"
 	python3 "$ROOT/bench/side_by_side.py" report "$WORK/jankwatch.rounds" \
-		"$WORK/bpftrace.rounds" "$WORK/floor.rounds" "$WORK/floor.toggles"
+		"$WORK/bpftrace.rounds" "$WORK/floor.rounds" "$WORK/floor.toggles" "$CLIENTS"
 	echo "jankwatch said, when the rounds ended:"
 	grep -E "syscall mode|wait hooks: (staying|now)|samplers: one|handler sites, over" \
 		"$WORK/jankwatch.said" | sed 's/^jankwatch: /  /' | cut -c1-200 || true

@@ -107,7 +107,7 @@ Usage: scripts/bench.sh [--quick] [--fp-only | --syscall-only | --samples-only |
   --observer-only  only what watching does to a slow task's own time (bench/observer.sh)
   --servers-only   only what watching adds to redis's and nginx's requests, with 1 client
                    and with 50, beside bpftrace (bench/servers.sh); then redis's with 1
-                   client side by side with a server nobody watches (bench/side_by_side.sh)
+                   and 50 side by side with a server nobody watches (bench/side_by_side.sh)
   --page-only      only report --html over 10,000 and 20,000 events: the page's size, the
                    time to write it and chromium's to load it (bench/page.py)
 Runs as root. Builds build/, installs bpftrace, libbpf-tools and gnuplot when missing, prints
@@ -864,7 +864,8 @@ main()
 	fi
 	if [[ -n $ONLY_SERVERS ]]; then
 		"$ROOT/bench/servers.sh" "$SERVERS_REPS"
-		"$ROOT/bench/side_by_side.sh" "$SIDE_BY_SIDE_S"
+		"$ROOT/bench/side_by_side.sh" "$SIDE_BY_SIDE_S" 1
+		"$ROOT/bench/side_by_side.sh" "$SIDE_BY_SIDE_S" 50
 		return 0
 	fi
 	if [[ -n $ONLY_PAGE ]]; then
@@ -899,7 +900,8 @@ main()
 	"$ROOT/bench/observer.sh" "$OBSERVER_PAIRS"
 	"$ROOT/bench/fleet.sh" "$FLEET_S"
 	"$ROOT/bench/servers.sh" "$SERVERS_REPS"
-	"$ROOT/bench/side_by_side.sh" "$SIDE_BY_SIDE_S"
+	"$ROOT/bench/side_by_side.sh" "$SIDE_BY_SIDE_S" 1
+	"$ROOT/bench/side_by_side.sh" "$SIDE_BY_SIDE_S" 50
 }
 
 main "$@"
