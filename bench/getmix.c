@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "window.h"
+
 #define MAX_SERVERS 8
 #define MAX_CONNS 256
 
@@ -37,14 +39,6 @@ static int conns = 1;
 
 static const char request[] = "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n";
 static const char reply[] = "$3\r\nxxx\r\n";
-
-static uint64_t clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t now_ns(void)
 {
@@ -151,6 +145,7 @@ static void open_server(struct server *s, const char *arg)
 {
 	char port[16], path[64];
 	const char *colon = strchr(arg, ':');
+	int port_nr;
 	long tid;
 
 	s->name = arg;
@@ -160,8 +155,9 @@ static void open_server(struct server *s, const char *arg)
 		return;
 	}
 	snprintf(port, sizeof(port), "%.*s", colon ? (int)(colon - arg) : (int)strlen(arg), arg);
+	port_nr = (int)number(port, 1, 65535, "PORT");
 	for (int c = 0; c < conns; c++) {
-		s->fd[c] = connect_port((int)number(port, 1, 65535, "PORT"));
+		s->fd[c] = connect_port(port_nr);
 		if (s->fd[c] < 0) {
 			fprintf(stderr, "jw_bench_getmix: port %s: %s\n", port, strerror(errno));
 			exit(1);

@@ -255,3 +255,20 @@ halt_poll_restore()
 	[[ -z $HALT_POLL_WAS ]] || echo "$HALT_POLL_WAS" >"$HALT_POLL"
 	HALT_POLL_WAS=
 }
+
+# A free TCP port on the loopback.
+free_port()
+{
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Writes to @1 the bpftrace program the servers' benches compare with: a uprobe and a uretprobe
+# on function @3 of binary @2, the call's time into a histogram; "ready" once attached.
+write_pair_bt()
+{
+	cat >"$1" <<EOF
+BEGIN { printf("ready\\n"); }
+uprobe:$2:$3 { @start[tid] = nsecs; }
+uretprobe:$2:$3 /@start[tid]/ { @ns = hist(nsecs - @start[tid]); delete(@start[tid]); }
+EOF
+}

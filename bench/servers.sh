@@ -90,12 +90,6 @@ requests_of()
 	echo "$n"
 }
 
-# A free TCP port on the loopback.
-free_port()
-{
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # Starts redis-server on port @1, pinned to CPU 0; sets SERVER_PID, the process to watch.
 start_redis()
 {
@@ -174,11 +168,7 @@ attach()
 		wait_for_line "$out" 'ready' "$TOOL_PID" "jankwatch ($cfg)"
 		;;
 	bpftrace)
-		cat >"$WORK/pair.bt" <<EOF
-BEGIN { printf("ready\\n"); }
-uprobe:$bin:$fn { @start[tid] = nsecs; }
-uretprobe:$bin:$fn /@start[tid]/ { @ns = hist(nsecs - @start[tid]); delete(@start[tid]); }
-EOF
+		write_pair_bt "$WORK/pair.bt" "$bin" "$fn"
 		taskset -c 1 bpftrace -B line -p "$pid" "$WORK/pair.bt" >"$out" 2>&1 &
 		TOOL_PID=$!
 		wait_for_line "$out" '^ready' "$TOOL_PID" bpftrace

@@ -23,10 +23,12 @@ Prints one line per figure: "<name> <mean_us> <ci95_us> <median_us> <q1_us> <q3_
 toggle, median and quartiles of the spans' differences).
 """
 import bisect
+import functools
 import statistics
 import sys
 
 
+@functools.lru_cache(maxsize=None)
 def rounds(path):
     """[(begin_ns, end_ns, [ns a GET per server], [CPU ns a GET per server: its thread's and
     the client's])] of a getmix output."""

@@ -51,11 +51,6 @@ cleanup()
 	[[ -z $WORK ]] || rm -rf "$WORK"
 }
 
-free_port()
-{
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # Starts server @1 (a, b or c) from its own copy of redis-server, on CPU 0.
 start_server()
 {
@@ -110,11 +105,7 @@ measure_bpftrace()
 {
 	local out=$WORK/bpftrace.out bin=$WORK/b/redis-server
 
-	cat >"$WORK/pair.bt" <<EOF
-BEGIN { printf("ready\\n"); }
-uprobe:$bin:call { @start[tid] = nsecs; }
-uretprobe:$bin:call /@start[tid]/ { @ns = hist(nsecs - @start[tid]); delete(@start[tid]); }
-EOF
+	write_pair_bt "$WORK/pair.bt" "$bin" call
 	taskset -c 1 bpftrace -B line -p "${PID[b]}" "$WORK/pair.bt" >"$out" 2>&1 &
 	TOOL_PID=$!
 	wait_for_line "$out" '^ready' "$TOOL_PID" bpftrace
