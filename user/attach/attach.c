@@ -416,9 +416,14 @@ size_t jw_attach_drop_links(struct jw_attach *a, pid_t pid, enum jw_link_role ro
 	return i;
 }
 
-size_t jw_attach__drop_sites(struct jw_attach *a, pid_t pid)
+size_t jw_attach__drop_sites(struct jw_attach *a, pid_t pid, uint32_t slot)
 {
-	return jw_attach_drop_links(a, pid, JW_LINK_SITE, true, 0);
+	return jw_attach_drop_links(a, pid, JW_LINK_SITE, false, slot);
+}
+
+bool jw_attach__links_going(struct jw_attach *a, uint32_t slot)
+{
+	return slot < a->n_slots && jw_reaper__busy(a->reaper, slot);
 }
 
 int jw_attach__site_range(struct jw_attach *a, uint32_t slot, uint64_t lo, uint64_t hi)

@@ -65,8 +65,16 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts);
 int jw_attach__watch_thread(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot,
 			    bool first_wait);
 
-/* Removes process @pid's handler sites (its probes hooked exact); returns how many links. */
-size_t jw_attach__drop_sites(struct jw_attach *a, pid_t pid);
+/*
+ * Removes process @pid's handler sites (its probes hooked exact), in the background like a
+ * forgotten process's (reaper.h: a uprobe's detach can wait seconds for the kernel's grace
+ * periods on a loaded machine), tagged with its thread's slot @slot; returns how many links.
+ * They may still fire until jw_attach__links_going() says no more.
+ */
+size_t jw_attach__drop_sites(struct jw_attach *a, pid_t pid, uint32_t slot);
+
+/* Whether links slot @slot's process dropped are still being detached. */
+bool jw_attach__links_going(struct jw_attach *a, uint32_t slot);
 
 /*
  * The code of the library whose callback sites slot @slot's thread has, at [@lo, @hi) in its

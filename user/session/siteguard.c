@@ -132,7 +132,8 @@ void jw_watched__guard_sites(struct jw_watched *w, const struct jw_watch_how *ho
 	if (!how->syscall_mode || !has_sites(w))
 		return;
 	if (w->sites_off_until) {
-		if (now < w->sites_off_until) {
+		/* Not hooked again while the last window's links are still coming off. */
+		if (now < w->sites_off_until || jw_attach__links_going(how->attach, w->slot)) {
 			jw_watched__scale_sites(w, how);
 			return;
 		}
@@ -157,7 +158,7 @@ void jw_watched__guard_sites(struct jw_watched *w, const struct jw_watch_how *ho
 			every += every * (double)most < rate;	/* rounded up */
 			every = every > JW_SITES_MAX_EVERY ? JW_SITES_MAX_EVERY : every;
 			scale_window(w, how, false);
-			jw_attach__drop_sites(how->attach, w->proc.target.pid);
+			jw_attach__drop_sites(how->attach, w->proc.target.pid, w->slot);
 			w->sites_off_until = now + (uint64_t)(every - 1) * 1000000000ULL;
 			if (!w->sites_windowed++)
 				jw_log(JW_LOG_WARN, "pid %d (%s): %.0f callbacks/s through its handler "
