@@ -81,11 +81,12 @@ static int read_reply(int fd)
 				errno = ECONNRESET;
 			return -1;
 		}
+		/* Checked as it comes: a shorter reply ("$-1", no such key) must not wait for more. */
+		if (memcmp(buf + got, reply + got, (size_t)n)) {
+			errno = EPROTO;
+			return -1;
+		}
 		got += (size_t)n;
-	}
-	if (memcmp(buf, reply, got)) {
-		errno = EPROTO;
-		return -1;
 	}
 	return 0;
 }
