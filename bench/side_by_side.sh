@@ -20,6 +20,11 @@
 # 1): the client's connections to each server; with more than one, a batch sends a GET on each
 # and then reads the replies, twice (each server finds CLIENTS requests ready at a wait, as
 # under that many clients), and the figures that matter are the GETs a second kept.
+# JANKWATCH_ARGS (words) are added to jankwatch's command line: a configuration against its
+# default (JANKWATCH_ARGS='--set wait_tracepoints=3'). With JANKWATCH_B_ARGS set, two
+# configurations instead, in the same rounds: jankwatch with JANKWATCH_ARGS on a, a second one
+# with JANKWATCH_B_ARGS on b, c bare; each server over c, and b over a: their servers' parts
+# (what each hooks on the whole machine, both pay alike, c too, so it is not seen).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,7 +39,7 @@ TOGGLE_MS=500
 READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
 WORK=
 TOOL_PID=
-declare -A PID PORT
+declare -A PID PORT TOOLS
 
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
@@ -44,6 +49,9 @@ cleanup()
 	local s
 
 	reap "$TOOL_PID"
+	for s in "${!TOOLS[@]}"; do
+		reap "${TOOLS[$s]}"
+	done
 	for s in "${!PID[@]}"; do
 		reap "${PID[$s]}"
 	done
@@ -91,14 +99,53 @@ measure_jankwatch()
 	local out=$WORK/jankwatch.out
 
 	mkdir -p "$WORK/logs"
+	# shellcheck disable=SC2086 # JANKWATCH_ARGS: words, as on a command line
 	taskset -c 1 "$BUILD/jankwatch" -v -p "${PID[a]}" --duration 3600 --log-dir "$WORK/logs" \
-		>"$out" 2>&1 &
+		${JANKWATCH_ARGS:-} >"$out" 2>&1 &
 	TOOL_PID=$!
 	wait_for_line "$out" 'ready' "$TOOL_PID" jankwatch
 	log "jankwatch on a: ${SECONDS_EACH} s of rounds of a and c, after ${WARMUP_S} s"
 	rounds "$WORK/jankwatch.rounds" "$WARMUP_S" a c
 	cp "$out" "$WORK/jankwatch.said"
 	stop_tool jankwatch "$out"
+}
+
+# Two configurations, one jankwatch each, on a and on b: rounds of a, b and c.
+measure_two()
+{
+	local s
+
+	mkdir -p "$WORK/logs"
+	for s in a b; do
+		local args=${JANKWATCH_ARGS:-}
+
+		[[ $s == a ]] || args=$JANKWATCH_B_ARGS
+		# shellcheck disable=SC2086 # words, as on a command line
+		taskset -c 1 "$BUILD/jankwatch" -v -p "${PID[$s]}" --duration 3600 \
+			--log-dir "$WORK/logs/$s" $args >"$WORK/jankwatch.$s.out" 2>&1 &
+		TOOLS[$s]=$!
+		wait_for_line "$WORK/jankwatch.$s.out" 'ready' "${TOOLS[$s]}" "jankwatch on $s"
+	done
+	log "jankwatch '${JANKWATCH_ARGS:-}' on a, '$JANKWATCH_B_ARGS' on b: ${SECONDS_EACH} s of" \
+		"rounds of a, b and c, after ${WARMUP_S} s"
+	rounds "$WORK/two.rounds" "$WARMUP_S" a b c
+	for s in a b; do
+		TOOL_PID=${TOOLS[$s]}
+		cp "$WORK/jankwatch.$s.out" "$WORK/jankwatch.$s.said"
+		stop_tool "jankwatch on $s" "$WORK/jankwatch.$s.out"
+		unset "TOOLS[$s]"
+	done
+	echo "two configurations side by side: ${SECONDS_EACH} s, batches of $BATCH GETs on each" \
+		"of $CLIENTS connection(s); the machine: $(nproc) CPUs, $(uname -r)"
+	echo "us a GET over c's in the same round: name mean ci95 median q1 q3 rounds (cpu: by the CPU)"
+	python3 "$ROOT/bench/side_by_side.py" pairs "$WORK/two.rounds" a b c c
+	echo "b over a:"
+	python3 "$ROOT/bench/side_by_side.py" pairs "$WORK/two.rounds" a b c a | grep -E '^(cpu:)?b-a '
+	for s in a b; do
+		echo "jankwatch on $s said, when the rounds ended:"
+		grep -E "syscall mode|wait hooks: (staying|now)" "$WORK/jankwatch.$s.said" |
+			sed 's/^jankwatch: /  /' | cut -c1-200 || true
+	done
 }
 
 measure_bpftrace()
@@ -120,7 +167,8 @@ measure_bpftrace()
 floor_parts()
 {
 	if grep -E "syscall mode on|syscall mode's waits now on|wait hooks: staying on" \
-		"$WORK/jankwatch.said" | tail -n 1 | grep -q "on uprobes on the C library"; then
+		"$WORK/jankwatch.said" | tail -n 1 |
+		grep -Eq "on (uprobes on the C library|the scheduler's switches alone)"; then
 		echo switch,waking,samplers
 	else
 		echo switch,waking,waits,samplers
@@ -159,7 +207,7 @@ main()
 		die "CLIENTS: '$CLIENTS' is not a number from 1 to 256"
 	fi
 	((CLIENTS == 1)) || BATCH=2
-	need bpftrace bpftrace
+	[[ -n ${JANKWATCH_B_ARGS:-} ]] || need bpftrace bpftrace
 	need redis-server redis-server
 	need redis-tools redis-cli
 	WORK=$(mktemp -d)
@@ -169,6 +217,10 @@ main()
 		start_server "$s"
 	done
 	log "redis-servers a ${PID[a]}, b ${PID[b]}, c ${PID[c]} on CPU 0; the client and the tools on CPU 1"
+	if [[ -n ${JANKWATCH_B_ARGS:-} ]]; then
+		measure_two
+		return
+	fi
 	measure_jankwatch
 	measure_bpftrace
 	measure_floor

@@ -174,6 +174,10 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		d = now - s->off_ns;
 		s->off_ns = 0;
 		__sync_fetch_and_add(&off_cpu_watched, -1);
+		if (s->off_state == JW_OFF_WAKING) {
+			switch_begins(next, s, now);
+			return 0;
+		}
 		if (s->off_state == JW_OFF_RUNQ) {
 			s->runq_ns += d;
 			return 0;
@@ -208,7 +212,9 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	/* Woken outside a task, in the loop's wait: the work the next task runs is ready. */
 	if (!s->depth)
 		s->wake_ns = bpf_ktime_get_ns();
-	if (s->first_wait == 1 || wait_end_unseen(s))
+	if (wait_hooks == JW_WAIT_BY_SWITCHES)
+		switch_wakeup(p, s);
+	else if (s->first_wait == 1 || wait_end_unseen(s))
 		first_wakeup(p, s);
 	if (!s->off_ns) {
 		/* Seen on the CPU: about to sleep, or asleep after a switch no program saw. */
@@ -216,7 +222,8 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 			s->flags |= JW_TASK_WOKEN_ON_CPU;
 		return 0;
 	}
-	if (s->off_state == JW_OFF_RUNQ)
+	/* Runnable already, or woken in its wait on the switches alone: no task's block ends. */
+	if (s->off_state == JW_OFF_RUNQ || s->off_state == JW_OFF_WAKING)
 		return 0;
 	cur = current_task();
 	s->waker.pid = current_tgid(cur);

@@ -86,10 +86,12 @@ static __noinline void first_wakeup(struct task_struct *p, struct jw_task_state 
 static __always_inline bool wait_slept(struct task_struct *p, struct jw_task_state *s,
 				       bool preempt)
 {
-	if (!(wait_hooks & JW_WAIT_BY_TRACEPOINTS) || preempt || !asleep_in_wait(p))
+	if (!(wait_hooks & (JW_WAIT_BY_TRACEPOINTS | JW_WAIT_BY_SWITCHES)) || preempt ||
+	    !asleep_in_wait(p))
 		return false;
 	s->first_wait = 0;
-	s->wait_by = JW_WAIT_BY_TRACEPOINTS;
+	s->wait_by = wait_hooks & JW_WAIT_BY_TRACEPOINTS ? JW_WAIT_BY_TRACEPOINTS :
+							   JW_WAIT_BY_SWITCHES;
 	s->depth = 0;
 	finish_task(s, current_tid(p), bpf_ktime_get_ns());
 	return true;
@@ -107,6 +109,38 @@ static __always_inline bool probes_in(struct jw_task_state *s)
 		return false;
 	s->probes_in = 1;
 	return true;
+}
+
+/*
+ * On the switches alone (JW_WAIT_BY_SWITCHES): thread @p, outside a task, is woken. Asleep in a
+ * wait system call, its task begins where it runs next (JW_OFF_WAKING: the switch in counts
+ * nothing more), the run-queue time before it being the task's delay, as a wait's return would
+ * have it. Asleep elsewhere (a lock, a read outside the loop's wait): nothing.
+ */
+static __noinline void switch_wakeup(struct task_struct *p, struct jw_task_state *s)
+{
+	const struct pt_regs *regs;
+
+	if (s->depth || s->off_ns || !probes_in(s))
+		return;
+	regs = task_user_regs(p);
+	if (!regs || !is_wait_syscall(syscall_nr(regs)))
+		return;
+	s->first_wait = 0;	/* its wait's end is seen this way too */
+	s->off_ns = bpf_ktime_get_ns();
+	s->off_state = JW_OFF_WAKING;
+	__sync_fetch_and_add(&off_cpu_watched, 1);
+}
+
+/* ... and thread @task, so woken, runs at @now: its task begins. */
+static __noinline void switch_begins(struct task_struct *task, struct jw_task_state *s, __u64 now)
+{
+	if (s->depth || wait_hooks != JW_WAIT_BY_SWITCHES)
+		return;
+	s->wait_by = JW_WAIT_BY_SWITCHES;
+	begin_task(s, task, now, wait_probe_id);
+	s->sp[0] = WAIT_FRAME_SP;
+	s->depth = 1;
 }
 
 /*
@@ -135,7 +169,7 @@ static __always_inline bool return_counts(const struct jw_task_state *s, __u32 b
  */
 static __always_inline bool wait_end_unseen(const struct jw_task_state *s)
 {
-	return !s->depth && s->wait_by == JW_WAIT_BY_TRACEPOINTS &&
+	return !s->depth && (s->wait_by & (JW_WAIT_BY_TRACEPOINTS | JW_WAIT_BY_SWITCHES)) &&
 	       wait_hooks == JW_WAIT_BY_UPROBES;
 }
 

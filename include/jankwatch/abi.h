@@ -232,6 +232,12 @@ enum jw_rate {
  */
 #define JW_WAIT_BY_UPROBES (1u << 0)
 #define JW_WAIT_BY_TRACEPOINTS (1u << 1)
+/*
+ * No hook on the waits at all: a task ends where the thread goes to sleep in a wait system call
+ * and begins where it is switched back in from that sleep (a wait that returns without sleeping
+ * does not split the tasks around it). Alone, never with the others.
+ */
+#define JW_WAIT_BY_SWITCHES (1u << 2)
 
 struct jw_rec_hdr {
 	__u16 type;		/* enum jw_rec_type */
@@ -552,7 +558,8 @@ struct jw_task_state {
 #define JW_DELAY_UNKNOWN (~0ULL)
 
 /* Why a watched thread inside a task is off the CPU. */
-enum jw_off_state { JW_OFF_RUNQ = 0, JW_OFF_BLOCKED, JW_OFF_IO };
+/* JW_OFF_WAKING: woken in a wait on the switches alone, its task begins where it runs. */
+enum jw_off_state { JW_OFF_RUNQ = 0, JW_OFF_BLOCKED, JW_OFF_IO, JW_OFF_WAKING };
 
 /* What the handler a naming dispatch finds is. */
 enum jw_handler_kind {

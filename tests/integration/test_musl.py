@@ -86,6 +86,12 @@ for binary in (MUSL, STATIC):
                        *run(binary, wt, logs))
             logs.cleanup()
 
+# No hook on the waits (wait_tracepoints=3): the switches alone see a static C library's waits
+# as any other's.
+logs = LogDir()
+check_busy("jw_target_static by -p, wait_tracepoints=3", STATIC, *by_pid(STATIC, 3, logs))
+logs.cleanup()
+
 # An epoll loop: musl's epoll_wait is a jump into epoll_pwait, whose probe alone sees the wait
 # (probes on both would see each wait entered twice and returned twice, the second return closing
 # a task that never was: every task counted twice, half of them "exits lost").

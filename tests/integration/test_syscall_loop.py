@@ -2,7 +2,8 @@
 """With no --probe, jankwatch hooks the loop by its wait calls (--loop auto): a task is the time
 between the thread's wait returning and its next wait (hooked on the C library's wait functions,
 or with wait_tracepoints=1 on the wait system calls' own tracepoints, raw_syscalls' on a kernel
-without them; wait_tracepoints=2 chooses by what each costs at the rates it sees). jw_target
+without them; wait_tracepoints=2 chooses by what each costs at the rates it sees; 3 hooks no wait,
+a task runs from the thread's switch back in after sleeping in one to its next sleep). jw_target
 (poll), which has no preset: loop and handler "syscall", each jank within 5% of what the program
 measured itself. The ways that depend on the kernel, which the VM suite runs on each; real
 programs watched by their waits (asyncio, redis-server) are test_syscall_programs.py's."""
@@ -82,6 +83,13 @@ try:
     check(any(RAW_EVENTS in l for l in jw.err),
           "a kernel without them: it says raw_syscalls' tracepoints bound the tasks")
     check_own(finish(jw, 3), target, "jw_target, wait_tracepoints=1 on raw_syscalls")
+    # No hook on the waits at all (wait_tracepoints=3): a task ends where the thread sleeps in
+    # poll() and begins where it runs again; without the sleep's end seen at the switch back in,
+    # a jank would take in the 400 ms before it, without the sleep's start the 400 ms after.
+    jw, logs = watch(target, 3, ["--set", "wait_tracepoints=3"])
+    check(any("syscall mode on the scheduler's switches alone" in l for l in jw.err),
+          "wait_tracepoints=3: it says the switches alone bound the tasks")
+    check_own(finish(jw, 3), target, "jw_target, wait_tracepoints=3")
 finally:
     target.kill()
 

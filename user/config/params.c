@@ -72,12 +72,14 @@ static const struct param_def params_table[] = {
 		"record 1 task in N in the statistics" },
 	[JW_P_STATS_MAX_ENTRIES] = { JW_P_STATS_MAX_ENTRIES, "stats_max_entries", 1500, 1,
 		1000000, 0, 0, "statistics rows kept; more go to the OVERFLOW row" },
-	[JW_P_WAIT_TRACEPOINTS] = { JW_P_WAIT_TRACEPOINTS, "wait_tracepoints", 2, 0, 2, 0, 0,
+	[JW_P_WAIT_TRACEPOINTS] = { JW_P_WAIT_TRACEPOINTS, "wait_tracepoints", 2, 0, 3, 0, 0,
 		"syscall mode: 0 uprobes on the C library's wait functions (cost the watched loop "
 		"only); 1 the wait system calls' own exit tracepoints (cheaper per wait, but every "
 		"system call of the machine takes the tracing path; raw_syscalls' on a "
 		"kernel without them); 2 whichever costs the machine less, measured at start "
-		"and again as the loop's pace moves" },
+		"and again as the loop's pace moves; 3 no hook on the waits: a task from the "
+		"thread's switch back in after sleeping in a wait to its next sleep in one (a wait "
+		"that returns without sleeping does not split its tasks)" },
 	[JW_P_HANDLER_SITES] = { JW_P_HANDLER_SITES, "handler_sites", 500, 0, 1000000, 0, 0,
 		"probes where the loop calls its callbacks (a preset's handler sites) name every "
 		"callback's statistics row and a timer's lateness, while a process makes at most "

@@ -62,8 +62,8 @@ static void print_process(FILE *f, const struct session *s, const struct jw_kern
 	const struct jw_config *cfg = s->cfg;
 	const struct jw_target *t = &w->proc.target;
 	const struct jw_preset *pr = &w->preset;
-	bool wait_uprobes = s->how.syscall_mode &&
-			    cfg->params.v[JW_P_WAIT_TRACEPOINTS] != 1;
+	bool wait_uprobes = s->how.syscall_mode && cfg->params.v[JW_P_WAIT_TRACEPOINTS] != 1 &&
+			    cfg->params.v[JW_P_WAIT_TRACEPOINTS] != 3;
 	size_t k;
 
 	fprintf(f, "\npid %d (%s), thread %d: %s\n", t->pid, t->comm, t->tid, t->exe);
@@ -136,6 +136,10 @@ static void print_waits(FILE *f, const struct session *s, const struct jw_kernel
 			"functions (below)\n");
 	else if (wt == 1)
 		fprintf(f, "waits         wait_tracepoints=1: %s, nothing per process\n", tps);
+	else if (wt == 3)
+		fprintf(f, "waits         wait_tracepoints=3: no hook, the scheduler's switches "
+			"alone: a task ends where the thread sleeps in a wait system call, begins "
+			"where it runs again; nothing per process\n");
 	else
 		fprintf(f, "waits         wait_tracepoints=2: uprobes on each process's wait functions "
 			"(below) or %s, whichever costs the machine less: measured as a watch starts "

@@ -72,6 +72,9 @@ static size_t watched_waits(const struct session *s, pid_t *tids, bool *emulated
 /* The kind in force, said as a clause. */
 static const char *kind_said(const struct session *s)
 {
+	if (s->how.wait_switches)
+		return "the scheduler's switches alone (a task from the thread's switch back in "
+		       "after sleeping in a wait to its next sleep in one)";
 	if (!s->how.wait_tracepoints)
 		return "uprobes on the C library's wait functions";
 	return s->waits->own ? "the wait system calls' own exit tracepoints"
@@ -84,7 +87,11 @@ static void say_first(const struct session *s)
 	const struct session_waits *sw = s->waits;
 	const char *again = sw->live ? "; chosen again as the rates move" : "";
 
-	if (!s->how.wait_tracepoints)
+	if (s->how.wait_switches)
+		jw_log(JW_LOG_INFO, "syscall mode on %s (%s): no program runs at the waits; a wait "
+		       "that returns without sleeping does not split the tasks around it",
+		       kind_said(s), sw->why);
+	else if (!s->how.wait_tracepoints)
 		jw_log(JW_LOG_INFO, "syscall mode on %s (%s%s)", kind_said(s), sw->why, again);
 	else if (sw->own)
 		jw_log(JW_LOG_INFO, "syscall mode on %s (%s%s): every system call of the machine "
@@ -113,6 +120,7 @@ int session_waits_choose(struct session *s)
 	sw->start_ns = sw->since_ns = sw->chosen_ns = sw->rate_ns = jw_clock_ns(CLOCK_MONOTONIC);
 	if (asked != 2) {
 		s->how.wait_tracepoints = asked == 1;
+		s->how.wait_switches = asked == 3;
 		snprintf(sw->why, sizeof(sw->why), "wait_tracepoints=%lld", (long long)asked);
 	} else if (s->how.holding || !(n = watched_waits(s, tids, &emulated))) {
 		/* Nothing waits yet: the way that costs nothing outside the watched processes. */
@@ -128,8 +136,9 @@ int session_waits_choose(struct session *s)
 								     sizeof(detail));
 		snprintf(sw->why, sizeof(sw->why), "wait_tracepoints=2: %s", detail);
 	}
-	jw_attach__set_wait_hooks(s->attach, s->how.wait_tracepoints ? JW_WAIT_BY_TRACEPOINTS
-								     : JW_WAIT_BY_UPROBES);
+	jw_attach__set_wait_hooks(s->attach, s->how.wait_switches     ? JW_WAIT_BY_SWITCHES :
+					     s->how.wait_tracepoints ? JW_WAIT_BY_TRACEPOINTS :
+								       JW_WAIT_BY_UPROBES);
 	if (s->how.wait_tracepoints) {
 		err = jw_attach__wait_tracepoints(s->attach, &sw->own);
 		if (err)

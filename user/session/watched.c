@@ -390,7 +390,7 @@ struct jw_watched *jw_watched__new(pid_t pid, uint32_t slot, const struct jw_wat
 static int attach_hooks(struct jw_watched *w, const struct jw_watch_how *how)
 {
 	const struct jw_target *t = &w->proc.target;
-	bool wait_probes = how->syscall_mode && !how->wait_tracepoints;
+	bool wait_probes = how->syscall_mode && !how->wait_tracepoints && !how->wait_switches;
 	size_t k;
 	int ret;
 
@@ -513,7 +513,7 @@ void jw_watched__check_waits(struct jw_watched *w, const struct jw_watch_how *ho
 
 	if (!w->check_waits || how->holding)
 		return;
-	if (!how->syscall_mode || how->wait_tracepoints || w->n_waits <= 0 ||
+	if (!how->syscall_mode || how->wait_tracepoints || how->wait_switches || w->n_waits <= 0 ||
 	    jw_target_maps_file(t->pid, w->waits[0].path)) {
 		w->check_waits = false;
 		return;
