@@ -183,8 +183,9 @@ struct {
 __u64 drops[JW_DROP_MAX];
 
 /*
- * Watched threads switched out inside a task. While it is 0, a context switch needs to look up
- * only the thread leaving the CPU: the one arriving cannot be one of them.
+ * Watched threads switched out inside a task, or woken in a wait whose task begins where they run
+ * (JW_OFF_WAKING, on the switches alone). While it is 0, a context switch needs to look up only
+ * the thread leaving the CPU: the one arriving cannot be one of them.
  */
 __u64 off_cpu_watched;
 

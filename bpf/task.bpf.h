@@ -178,9 +178,11 @@ static void report_task(struct jw_task_state *s, __u32 tid, __u64 now)
  * of the thread that ran next). An off-CPU time still open means the switch back in was
  * unseen: the time hidden (the wall time less what the programs saw off the CPU and the
  * kernel's count of what the thread ran) goes where that switch put the thread. A thread
- * woken while seen on the CPU, with more time hidden than that count may lag, slept after a
- * switch out that was unseen: the time goes to blocked. (Not without the wakeup: the count
- * also lags where the tick stops, nohz_full, and leaves out stolen time in a VM.) The task is
+ * woken while seen on the CPU, or with more voluntary switches by the kernel's count (nvcsw)
+ * than the programs saw switches (its wakeup may be kept from them too), with more time hidden
+ * than that count may lag, slept after a switch out that was unseen: the time goes to blocked.
+ * (Not on the time alone: the count also lags where the tick stops, nohz_full, and leaves out
+ * stolen time in a VM.) The task is
  * flagged; a sleep seen beginning sends its stack for the time hidden, one unseen has none, and
  * its waker is not known. Read here, not at every task's end: one under the threshold leaves an
  * open off-CPU time to the thread's next switch out, which counts it. (The compatible build has no room for it in 5.10's 512-byte stack of the probes' calls.)
@@ -196,7 +198,8 @@ static __noinline void count_unseen(struct jw_task_state *s, __u64 wall)
 	if (off) {
 		s->off_ns = 0;
 		__sync_fetch_and_add(&off_cpu_watched, -1);
-	} else if (hidden > EXEC_LAG_NS && (s->flags & JW_TASK_WOKEN_ON_CPU)) {
+	} else if (hidden > EXEC_LAG_NS && ((s->flags & JW_TASK_WOKEN_ON_CPU) ||
+					    task->nvcsw - s->nvcsw0 > s->switches)) {
 		state = JW_OFF_BLOCKED;
 	} else {
 		return;
@@ -311,6 +314,7 @@ static __always_inline void begin_task(struct jw_task_state *s, struct task_stru
 	(void)task;
 #else
 	s->exec0 = task->se.sum_exec_runtime;
+	s->nvcsw0 = task->nvcsw;
 #endif
 	s->seq++;
 	s->delay_ns = queue_delay(s, now);

@@ -540,9 +540,12 @@ struct jw_task_state {
 	__u64 nest_best;
 	/*
 	 * The thread's time on a CPU by the kernel's count (se.sum_exec_runtime) at its task's
-	 * start: off-CPU time that reached no program shows against it (count_unseen()).
+	 * start: off-CPU time that reached no program shows against it (count_unseen()); and its
+	 * voluntary switches by the kernel's count (nvcsw) then: one that reached no program shows
+	 * against the switches seen.
 	 */
 	__u64 exec0;
+	__u64 nvcsw0;
 	/*
 	 * The last on-CPU sample: when (0: none yet in this task), after how many of its task's
 	 * switches. The next one in the same task with no switch between stands for the periods
