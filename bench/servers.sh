@@ -31,8 +31,12 @@ READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
 # every switch of the thread), perf-cpu, on CPU 0 (one per CPU, that runs whoever is there);
 # samplers-cpu and samplers-thread are jankwatch's default with samplers=1 and samplers=0 (its
 # samplers one per CPU, one per watched thread; the default, samplers=2, chooses by the rates).
+# switches is jankwatch's default with wait_tracepoints=3 (no hook on the waits: the scheduler's
+# programs alone bound the tasks). With one client, one more run counts the BPF programs of a
+# jankwatch configuration (SERVERS_PROGRAMS, default: default) when it is among them.
 read -r -a CONFIGS <<<"${SERVERS_CONFIGS:-bare default syscall bpftrace}"
 read -r -a WORKLOADS <<<"${SERVERS_WORKLOADS:-redis-c1 redis-c50 nginx-c1 nginx-c50}"
+PROGRAMS=${SERVERS_PROGRAMS:-default}
 SETTLE_S=1		# after a tool says it is ready, before the client runs
 # Then the load for this long, not measured, in every configuration alike: a server's steady
 # state, where jankwatch's wait hooks have followed its pace (they switch within a few seconds).
@@ -153,13 +157,14 @@ attach()
 	TOOL_PID=
 	case $cfg in
 	bare) return 0 ;;
-	default | syscall | tracepoints | tracepoints-raw | samplers-cpu | samplers-thread)
+	default | syscall | tracepoints | tracepoints-raw | samplers-cpu | samplers-thread | switches)
 		local -a how=() env=()
 
 		[[ $cfg == syscall ]] && how=(--loop syscall)
 		[[ $cfg == samplers-cpu ]] && how=(--set samplers=1)
 		[[ $cfg == samplers-thread ]] && how=(--set samplers=0)
 		[[ $cfg == tracepoints* ]] && how=(--set wait_tracepoints=1)
+		[[ $cfg == switches ]] && how=(--set wait_tracepoints=3)
 		[[ $cfg == tracepoints-raw ]] && env=(JW_KERNEL_HIDE=syscall_events)
 		mkdir -p "$WORK/logs"
 		env "${env[@]}" taskset -c 1 "$BUILD/jankwatch" -v -p "$pid" "${how[@]}" \
@@ -267,7 +272,7 @@ run_workload()
 				"(CPU 0's steal ${steal} ms)"
 		done < <(rotated "$rep" "${CONFIGS[@]}")
 	done
-	[[ $w != *-c1 || " ${CONFIGS[*]} " != *" default "* ]] ||
+	[[ $w != *-c1 || " ${CONFIGS[*]} " != *" $PROGRAMS "* ]] ||
 		programs "$w" "$port" "$pid" >"$WORK/$w.programs"
 }
 
@@ -284,7 +289,7 @@ for p in json.load(sys.stdin):
 			"$(held_prog_ids "$1")"
 }
 
-# One more measured run of workload @1 (port @2, watched process @3) under jankwatch's default,
+# One more measured run of workload @1 (port @2, watched process @3) under jankwatch's PROGRAMS,
 # kernel.bpf_stats_enabled on for it alone (it adds two clock reads to every program run, so the
 # repetitions above ran without): per BPF program of jankwatch's, its runs per request (those of
 # the whole machine: the client's system calls and switches count too) and ns per run.
@@ -292,7 +297,7 @@ programs()
 {
 	local w=$1 port=$2 pid=$3 out=$WORK/$1-programs.out was n
 
-	attach default "$pid" "" "" "$out"
+	attach "$PROGRAMS" "$pid" "" "" "$out"
 	client "$w" "$port" "$WARMUP_S" || true
 	was=$(sysctl -n kernel.bpf_stats_enabled)
 	sysctl -qw kernel.bpf_stats_enabled=1
@@ -300,9 +305,9 @@ programs()
 	client "$w" "$port" >/dev/null
 	held_prog_runs "$TOOL_PID" >"$WORK/runs.after"
 	sysctl -qw kernel.bpf_stats_enabled="$was"
-	stop_tool default "$out"
+	stop_tool "$PROGRAMS" "$out"
 	n=$(requests_of "$w")
-	printf '%s: jankwatch default'"'"'s BPF programs per request (bpf_stats, one more run)\n' "$w"
+	printf '%s: jankwatch %s'"'"'s BPF programs per request (bpf_stats, one more run)\n' "$w" "$PROGRAMS"
 	awk -v n="$n" 'NR == FNR { c[$1] = $2; t[$1] = $3; next }
 		$2 > c[$1] { runs = $2 - c[$1]; ns = $3 - t[$1]; all += ns
 			     printf "  %-20s %7.3f runs   %8.1f ns a run   %8.1f ns\n", $1,

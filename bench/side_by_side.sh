@@ -94,16 +94,25 @@ rounds()
 	done
 }
 
+# Starts jankwatch on server @1's redis (on the client's CPU), its output in @2, its logs in @3,
+# with the words of @4 added to its line, and waits until it is ready: its pid in TOOL_PID.
+start_jankwatch()
+{
+	local s=$1 out=$2 logs=$3
+
+	mkdir -p "$logs"
+	# shellcheck disable=SC2086 # words, as on a command line
+	taskset -c 1 "$BUILD/jankwatch" -v -p "${PID[$s]}" --duration 3600 --log-dir "$logs" \
+		$4 >"$out" 2>&1 &
+	TOOL_PID=$!
+	wait_for_line "$out" 'ready' "$TOOL_PID" "jankwatch on $s"
+}
+
 measure_jankwatch()
 {
 	local out=$WORK/jankwatch.out
 
-	mkdir -p "$WORK/logs"
-	# shellcheck disable=SC2086 # JANKWATCH_ARGS: words, as on a command line
-	taskset -c 1 "$BUILD/jankwatch" -v -p "${PID[a]}" --duration 3600 --log-dir "$WORK/logs" \
-		${JANKWATCH_ARGS:-} >"$out" 2>&1 &
-	TOOL_PID=$!
-	wait_for_line "$out" 'ready' "$TOOL_PID" jankwatch
+	start_jankwatch a "$out" "$WORK/logs" "${JANKWATCH_ARGS:-}"
 	log "jankwatch on a: ${SECONDS_EACH} s of rounds of a and c, after ${WARMUP_S} s"
 	rounds "$WORK/jankwatch.rounds" "$WARMUP_S" a c
 	cp "$out" "$WORK/jankwatch.said"
@@ -115,16 +124,12 @@ measure_two()
 {
 	local s
 
-	mkdir -p "$WORK/logs"
 	for s in a b; do
 		local args=${JANKWATCH_ARGS:-}
 
 		[[ $s == a ]] || args=$JANKWATCH_B_ARGS
-		# shellcheck disable=SC2086 # words, as on a command line
-		taskset -c 1 "$BUILD/jankwatch" -v -p "${PID[$s]}" --duration 3600 \
-			--log-dir "$WORK/logs/$s" $args >"$WORK/jankwatch.$s.out" 2>&1 &
-		TOOLS[$s]=$!
-		wait_for_line "$WORK/jankwatch.$s.out" 'ready' "${TOOLS[$s]}" "jankwatch on $s"
+		start_jankwatch "$s" "$WORK/jankwatch.$s.out" "$WORK/logs/$s" "$args"
+		TOOLS[$s]=$TOOL_PID
 	done
 	log "jankwatch '${JANKWATCH_ARGS:-}' on a, '$JANKWATCH_B_ARGS' on b: ${SECONDS_EACH} s of" \
 		"rounds of a, b and c, after ${WARMUP_S} s"

@@ -210,11 +210,13 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	if (!s)
 		return 0;
 	/* Woken outside a task, in the loop's wait: the work the next task runs is ready. */
-	if (!s->depth)
+	if (!s->depth) {
 		s->wake_ns = bpf_ktime_get_ns();
-	if (wait_hooks == JW_WAIT_BY_SWITCHES)
-		switch_wakeup(p, s);
-	else if (s->first_wait == 1 || wait_end_unseen(s))
+		if (wait_hooks == JW_WAIT_BY_SWITCHES)
+			switch_wakeup(p, s, s->wake_ns);
+	}
+	if (wait_hooks != JW_WAIT_BY_SWITCHES &&
+	    (s->first_wait == 1 || wait_end_unseen(s)))
 		first_wakeup(p, s);
 	if (!s->off_ns) {
 		/* Seen on the CPU: about to sleep, or asleep after a switch no program saw. */

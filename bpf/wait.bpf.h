@@ -17,15 +17,18 @@
  */
 __u32 wait_hooks;
 
+/* Whether thread @p is in a wait system call: the number its user registers were saved with. */
+static __always_inline bool in_wait_syscall(struct task_struct *p)
+{
+	const struct pt_regs *regs = task_user_regs(p);
+
+	return regs && is_wait_syscall(syscall_nr(regs));
+}
+
 /* Whether thread @p, leaving the CPU, goes to sleep inside a wait system call. */
 static __noinline bool asleep_in_wait(struct task_struct *p)
 {
-	const struct pt_regs *regs;
-
-	if (task_state(p) == TASK_RUNNING)
-		return false;
-	regs = task_user_regs(p);
-	return regs && is_wait_syscall(syscall_nr(regs));
+	return task_state(p) != TASK_RUNNING && in_wait_syscall(p);
 }
 
 
@@ -52,7 +55,6 @@ struct {
  */
 static __noinline void first_wakeup(struct task_struct *p, struct jw_task_state *s)
 {
-	const struct pt_regs *regs;
 	__u32 slot = s->slot, *ready;
 	__u64 now;
 
@@ -63,8 +65,7 @@ static __noinline void first_wakeup(struct task_struct *p, struct jw_task_state 
 	ready = bpf_map_lookup_elem(&probes_ready, &slot);
 	if (!ready || !*ready)
 		return;
-	regs = task_user_regs(p);
-	if (!regs || !is_wait_syscall(syscall_nr(regs)))
+	if (!in_wait_syscall(p))
 		return;	/* asleep elsewhere (a lock, a read): still armed */
 	/* Tentative: a wakeup that finds nothing ready puts it back to sleep in the same wait. */
 	s->first_wait = 2;
@@ -112,22 +113,21 @@ static __always_inline bool probes_in(struct jw_task_state *s)
 }
 
 /*
- * On the switches alone (JW_WAIT_BY_SWITCHES): thread @p, outside a task, is woken. Asleep in a
- * wait system call, its task begins where it runs next (JW_OFF_WAKING: the switch in counts
- * nothing more), the run-queue time before it being the task's delay, as a wait's return would
- * have it. Asleep elsewhere (a lock, a read outside the loop's wait): nothing.
+ * On the switches alone (JW_WAIT_BY_SWITCHES): thread @p, outside a task, is woken at @now.
+ * Asleep in a wait (after the sleep that ended its last task, wait_slept(); the first time, a
+ * thread watched while it slept there, found in a wait system call by its saved registers once
+ * its process's probes are all in), its task begins where it runs next (JW_OFF_WAKING: the switch
+ * in counts nothing more), the run-queue time before it being the task's delay, as a wait's
+ * return would have it. Asleep elsewhere (a lock, a read outside the loop's wait): nothing.
  */
-static __noinline void switch_wakeup(struct task_struct *p, struct jw_task_state *s)
+static __always_inline void switch_wakeup(struct task_struct *p, struct jw_task_state *s, __u64 now)
 {
-	const struct pt_regs *regs;
-
-	if (s->depth || s->off_ns || !probes_in(s))
+	if (s->depth || s->off_ns)
 		return;
-	regs = task_user_regs(p);
-	if (!regs || !is_wait_syscall(syscall_nr(regs)))
+	if (s->wait_by != JW_WAIT_BY_SWITCHES && (!probes_in(s) || !in_wait_syscall(p)))
 		return;
 	s->first_wait = 0;	/* its wait's end is seen this way too */
-	s->off_ns = bpf_ktime_get_ns();
+	s->off_ns = now;
 	s->off_state = JW_OFF_WAKING;
 	__sync_fetch_and_add(&off_cpu_watched, 1);
 }
