@@ -184,10 +184,27 @@ static void test_prologue_frame(void **state)
 		0x53, 0x5b, 0xc3,		/* push %rbx; pop %rbx; ret */
 		0x31, 0xc0,			/* 0x8: xor %eax,%eax */
 	};
+	/* musl's memcpy (src/string/x86_64/memcpy.s): a leaf of string moves, no CFI. */
+	static const uint8_t musl_memcpy[] = {
+		0x48, 0x89, 0xf8, 0x48, 0x83, 0xfa, 0x08, 0x72, 0x14,	/* mov; cmp $8,%rdx; jb */
+		0xf7, 0xc7, 0x07, 0x00, 0x00, 0x00, 0x74, 0x0c,		/* test $7,%edi; je */
+		0xa4, 0x48, 0xff, 0xca, 0xf7, 0xc7, 0x07, 0x00, 0x00, 0x00, 0x75, 0xf4, /* movsb */
+		0x48, 0x89, 0xd1, 0x48, 0xc1, 0xe9, 0x03,		/* mov %rdx,%rcx; shr */
+		0xf3, 0x48, 0xa5,					/* 0x24: rep movsq */
+		0x83, 0xe2, 0x07, 0x74, 0x05, 0xa4, 0xff, 0xca, 0x75, 0xfb, 0xc3,
+	};
+	static const size_t in_memcpy[] = { 0x11, 0x1d, 0x24, 0x27, 0x2c, 0x31 };
 	struct jw_arch_frame f;
 	size_t i;
 
 	(void)state;
+	/* Wherever a sample stands in it, the return address is at the stack pointer. */
+	for (i = 0; i < sizeof(in_memcpy) / sizeof(in_memcpy[0]); i++) {
+		assert_int_equal(jw_arch_prologue_frame(musl_memcpy, in_memcpy[i], &f), 0);
+		assert_int_equal(f.ra_at, 0);
+		assert_int_equal(f.cfa_at, 8);
+		assert_int_equal(f.n_saved, 0);
+	}
 	/* At the call, and in the blocks past the return that branches from the body reach. */
 	for (i = 0; i < sizeof(body) / sizeof(body[0]); i++) {
 		assert_int_equal(jw_arch_prologue_frame(musl_clock_gettime, body[i], &f), 0);

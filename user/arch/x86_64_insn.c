@@ -286,9 +286,12 @@ bool jw_x86_as_call(const struct jw_x86_insn *in, size_t at, unsigned int global
 	return true;
 }
 
-/* rax and rdx, as register masks by hardware number. */
+/* Registers as masks by hardware number. */
 #define REG_AX 0x0001u
+#define REG_CX 0x0002u
 #define REG_DX 0x0004u
+#define REG_SI 0x0040u
+#define REG_DI 0x0080u
 
 /*
  * The registers (hardware numbers) instruction @in may write, over-counted: whatever its ModRM
@@ -321,7 +324,12 @@ unsigned int jw_x86_may_write(const struct jw_x86_insn *in)
 		mask = 0;					/* nop */
 	if (op >= 0xa0 && op <= 0xa3)
 		mask |= REG_AX;					/* mov moffs */
-	if (op == 0x98 || op == 0x99 || (op >= 0xa4 && op <= 0xaf) || op == 0xc9 || !op)
-		mask = 0xffffu;		/* cbw, cqo, string ops, leave, 0f-map ops: anything */
+	if (op == 0xa8 || op == 0xa9)
+		return 0;					/* test $imm,%al/%eax */
+	/* movs, cmps, stos, lods, scas (a rep prefix counts rcx down): musl's memcpy is one */
+	if (op >= 0xa4 && op <= 0xaf)
+		return REG_SI | REG_DI | REG_CX | (op == 0xac || op == 0xad ? REG_AX : 0);
+	if (op == 0x98 || op == 0x99 || op == 0xc9 || !op)
+		mask = 0xffffu;		/* cbw, cqo, leave, 0f-map ops: anything */
 	return mask;
 }
