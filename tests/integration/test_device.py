@@ -166,6 +166,9 @@ def check_busy(dev, what, jw, events, tasks):
               f"{what}: the stack log reaches main by name ({sorted(map(str, names))})")
         # Every sample, wherever it stood (the vdso, musl's clock_gettime, a PLT stub).
         through_main = sum(f.count for f in frames if f.symbol == "main")
+        if through_main != tree_samples(frames):
+            print(f"note: {what}: the stack log's tree ({log}):\n" +
+                  "\n".join(f.line for f in frames))
         check(through_main == tree_samples(frames),
               f"{what}: each sample's stack reaches main ({through_main} of "
               f"{tree_samples(frames)})")

@@ -18,7 +18,8 @@ require_bpf()
 
 MUSL = os.path.join(TARGETS, "jw_target_musl")
 STATIC = os.path.join(TARGETS, "jw_target_musl_static")
-if not (os.path.exists(MUSL) and os.path.exists(STATIC)):
+NOFP = os.path.join(TARGETS, "jw_target_musl_nofp")
+if not all(os.path.exists(t) for t in (MUSL, STATIC, NOFP)):
     print("SKIP: no musl targets (scripts/setup.sh installs musl-tools)", file=sys.stderr)
     sys.exit(SKIP)
 BUSY = ["--busy", "--ms", "300", "--every", "700", "--fast", "5"]
@@ -111,6 +112,35 @@ with open(os.path.join(logs.path, "stats.csv")) as f:
 check(len(rows) == 1 and int(rows[0]["message_count"]) > 100 and
       rows[0]["exception_count"] == "0",
       f"epoll: one syscall row, every task closed at a wait ({rows})")
+logs.cleanup()
+
+# A program without frame pointers spending its tasks in musl's printf (jw_target --format):
+# the functions under snprintf have neither a symbol nor CFI in musl's libc.so; their entries come
+# from the library's calls (and the callbacks it takes), loops and jump tables from the frames the
+# code had at its branches, checked by the return address they give: every sample reaches main.
+logs = LogDir()
+target = Proc([NOFP, *BUSY, "--format"])
+try:
+    wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
+    rc, events, err = run_jankwatch(
+        ["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all", "--duration", "5",
+         "--log-dir", logs.path], 60)
+finally:
+    target.kill()
+check(rc == 0 and len(events) >= 3, f"format: jankwatch exits 0 with 3 janks ({rc}, {len(events)})")
+unnamed = 0
+for ev in events:
+    text = open(ev["external_log"][0]).read()
+    frames = parse_tree(stack_tree(text))
+    through_main = sum(f.count for f in frames if f.symbol == "main")
+    check(through_main == tree_samples(frames),
+          f"format: each sample's stack reaches main ({through_main} of {tree_samples(frames)}):"
+          f"\n{text}")
+    check("format_work" in {f.symbol for f in frames}, "format: the stack log names format_work")
+    # musl's frames with no name, under its named vfprintf: its static printf_core and the like.
+    unnamed += sum(f.count for f in frames if f.symbol is None and f.parent and
+                   f.parent.symbol == "vfprintf")
+check(unnamed > 0, f"format: samples in musl's unnamed functions, unwound ({unnamed})")
 logs.cleanup()
 
 # A sleeping task: musl's own functions are named in its stack (nanosleep is its libc.so's).

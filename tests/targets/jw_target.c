@@ -23,6 +23,8 @@
  * of each then ends with an 8th field, <queued_ns>: how long the item waited, from its post to
  * its task's begin (behind the items before it, for all but the first).
  * With --epoll the loop waits in epoll_wait() instead of poll() (--fed's loop still polls).
+ * With --format a busy task spins formatting text (format_work(): snprintf, the C library's own
+ * code, which in musl's libc.so has neither a symbol nor CFI for most of it).
  * Once the wait after a slow task of the main loop has returned, it prints "around <n>
  * <head_ns> <tail_ns>": the time from the wait before the task returning to the task's begin,
  * and from its end to the call of the next wait (what a monitor that bounds tasks by the loop's
@@ -62,7 +64,7 @@ static int feed_pipe[2];
 static unsigned int fed_items, fed_every_ms;
 
 static jmp_buf escape;
-static int use_longjmp;
+static int use_longjmp, use_format;
 static volatile sig_atomic_t released;
 
 static void on_release(int sig)
@@ -203,6 +205,28 @@ __attribute__((noinline)) void after_dispatch(void)
  * The outermost dispatch()'s body, timed from within (as jw_chain times its own): what of the
  * program's own figure a probe on dispatch() can see. Per thread (--twin dispatches too).
  */
+/* --format: spins @ms milliseconds formatting text, mostly inside the C library's printf. */
+static __attribute__((noinline)) void format_work(unsigned int ms)
+{
+	unsigned long long end = now_ns() + ms * 1000000ULL;
+	char text[64];
+	int i;
+
+	while (now_ns() < end)
+		for (i = 0; i < 20; i++)
+			sink += snprintf(text, sizeof(text), "%d %llu %x %s", i, end,
+					 (unsigned int)sink, "jank");
+}
+
+/* A busy task's work: the clock spun on, or with --format text formatted. */
+static void spin_work(unsigned int ms)
+{
+	if (use_format)
+		format_work(ms);
+	else
+		busy_work(ms);
+}
+
 static __thread unsigned long long body_begin, body_end;
 static __thread int dispatch_depth;
 
@@ -213,9 +237,9 @@ __attribute__((noinline)) void dispatch(enum kind kind, unsigned int ms, int dep
 	if (depth > 0) {
 		dispatch(kind, kind == BUSY ? ms / 2 : ms, depth - 1);
 		if (kind == BUSY)
-			busy_work(ms - ms / 2);
+			spin_work(ms - ms / 2);
 	} else if (kind == BUSY) {
-		busy_work(ms);
+		spin_work(ms);
 	}
 	if (kind == BUSY && use_longjmp)
 		longjmp(escape, 1);
@@ -350,7 +374,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: jw_target [--busy|--sleep|--pipe|--mixed] [--ms MS] [--every MS] [--fast MS] "
 			"[--nest DEPTH] [--count N] [--longjmp] [--queue] [--spin] [--hold] "
-			"[--fed N] [--twin] [--epoll]\n");
+			"[--fed N] [--twin] [--epoll] [--format]\n");
 	exit(2);
 }
 
@@ -383,6 +407,8 @@ int main(int argc, char **argv)
 			count = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--longjmp"))
 			use_longjmp = 1;
+		else if (!strcmp(argv[i], "--format"))
+			use_format = 1;
 		else if (!strcmp(argv[i], "--queue"))
 			queue = 1;
 		else if (!strcmp(argv[i], "--spin"))

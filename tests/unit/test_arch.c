@@ -179,6 +179,7 @@ static void test_prologue_frame(void **state)
 		uint64_t rbp_at;	/* where rbp is saved, when it is */
 	} epilogue[] = { { 0x48, 16, 2, 8 }, { 0x49, 8, 1, 0 }, { 0x4a, 0, 0, 0 } };
 	static const size_t unknown[] = { 0x4b, 0x4f };
+	struct jw_arch_frame guesses[4];
 	static const uint8_t early_out[] = {
 		0x48, 0x85, 0xff, 0x74, 0x03,	/* test %rdi,%rdi; je 0x8 */
 		0x53, 0x5b, 0xc3,		/* push %rbx; pop %rbx; ret */
@@ -223,10 +224,12 @@ static void test_prologue_frame(void **state)
 		if (f.n_saved)
 			assert_saved(&f, 6, epilogue[i].rbp_at);
 	}
-	/* Past the return where no branch leads, and cut inside an instruction. */
-	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
-		assert_int_equal(jw_arch_prologue_frame(musl_clock_gettime, unknown[i], &f),
-				 -ENOENT);
+	/* Past the return where no branch leads: the body's frame, a guess; inside an insn. */
+	assert_int_equal(jw_arch_prologue_frame(musl_clock_gettime, unknown[0], &f), -EAGAIN);
+	assert_int_equal(jw_arch_prologue_guesses(musl_clock_gettime, unknown[0], guesses, 4), 1);
+	assert_true(guesses[0].ra_at == 24 && guesses[0].cfa_at == 32 && guesses[0].n_saved == 2);
+	assert_int_equal(jw_arch_prologue_frame(musl_clock_gettime, unknown[1], &f), -ENOENT);
+	assert_int_equal(jw_arch_prologue_guesses(musl_clock_gettime, unknown[1], guesses, 4), 0);
 	/* A return taken before the frame is made (shrink-wrapping): the return address at sp. */
 	assert_int_equal(jw_arch_prologue_frame(early_out, sizeof(early_out), &f), 0);
 	assert_true(f.ra_at == 0 && f.cfa_at == 8 && f.n_saved == 0);
@@ -239,10 +242,111 @@ static void test_prologue_frame(void **state)
 	assert_saved(&f, 15, 88);
 	assert_saved(&f, 14, 80);
 	assert_saved(&f, 13, 72);
-	/* Past a return, an alloca, an alignment of rsp: not known. */
-	assert_int_equal(jw_arch_prologue_frame(debian_call, sizeof(debian_call), &f), -ENOENT);
-	assert_int_equal(jw_arch_prologue_frame(alloca_, sizeof(alloca_), &f), -ENOENT);
-	assert_int_equal(jw_arch_prologue_frame(aligned, sizeof(aligned), &f), -ENOENT);
+	/*
+	 * Past a return: in no branch's block; after an alloca, an alignment of rsp: not known,
+	 * and with no branch before, nothing to guess from.
+	 */
+	assert_int_equal(jw_arch_prologue_frame(debian_call, sizeof(debian_call), &f), -EAGAIN);
+	assert_int_equal(jw_arch_prologue_frame(alloca_, sizeof(alloca_), &f), -EAGAIN);
+	assert_int_equal(jw_arch_prologue_frame(aligned, sizeof(aligned), &f), -EAGAIN);
+	assert_int_equal(jw_arch_prologue_guesses(alloca_, sizeof(alloca_), guesses, 4), 0);
+}
+
+/*
+ * Code musl (Debian's x86-64 libc.so) has no CFI for: snprintf's entry, which spills the vector
+ * argument registers with movaps (xmm4 is no rsp); and printf_core's first loop, whose body
+ * (0x20) only its test below jumps back to: the frame the code had at its branches.
+ */
+static void test_unreached_blocks(void **state)
+{
+	static const uint8_t musl_snprintf[] = {
+		0x48, 0x81, 0xec, 0xd8, 0x00, 0x00, 0x00,	/* sub $0xd8,%rsp */
+		0x48, 0x89, 0x4c, 0x24, 0x38,			/* mov %rcx,0x38(%rsp) */
+		0x84, 0xc0, 0x74, 0x10,				/* test %al,%al; je 0x20 */
+		0x0f, 0x29, 0x44, 0x24, 0x50,			/* movaps %xmm0,0x50(%rsp) */
+		0x0f, 0x29, 0xa4, 0x24, 0x90, 0x00, 0x00, 0x00,	/* movaps %xmm4,0x90(%rsp) */
+		0x0f, 0x57, 0xe4,				/* xorps %xmm4,%xmm4 */
+		0x48, 0x89, 0xe1,				/* 0x20: mov %rsp,%rcx */
+	};
+	static const uint8_t musl_printf_core[] = {
+		0x41, 0x57,					/* push %r15 */
+		0x41, 0x56,					/* push %r14 */
+		0x53,						/* push %rbx */
+		0x48, 0x81, 0xec, 0xc8, 0x00, 0x00, 0x00,	/* sub $0xc8,%rsp */
+		0x41, 0x0f, 0xb6, 0x03,				/* movzbl (%r11),%eax */
+		0x84, 0xc0, 0x0f, 0x84, 0x72, 0x05, 0x00, 0x00,	/* test %al,%al; je +0x572 */
+		0x4d, 0x89, 0xdd,				/* mov %r11,%r13 */
+		0xeb, 0x08,					/* jmp 0x25 */
+		0x0f, 0x1f, 0x00,				/* nop */
+		0x41, 0x0f, 0xb6, 0x45, 0x01,			/* 0x20: movzbl 0x1(%r13),%eax */
+	};
+	static const uint8_t extend[] = { 0x53, 0x48, 0x98, 0x48, 0x99 };	/* push; cltq; cqto */
+	struct jw_arch_frame f, guesses[4];
+
+	(void)state;
+	assert_int_equal(jw_arch_prologue_frame(musl_snprintf, sizeof(musl_snprintf), &f), 0);
+	assert_true(f.ra_at == 0xd8 && f.cfa_at == 0xe0 && f.n_saved == 0);
+	/* cltq and cqto write rax and rdx only (printf_core sign-extends a count with cltq). */
+	assert_int_equal(jw_arch_prologue_frame(extend, sizeof(extend), &f), 0);
+	assert_true(f.ra_at == 8 && f.cfa_at == 16 && f.n_saved == 1);
+	assert_int_equal(jw_arch_prologue_frame(musl_printf_core, 0x20, &f), -EAGAIN);
+	assert_int_equal(jw_arch_prologue_guesses(musl_printf_core, 0x20, guesses, 4), 1);
+	assert_true(guesses[0].ra_at == 0xe0 && guesses[0].cfa_at == 0xe8);
+	assert_saved(&guesses[0], 15, 0xd8);
+	assert_saved(&guesses[0], 14, 0xd0);
+	assert_saved(&guesses[0], 3, 0xc8);
+	/* Where the frame is known, or the point inside an instruction: no guesses. */
+	assert_int_equal(jw_arch_prologue_guesses(musl_printf_core, 0x1b, guesses, 4), 0);
+	assert_int_equal(jw_arch_prologue_guesses(musl_printf_core, 0x21, guesses, 4), 0);
+}
+
+/* Where code calls and which code addresses it takes: call rel32, lea rel32(%rip); no other. */
+static int collect_entry(uint64_t entry, void *ctx)
+{
+	struct { uint64_t a[8]; size_t n; } *got = ctx;
+
+	if (got->n < 8)
+		got->a[got->n++] = entry;
+	return 0;
+}
+
+static void test_scan_entries(void **state)
+{
+	static const uint8_t code[] = {
+		0xe8, 0x0b, 0x00, 0x00, 0x00,			/* call 0x1010 */
+		0x48, 0x8d, 0x05, 0xf0, 0xff, 0xff, 0xff,	/* lea -0x10(%rip),%rax: 0xffc */
+		0x48, 0x8d, 0x44, 0x24, 0x08,			/* lea 0x8(%rsp),%rax */
+		0xff, 0xd0,					/* call *%rax */
+	};
+	struct { uint64_t a[8]; size_t n; } got = { .n = 0 };
+
+	(void)state;
+	assert_int_equal(jw_arch_scan_entries(code, sizeof(code), 0x1000, collect_entry, &got), 0);
+	assert_int_equal(got.n, 2);
+	assert_int_equal(got.a[0], 0x1010);
+	assert_int_equal(got.a[1], 0xffc);
+}
+
+/* A return address follows a call: direct, through a register or memory; not another insn. */
+static void test_after_call(void **state)
+{
+	static const uint8_t direct[] = { 0x90, 0xe8, 0xf1, 0x5c, 0x00, 0x00 };
+	static const uint8_t reg[] = { 0x48, 0x89, 0xc7, 0xff, 0xd0 };
+	static const uint8_t rex_reg[] = { 0x90, 0x41, 0xff, 0xd3 };
+	static const uint8_t mem[] = { 0x90, 0xff, 0x50, 0x08 };
+	static const uint8_t rip[] = { 0xff, 0x15, 0x10, 0x20, 0x30, 0x00 };
+	static const uint8_t mov[] = { 0x90, 0x48, 0x89, 0xc7 };
+	static const uint8_t jmp_reg[] = { 0x90, 0xff, 0xe0 };
+
+	(void)state;
+	assert_true(jw_arch_after_call(direct, sizeof(direct)));
+	assert_true(jw_arch_after_call(reg, sizeof(reg)));
+	assert_true(jw_arch_after_call(rex_reg, sizeof(rex_reg)));
+	assert_true(jw_arch_after_call(mem, sizeof(mem)));
+	assert_true(jw_arch_after_call(rip, sizeof(rip)));
+	assert_false(jw_arch_after_call(mov, sizeof(mov)));
+	assert_false(jw_arch_after_call(jmp_reg, sizeof(jmp_reg)));
+	assert_false(jw_arch_after_call(direct, 1));
 }
 
 int main(void)
@@ -253,6 +357,9 @@ int main(void)
 		cmocka_unit_test(test_not_understood),
 		cmocka_unit_test(test_scan_jumps),
 		cmocka_unit_test(test_prologue_frame),
+		cmocka_unit_test(test_unreached_blocks),
+		cmocka_unit_test(test_after_call),
+		cmocka_unit_test(test_scan_entries),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
@@ -442,9 +549,11 @@ static void test_prologue_frame(void **state)
 		{ 0xd10083ff, 0x910083ff },	/* sub sp, sp, #32; add sp, sp, #32 */
 		{ 0xf81f0ffe, 0xf84107fe },	/* str x30, [sp, #-16]!; ldr x30, [sp], #16 */
 	};
-	static const uint32_t unknowable[][2] = {
-		{ 0xa9be7bfd, 0xd65f03c0 },	/* ret: what follows, no branch leads to */
-		{ 0xa9be7bfd, 0xcb2063ff },	/* sub sp, sp, x0: an alloca */
+	static const uint32_t unreached[] = {
+		0xa9be7bfd, 0xd65f03c0,		/* stp x29, x30, [sp, #-32]!; ret */
+	};
+	static const uint32_t unknowable[] = {
+		0xa9be7bfd, 0xcb2063ff,		/* stp x29, x30, [sp, #-32]!; sub sp, sp, x0: alloca */
 	};
 	/* A return taken before the frame is made (shrink-wrapping): its path keeps x30. */
 	static const uint32_t early_out[] = {
@@ -497,9 +606,93 @@ static void test_prologue_frame(void **state)
 							sizeof(unmade[i]), &f), 0);
 		assert_true(f.ra_reg == 30 && f.cfa_at == 0 && f.n_saved == 0);
 	}
-	for (i = 0; i < sizeof(unknowable) / sizeof(unknowable[0]); i++)
-		assert_int_equal(jw_arch_prologue_frame((const uint8_t *)unknowable[i],
-							sizeof(unknowable[i]), &f), -ENOENT);
+	/* Past a return, in a block no branch leads to; after an alloca: not known for sure. */
+	assert_int_equal(jw_arch_prologue_frame((const uint8_t *)unreached, sizeof(unreached),
+						&f), -EAGAIN);
+	assert_int_equal(jw_arch_prologue_frame((const uint8_t *)unknowable, sizeof(unknowable),
+						&f), -EAGAIN);
+}
+
+/*
+ * A loop whose body (0xc) only its test below jumps back to: the frame the code had at its
+ * branches, a guess (a leaf's or an epilogue's is not one: no branch was taken there).
+ */
+static void test_unreached_blocks(void **state)
+{
+	static const uint32_t loop[] = {
+		0xa9be7bfd,	/* stp x29, x30, [sp, #-32]! */
+		0x910003fd,	/* mov x29, sp */
+		0x14000002,	/* b 0x10 */
+		0x91000400,	/* 0xc: add x0, x0, #1 */
+		0xf100281f,	/* 0x10: cmp x0, #10 */
+		0x54ffffcb,	/* b.lt 0xc */
+		0xa8c27bfd,	/* ldp x29, x30, [sp], #32 */
+		0xd65f03c0,	/* ret */
+	};
+	struct jw_arch_frame f, guesses[4];
+
+	(void)state;
+	assert_int_equal(jw_arch_prologue_frame((const uint8_t *)loop, 0xc, &f), -EAGAIN);
+	assert_int_equal(jw_arch_prologue_guesses((const uint8_t *)loop, 0xc, guesses, 4), 1);
+	assert_true(guesses[0].ra_reg == -1 && guesses[0].ra_at == 8 && guesses[0].cfa_at == 32);
+	assert_saved(&guesses[0], 29, 0);
+	/* Where the frame is known: no guesses. */
+	assert_int_equal(jw_arch_prologue_guesses((const uint8_t *)loop, 0x14, guesses, 4), 0);
+}
+
+/*
+ * Where code calls and which code addresses it takes: bl, adrp then an add from its register
+ * (vsnprintf's "adrp x7; stp; add x7, x7, #0x380": sn_write); not adr, blr, nor an add from a
+ * register written since.
+ */
+static int collect_entry(uint64_t entry, void *ctx)
+{
+	struct { uint64_t a[8]; size_t n; } *got = ctx;
+
+	if (got->n < 8)
+		got->a[got->n++] = entry;
+	return 0;
+}
+
+static void test_scan_entries(void **state)
+{
+	static const uint32_t code[] = {
+		0x94000004,	/* 0x10000: bl 0x10010 */
+		0xb0000001,	/* adrp x1, 0x11000 */
+		0xad020000,	/* stp q0, q0, [x0, #64] */
+		0x91010021,	/* add x1, x1, #0x40: 0x11040 */
+		0x10000082,	/* adr x2, 0x10020: a jump table's base, not an entry */
+		0xd63f0020,	/* blr x1 */
+		0x90000003,	/* adrp x3, 0x10000 */
+		0xaa0003e3,	/* mov x3, x0 */
+		0x91000064,	/* add x4, x3, #0: x3 no longer the page */
+	};
+	struct { uint64_t a[8]; size_t n; } got = { .n = 0 };
+
+	(void)state;
+	assert_int_equal(jw_arch_scan_entries((const uint8_t *)code, sizeof(code), 0x10000,
+					      collect_entry, &got), 0);
+	assert_int_equal(got.n, 2);
+	assert_int_equal(got.a[0], 0x10010);
+	assert_int_equal(got.a[1], 0x11040);
+}
+
+/* A return address follows a call: bl, blr, blraa; not another instruction. */
+static void test_after_call(void **state)
+{
+	static const uint32_t bl[] = { 0xd503201f, 0x94000010 };
+	static const uint32_t blr[] = { 0x910003fd, 0xd63f0040 };
+	static const uint32_t blraa[] = { 0xd73f0841 };
+	static const uint32_t br[] = { 0xd61f0040 };
+	static const uint32_t add[] = { 0x91000400 };
+
+	(void)state;
+	assert_true(jw_arch_after_call((const uint8_t *)bl, sizeof(bl)));
+	assert_true(jw_arch_after_call((const uint8_t *)blr, sizeof(blr)));
+	assert_true(jw_arch_after_call((const uint8_t *)blraa, sizeof(blraa)));
+	assert_false(jw_arch_after_call((const uint8_t *)br, sizeof(br)));
+	assert_false(jw_arch_after_call((const uint8_t *)add, sizeof(add)));
+	assert_false(jw_arch_after_call((const uint8_t *)bl, 2));
 }
 
 int main(void)
@@ -511,6 +704,9 @@ int main(void)
 		cmocka_unit_test(test_scan_jumps),
 		cmocka_unit_test(test_wait_syscalls),
 		cmocka_unit_test(test_prologue_frame),
+		cmocka_unit_test(test_unreached_blocks),
+		cmocka_unit_test(test_after_call),
+		cmocka_unit_test(test_scan_entries),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -217,6 +217,51 @@ static void asked_twice(void **state)
 	dwfl_end(dwfl);
 }
 
+/*
+ * A stripped library's static functions (unnamed.c, no CFI): no name for any of their bytes,
+ * and the entry of each is the call target below it, read off the library's calls; above
+ * every byte of the code below the first target, none.
+ */
+static void unnamed_entries(void **state)
+{
+	struct jw_modsyms *m = jw_modsyms_new();
+	Dwfl_Module *full_mod, *mod;
+	Dwfl *full = report(FIXTURE("unnamed.so"), &full_mod);
+	Dwfl *dwfl = report(FIXTURE("unnamed_stripped.so"), &mod);
+	GElf_Addr lowest = UINT64_MAX, entry;
+	int n = dwfl_module_getsymtab(full_mod), i, checked = 0;
+
+	(void)state;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym, s2;
+		GElf_Addr value, a;
+		GElf_Off off;
+		const char *name = dwfl_module_getsym_info(full_mod, i, &sym, &value, NULL, NULL,
+							   NULL);
+
+		if (!name || strncmp(name, "unnamed_", 8) || !strcmp(name, "unnamed_entry") ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size)
+			continue;
+		for (a = value; a < value + sym.st_size; a++) {
+			assert_null(jw_modsyms_addrinfo(m, mod, a, &off, &s2));
+			if (!jw_modsyms_unnamed_entry(m, mod, a, &entry))
+				fail_msg("%s+%#llx: no entry", name, (unsigned long long)(a - value));
+			if (entry != value)
+				fail_msg("%s+%#llx: entry %#llx, not %#llx", name,
+					 (unsigned long long)(a - value), (unsigned long long)entry,
+					 (unsigned long long)value);
+		}
+		if (value < lowest)
+			lowest = value;
+		checked++;
+	}
+	assert_int_equal(checked, 2);
+	assert_false(jw_modsyms_unnamed_entry(m, mod, lowest - 1, &entry));
+	jw_modsyms_free(m);
+	dwfl_end(dwfl);
+	dwfl_end(full);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +270,7 @@ int main(void)
 		cmocka_unit_test(own_program),
 		cmocka_unit_test(c_library),
 		cmocka_unit_test(asked_twice),
+		cmocka_unit_test(unnamed_entries),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -115,6 +115,16 @@ int jw_arch_scan_calls(const uint8_t *code, size_t len,
 		       int (*fn)(const struct jw_arch_call *call, void *ctx), void *ctx);
 
 /*
+ * Calls @fn with every address @len bytes of code at @code (at address @addr) call directly or
+ * take as a function's, found by a linear sweep as jw_arch_scan_calls() finds calls: x86-64's
+ * call rel32 and lea rel32(%rip); arm64's bl, and adrp followed by an add to the same register
+ * (not adr: a jump table's base in the function itself). @fn returns non-zero to stop. Returns
+ * what the last @fn returned, or 0. Where functions begin that no symbol names (entries.h).
+ */
+int jw_arch_scan_entries(const uint8_t *code, size_t len, uint64_t addr,
+			 int (*fn)(uint64_t entry, void *ctx), void *ctx);
+
+/*
  * Calls @fn with the target (from the code's start) of every direct jump, conditional or not, in
  * @len bytes of code at @code, found by a linear sweep as jw_arch_scan_calls() finds calls; @fn
  * returns non-zero to stop. Returns what the last @fn returned, or 0. For the parts a compiler
@@ -185,12 +195,24 @@ struct jw_arch_frame {
 };
 
 /*
- * 0 (an epilogue's pops and loads followed too); -ENOENT where the sweep cannot know: after an
- * alloca, leave or a stack pointer from a register it does not follow, in a block no branch
- * before it leads to, where two branches disagree, or in code not decoded; -ENOTSUP on an
- * architecture without this analysis.
+ * 0 (an epilogue's pops and loads followed too); -ENOENT in code not decoded; -EAGAIN where the
+ * sweep cannot know for sure: in a block no branch before it leads to (a loop's body its test
+ * below jumps back to, a jump table's case), after an alloca, leave or a stack pointer from a
+ * register it does not follow, where two branches disagree: jw_arch_prologue_guesses() then.
  */
 int jw_arch_prologue_frame(const uint8_t *code, size_t len, struct jw_arch_frame *frame);
+
+/*
+ * Where jw_arch_prologue_frame() answers -EAGAIN: the frames the code had at its branches
+ * before the point (its body's, not a prologue's or an epilogue's), the most recent first, into @frames (at most @max); their count (0: none). Guesses, for a
+ * caller that keeps one only where the return address it gives follows a call
+ * (jw_arch_after_call()) in another function.
+ */
+size_t jw_arch_prologue_guesses(const uint8_t *code, size_t len, struct jw_arch_frame *frames,
+				size_t max);
+
+/* Whether the @len bytes of code that end at a return address end with a call instruction. */
+bool jw_arch_after_call(const uint8_t *code, size_t len);
 
 /* Decodes the one instruction at @p (@len bytes there, 0: none): only what placement needs. */
 void jw_arch_decode_entry(const uint8_t *p, size_t len, struct jw_arch_insn *in);

@@ -416,6 +416,60 @@ static void facts_track(uint32_t w, struct reg_facts *f)
 	}
 }
 
+/* How long an adrp's page stays in its register for the add that takes an address from it. */
+#define ADRP_WINDOW 8
+
+int jw_arch_scan_entries(const uint8_t *code, size_t len, uint64_t addr,
+			 int (*fn)(uint64_t entry, void *ctx), void *ctx)
+{
+	uint64_t page[32];
+	size_t at, left[32] = { 0 };	/* instructions the page in each register holds for */
+	unsigned int r;
+	int ret;
+
+	for (at = 0; at + 4 <= len; at += 4) {
+		uint32_t w = insn_at(code + at);
+		uint64_t target = 0;
+		bool found = false;
+
+		for (r = 0; r < 32; r++)
+			left[r] -= left[r] > 0;
+		if ((w & 0xfc000000) == 0x94000000) {			/* bl */
+			target = addr + at + (uint64_t)((int64_t)((int32_t)(w << 6) >> 6) * 4);
+			found = true;
+		} else if ((w & 0x9f000000) == 0x90000000) {		/* adrp xD */
+			uint64_t imm = (uint64_t)(((w >> 5) & 0x7ffff) << 2 | ((w >> 29) & 3));
+
+			/* 21 bits of pages, signed: 33 bits of bytes */
+			page[w & 31] = ((addr + at) & ~(uint64_t)0xfff) +
+				       (uint64_t)((int64_t)(imm << 43) >> 31);
+			left[w & 31] = ADRP_WINDOW;
+			continue;
+		} else if ((w & 0xffc00000) == 0x91000000 && left[(w >> 5) & 31]) {
+			/* add xD, xN, #imm12 (no shift), xN an adrp's page */
+			target = page[(w >> 5) & 31] + ((w >> 10) & 0xfff);
+			found = true;
+		}
+		/*
+		 * What the instruction may write ends a page: its Rd, and a load or store's Rt2
+		 * and base (a pair, a write-back); a call or a branch, every one.
+		 */
+		left[w & 31] = 0;
+		if ((w & 0x0a000000) == 0x08000000)
+			left[(w >> 10) & 31] = left[(w >> 5) & 31] = 0;
+		if ((w & 0x7c000000) == 0x14000000 || (w & 0xfe000000) == 0xd6000000 ||
+		    (w & 0x7e000000) == 0x34000000 || (w & 0x7e000000) == 0x36000000 ||
+		    (w & 0xff000010) == 0x54000000)
+			memset(left, 0, sizeof(left));
+		if (!found)
+			continue;
+		ret = fn(target, ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int jw_arch_scan_calls(const uint8_t *code, size_t len,
 		       int (*fn)(const struct jw_arch_call *call, void *ctx), void *ctx)
 {

@@ -183,26 +183,56 @@ static bool sweep_step(struct jw_sweep *w, const uint8_t *code, size_t at, size_
 	return true;
 }
 
-int jw_arch_prologue_frame(const uint8_t *code, size_t len, struct jw_arch_frame *frame)
+/* The frame a sweep's state says: where the return address and the saved registers are. */
+static int to_frame(const struct jw_sweep *w, struct jw_arch_frame *frame)
 {
-	struct jw_sweep w;
 	unsigned int i;
 
-	if (len % 4 || jw_sweep_code(code, len, sweep_step, &w) || w.sp > 0)
+	if (w->sp > 0)
 		return -ENOENT;
 	memset(frame, 0, sizeof(*frame));
 	frame->ra_reg = LR;
-	frame->cfa_at = -w.sp;
-	for (i = 0; i < w.n_saved; i++) {
-		if (w.saved[i].at - w.sp < 0)
+	frame->cfa_at = -w->sp;
+	for (i = 0; i < w->n_saved; i++) {
+		if (w->saved[i].at - w->sp < 0)
 			continue;	/* below sp: not a frame slot */
-		if (w.saved[i].reg == LR) {
+		if (w->saved[i].reg == LR) {
 			frame->ra_reg = -1;
-			frame->ra_at = w.saved[i].at - w.sp;
+			frame->ra_at = w->saved[i].at - w->sp;
 			continue;
 		}
-		frame->saved[frame->n_saved].dwarf_reg = w.saved[i].reg;
-		frame->saved[frame->n_saved++].at = w.saved[i].at - w.sp;
+		frame->saved[frame->n_saved].dwarf_reg = w->saved[i].reg;
+		frame->saved[frame->n_saved++].at = w->saved[i].at - w->sp;
 	}
 	return 0;
+}
+
+int jw_arch_prologue_frame(const uint8_t *code, size_t len, struct jw_arch_frame *frame)
+{
+	struct jw_sweep w;
+	int ret;
+
+	if (len % 4)
+		return -ENOENT;
+	ret = jw_sweep_code(code, len, sweep_step, &w, NULL);
+	return ret ? ret : to_frame(&w, frame);
+}
+
+size_t jw_arch_prologue_guesses(const uint8_t *code, size_t len, struct jw_arch_frame *frames,
+				size_t max)
+{
+	return len % 4 ? 0 : jw_sweep_guesses(code, len, sweep_step, to_frame, frames, max);
+}
+
+bool jw_arch_after_call(const uint8_t *code, size_t len)
+{
+	uint32_t insn;
+
+	if (len < sizeof(insn))
+		return false;
+	memcpy(&insn, code + len - sizeof(insn), sizeof(insn));
+	return (insn & 0xfc000000) == 0x94000000 ||	/* bl */
+	       (insn & 0xfffffc1f) == 0xd63f0000 ||	/* blr */
+	       (insn & 0xfffff81f) == 0xd63f081f ||	/* blraaz, blrabz */
+	       (insn & 0xfffff800) == 0xd73f0800;	/* blraa, blrab */
 }

@@ -120,7 +120,23 @@ static enum reach arrive(const struct pending *p, size_t n, bool full, int64_t a
 	return KNOWN;
 }
 
-int jw_sweep_code(const uint8_t *code, size_t len, jw_sweep_step_fn step, struct jw_sweep *w)
+/* @w, known at a branch, to the front of @seen (once: an equal frame seen before moves up). */
+static void note_seen(struct jw_sweep_seen *seen, const struct jw_sweep *w)
+{
+	size_t i;
+
+	for (i = 0; i < seen->n && !same_frame(&seen->s[i], w); i++)
+		;
+	if (i == seen->n && seen->n < JW_SWEEP_SEEN)
+		seen->n++;
+	else if (i == seen->n)
+		i = seen->n - 1;	/* full: the oldest goes */
+	memmove(&seen->s[1], &seen->s[0], i * sizeof(seen->s[0]));
+	seen->s[0] = *w;
+}
+
+int jw_sweep_code(const uint8_t *code, size_t len, jw_sweep_step_fn step, struct jw_sweep *w,
+		  struct jw_sweep_seen *seen)
 {
 	struct pending pending[MAX_PENDING];
 	enum reach reach = KNOWN;
@@ -128,6 +144,8 @@ int jw_sweep_code(const uint8_t *code, size_t len, jw_sweep_step_fn step, struct
 	size_t n = 0, at = 0;
 
 	memset(w, 0, sizeof(*w));
+	if (seen)
+		seen->n = 0;
 	while (at < len) {
 		struct jw_sweep_insn in = { 0 };
 
@@ -136,6 +154,9 @@ int jw_sweep_code(const uint8_t *code, size_t len, jw_sweep_step_fn step, struct
 			return -ENOENT;
 		if (in.branches && in.target > (int64_t)at)
 			note_branch(pending, &n, &full, (int64_t)at, in.target, reach == KNOWN, w);
+		/* The body's frame is the one its branches are taken with (not an epilogue's). */
+		if (seen && in.branches && reach == KNOWN)
+			note_seen(seen, w);
 		if (in.flow == JW_SWEEP_END)
 			reach = UNREACHED;
 		else if (in.flow == JW_SWEEP_LOST && reach == KNOWN)
@@ -144,5 +165,20 @@ int jw_sweep_code(const uint8_t *code, size_t len, jw_sweep_step_fn step, struct
 	}
 	/* The point itself may be where branches lead (a sample at a block's first instruction). */
 	reach = arrive(pending, n, full, (int64_t)at, reach, w);
-	return reach == KNOWN ? 0 : -ENOENT;
+	return reach == KNOWN ? 0 : -EAGAIN;
+}
+
+size_t jw_sweep_guesses(const uint8_t *code, size_t len, jw_sweep_step_fn step,
+			jw_sweep_frame_fn to_frame, struct jw_arch_frame *frames, size_t max)
+{
+	struct jw_sweep_seen seen;
+	struct jw_sweep w;
+	size_t i, n = 0;
+
+	if (jw_sweep_code(code, len, step, &w, &seen) != -EAGAIN)
+		return 0;
+	for (i = 0; i < seen.n && n < max; i++)
+		if (!to_frame(&seen.s[i], &frames[n]))
+			n++;
+	return n;
 }

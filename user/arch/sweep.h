@@ -54,11 +54,30 @@ void jw_sweep_save(struct jw_sweep *w, unsigned int reg, int64_t at);
 /* A register loaded back from @at (an epilogue's): no longer to be read from its slot. */
 void jw_sweep_restore(struct jw_sweep *w, unsigned int reg, int64_t at);
 
+/* The distinct frames a sweep knew at the branches on its way, the most recent first. */
+#define JW_SWEEP_SEEN 4
+
+struct jw_sweep_seen {
+	struct jw_sweep s[JW_SWEEP_SEEN];
+	size_t n;
+};
+
 /*
- * Sweeps @code (@len bytes, up to the point wanted) with @step into @w: 0, or -ENOENT when the
- * state at the end is not known (an effect not followed, a block no forward branch reaches, two
- * branches into one place that disagree, code not decoded).
+ * Sweeps @code (@len bytes, up to the point wanted) with @step into @w: 0; -ENOENT for code not
+ * decoded; -EAGAIN when the state at the end is not known for sure: in a block no forward branch
+ * reaches (a loop's body only its test below jumps back to, a jump table's case, or one only
+ * such blocks branch to), after an effect not followed (an alloca), where two branches into one
+ * place disagree. Then @seen (NULL: not wanted) holds the frames the code had at the branches
+ * before it, for a caller that can check them.
  */
-int jw_sweep_code(const uint8_t *code, size_t len, jw_sweep_step_fn step, struct jw_sweep *w);
+int jw_sweep_code(const uint8_t *code, size_t len, jw_sweep_step_fn step, struct jw_sweep *w,
+		  struct jw_sweep_seen *seen);
+
+/* An architecture's frame from a sweep's state: 0, or -ENOENT when it makes none. */
+typedef int (*jw_sweep_frame_fn)(const struct jw_sweep *w, struct jw_arch_frame *frame);
+
+/* jw_arch_prologue_guesses() for an architecture's @step and @to_frame. */
+size_t jw_sweep_guesses(const uint8_t *code, size_t len, jw_sweep_step_fn step,
+			jw_sweep_frame_fn to_frame, struct jw_arch_frame *frames, size_t max);
 
 #endif

@@ -381,6 +381,35 @@ static void args_of_call(const struct arg_facts *a, struct jw_arch_call *c)
 	}
 }
 
+int jw_arch_scan_entries(const uint8_t *code, size_t len, uint64_t addr,
+			 int (*fn)(uint64_t entry, void *ctx), void *ctx)
+{
+	struct jw_x86_insn in;
+	size_t at = 0;
+	int32_t rel;
+	int ret;
+
+	while (at < len) {
+		if (!jw_x86_decode(code + at, len - at, &in) || !in.len) {
+			at++;
+			continue;
+		}
+		if (in.op == 0xe8 && in.len >= 5) {			/* call rel32 */
+			memcpy(&rel, code + at + in.len - 4, sizeof(rel));
+		} else if (in.op == 0x8d && in.modrm && (*in.modrm & 0xc7) == 0x05) {
+			memcpy(&rel, in.modrm + 1, sizeof(rel));	/* lea rel32(%rip), reg */
+		} else {
+			at += in.len;
+			continue;
+		}
+		ret = fn(addr + at + in.len + (uint64_t)(int64_t)rel, ctx);
+		if (ret)
+			return ret;
+		at += in.len;
+	}
+	return 0;
+}
+
 int jw_arch_scan_calls(const uint8_t *code, size_t len,
 		       int (*fn)(const struct jw_arch_call *call, void *ctx), void *ctx)
 {

@@ -9,14 +9,30 @@
 
 #define RSP 4
 
-/* Whether @in may write rsp: for the two-byte map, only when its ModRM names rsp. */
+/*
+ * Whether @in is one of the 0f map's SSE and AVX instructions whose ModRM names vector registers
+ * (or a general one it only reads): movaps, movdqa, pxor and the like, not movmskps, pextrw,
+ * cvttss2si or movd to a general register. Compiled code spills and clears with them.
+ */
+static bool vector_only(const struct jw_x86_insn *in)
+{
+	unsigned int o = in->map_op;
+
+	if (in->map != 1)
+		return false;
+	return (o >= 0x10 && o <= 0x17) || (o >= 0x28 && o <= 0x2b) || o == 0x2e || o == 0x2f ||
+	       (o >= 0x51 && o <= 0x7f && o != 0x7e) || o == 0xc2 || o == 0xc4 || o == 0xc6 ||
+	       (o >= 0xd0 && o <= 0xfe && o != 0xd7);
+}
+
+/* Whether @in may write rsp: for the other maps, only when its ModRM names rsp. */
 static bool writes_rsp(const struct jw_x86_insn *in)
 {
 	unsigned int m;
 
 	if (in->op)
 		return jw_x86_may_write(in) & (1u << RSP);
-	if (!in->modrm)
+	if (!in->modrm || vector_only(in))
 		return false;
 	m = *in->modrm;
 	return (((m >> 3) & 7) == RSP && !(in->rex & 4)) ||
@@ -107,20 +123,50 @@ static bool sweep_step(struct jw_sweep *w, const uint8_t *code, size_t at, size_
 	return true;
 }
 
-int jw_arch_prologue_frame(const uint8_t *code, size_t len, struct jw_arch_frame *frame)
+/* The frame a sweep's state says: where the return address and the saved registers are. */
+static int to_frame(const struct jw_sweep *w, struct jw_arch_frame *frame)
 {
-	struct jw_sweep w;
 	unsigned int i;
 
-	if (jw_sweep_code(code, len, sweep_step, &w) || w.sp > 0)
+	if (w->sp > 0)
 		return -ENOENT;
 	memset(frame, 0, sizeof(*frame));
 	frame->ra_reg = -1;
-	frame->ra_at = -w.sp;
-	frame->cfa_at = -w.sp + 8;
-	for (i = 0; i < w.n_saved; i++) {
-		frame->saved[frame->n_saved].dwarf_reg = jw_x86_dwarf_reg[w.saved[i].reg];
-		frame->saved[frame->n_saved++].at = w.saved[i].at - w.sp;
+	frame->ra_at = -w->sp;
+	frame->cfa_at = -w->sp + 8;
+	for (i = 0; i < w->n_saved; i++) {
+		frame->saved[frame->n_saved].dwarf_reg = jw_x86_dwarf_reg[w->saved[i].reg];
+		frame->saved[frame->n_saved++].at = w->saved[i].at - w->sp;
 	}
 	return 0;
+}
+
+int jw_arch_prologue_frame(const uint8_t *code, size_t len, struct jw_arch_frame *frame)
+{
+	struct jw_sweep w;
+	int ret = jw_sweep_code(code, len, sweep_step, &w, NULL);
+
+	return ret ? ret : to_frame(&w, frame);
+}
+
+size_t jw_arch_prologue_guesses(const uint8_t *code, size_t len, struct jw_arch_frame *frames,
+				size_t max)
+{
+	return jw_sweep_guesses(code, len, sweep_step, to_frame, frames, max);
+}
+
+bool jw_arch_after_call(const uint8_t *code, size_t len)
+{
+	size_t k;
+
+	/* call rel32 (5 bytes), call *reg/mem (2 to 7 with a prefix): one that ends here. */
+	for (k = 2; k <= 8 && k <= len; k++) {
+		struct jw_x86_insn in;
+
+		if (!jw_x86_decode(code + len - k, k, &in) || in.len != k)
+			continue;
+		if (in.op == 0xe8 || (in.op == 0xff && in.modrm && ((*in.modrm >> 3) & 7) == 2))
+			return true;
+	}
+	return false;
 }

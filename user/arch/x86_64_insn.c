@@ -170,21 +170,29 @@ bool jw_x86_decode(const uint8_t *p, size_t len, struct jw_x86_insn *in)
 		map = p[i] == 0xc5 ? 1 : p[i + 1] & (p[i] == 0x62 ? 7 : 31);
 		if (!vex_op(map, p[i + payload + 1], &has_modrm, &imm))
 			return false;
+		in->map = map;
+		in->map_op = p[i + payload + 1];
 		i += payload + 2;
 	} else if (p[i] == 0x0f) {
 		if (i + 1 >= len)
 			return false;
 		if (p[i + 1] == 0x38 || p[i + 1] == 0x3a) {
+			if (i + 2 >= len)
+				return false;
 			has_modrm = true;
 			imm = p[i + 1] == 0x3a;
+			in->map = p[i + 1] == 0x38 ? 2 : 3;
+			in->map_op = p[i + 2];
 			i += 3;
 		} else {
 			if (!two_byte_op(p[i + 1], &has_modrm, &imm))
 				return false;
+			in->map = 1;
+			in->map_op = p[i + 1];
 			i += 2;
 		}
 	} else {
-		in->op = p[i];
+		in->op = in->map_op = p[i];
 		if (!one_byte_op(p[i], &has_modrm, &imm))
 			return false;
 		i++;
@@ -329,7 +337,11 @@ unsigned int jw_x86_may_write(const struct jw_x86_insn *in)
 	/* movs, cmps, stos, lods, scas (a rep prefix counts rcx down): musl's memcpy is one */
 	if (op >= 0xa4 && op <= 0xaf)
 		return REG_SI | REG_DI | REG_CX | (op == 0xac || op == 0xad ? REG_AX : 0);
-	if (op == 0x98 || op == 0x99 || op == 0xc9 || !op)
-		mask = 0xffffu;		/* cbw, cqo, leave, 0f-map ops: anything */
+	if (op == 0x98)
+		mask |= REG_AX;		/* cbw, cwde, cdqe (cltq) */
+	if (op == 0x99)
+		mask |= REG_DX;		/* cwd, cdq, cqo */
+	if (op == 0xc9 || !op)
+		mask = 0xffffu;		/* leave, 0f-map ops: anything */
 	return mask;
 }

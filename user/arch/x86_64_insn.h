@@ -16,6 +16,8 @@
 struct jw_x86_insn {
 	size_t len;
 	unsigned int op;	/* its one-byte opcode (0: another map) */
+	unsigned int map;	/* its opcode map: 0 one-byte, 1 0f, 2 0f38, 3 0f3a (VEX's too) */
+	unsigned int map_op;	/* its opcode in that map */
 	unsigned int rex;
 	const uint8_t *modrm;	/* its ModRM byte, or NULL */
 	const uint8_t *imm;	/* its immediate, or NULL */

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 
 #include "base/hindex.h"
+#include "stacks/entries.h"
 #include "stacks/modsyms.h"
 
 /* The walk down and the symbols holding one address, past which libdwfl answers. */
@@ -49,6 +50,10 @@ struct table {
 	bool made;		/* false: no memory for it, libdwfl answers */
 	bool locals;		/* a locals pass exists (the first global is past index 1) */
 	struct pass glob, loc;
+	/* The entries of its unnamed functions (entries.h): read at the first ask, ELF addresses. */
+	bool entries_read;
+	GElf_Addr *entries;
+	size_t n_entries;
 };
 
 struct jw_modsyms {
@@ -106,6 +111,7 @@ static void free_table(struct table *t)
 		return;
 	free(t->glob.r);
 	free(t->loc.r);
+	free(t->entries);
 	free(t);
 }
 
@@ -374,4 +380,24 @@ const char *jw_modsyms_addrinfo(struct jw_modsyms *m, Dwfl_Module *mod, GElf_Add
 	name = dwfl_module_getsym_info(mod, (int)found->ndx, sym, &value, &shndx, &elf, &bias);
 	*off = addr - found->value;
 	return name;
+}
+
+bool jw_modsyms_unnamed_entry(struct jw_modsyms *m, Dwfl_Module *mod, GElf_Addr addr,
+			      GElf_Addr *entry)
+{
+	struct table *t = m && mod ? table_of(m, mod) : NULL;
+	Dwarf_Addr bias;
+	GElf_Addr at;
+	Elf *elf;
+
+	if (!t || !(elf = dwfl_module_getelf(mod, &bias)))
+		return false;
+	if (!t->entries_read) {
+		t->entries_read = true;
+		jw_entries_scan(elf, &t->entries, &t->n_entries);
+	}
+	if (addr < bias || !jw_entries_below(t->entries, t->n_entries, addr - bias, &at))
+		return false;
+	*entry = at + bias;
+	return true;
 }

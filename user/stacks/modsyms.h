@@ -31,4 +31,12 @@ void jw_modsyms_clear(struct jw_modsyms *m);
 const char *jw_modsyms_addrinfo(struct jw_modsyms *m, Dwfl_Module *mod, GElf_Addr addr,
 				GElf_Off *off, GElf_Sym *sym);
 
+/*
+ * For an address no symbol names: the entry of the function that may hold it, the highest
+ * target of @mod's direct calls at most @addr (entries.h; read at the first ask), into *@entry.
+ * false when there is none. Not libdwfl's: a guess the prologue sweep checks (entries.h).
+ */
+bool jw_modsyms_unnamed_entry(struct jw_modsyms *m, Dwfl_Module *mod, GElf_Addr addr,
+			      GElf_Addr *entry);
+
 #endif

@@ -13,6 +13,8 @@
 #define MAX_REGS 64
 /* The longest stretch of a function's code (entry to the frame's pc) read for its prologue. */
 #define MAX_PROLOGUE_CODE 65536
+/* The frames guessed, at most, where no branch leads to a frame's pc (arch.h). */
+#define JW_GUESSES 4
 
 /* Our one "thread": the sample's. */
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -163,19 +165,34 @@ static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc)
 	return false;
 }
 
-/* Whether @a and @b are in one function, as far as the symbol tables tell. */
+/*
+ * The entry of the function @a is in, into *@entry, and its module: its symbol's start, or with
+ * no symbol the call target below it (entries.h); false when neither is known.
+ */
+static bool entry_of(Dwfl *dwfl, struct jw_modsyms *syms, Dwarf_Addr a, Dwfl_Module **mod,
+		     GElf_Addr *entry)
+{
+	GElf_Sym sym;
+	GElf_Off off;
+
+	*mod = dwfl_addrmodule(dwfl, a);
+	if (!*mod)
+		return false;
+	if (jw_modsyms_addrinfo(syms, *mod, a, &off, &sym)) {
+		*entry = a - off;
+		return true;
+	}
+	return jw_modsyms_unnamed_entry(syms, *mod, a, entry);
+}
+
+/* Whether @a and @b are in one function, as far as the symbols and the calls tell. */
 static bool same_function(Dwfl *dwfl, struct jw_modsyms *syms, Dwarf_Addr a, Dwarf_Addr b)
 {
-	Dwfl_Module *ma = dwfl_addrmodule(dwfl, a), *mb = dwfl_addrmodule(dwfl, b);
-	GElf_Sym sa, sb;
-	GElf_Off oa, ob;
-	const char *na, *nb;
+	Dwfl_Module *ma, *mb;
+	GElf_Addr ea, eb;
 
-	if (!ma || ma != mb)
-		return false;
-	na = jw_modsyms_addrinfo(syms, ma, a, &oa, &sa);
-	nb = jw_modsyms_addrinfo(syms, mb, b, &ob, &sb);
-	return na && nb && a - oa == b - ob;
+	return entry_of(dwfl, syms, a, &ma, &ea) && entry_of(dwfl, syms, b, &mb, &eb) &&
+	       ma == mb && ea == eb;
 }
 
 /*
@@ -232,22 +249,22 @@ static uint8_t *code_at(Elf *elf, GElf_Addr addr, size_t len)
 }
 
 /*
- * The code of the function @pc is in, from its entry (its symbol's start) up to @pc, into a
- * new buffer (*@len bytes); NULL when its symbol or its bytes are not there.
+ * The code of the function @pc is in, from its entry (entry_of()) up to @pc, into a new buffer
+ * (*@len bytes); NULL when its entry or its bytes are not there.
  */
 static uint8_t *code_to(Dwfl *dwfl, struct jw_modsyms *syms, uint64_t pc, bool activation,
 		        size_t *len)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
-	GElf_Addr bias;
-	GElf_Off off;
-	GElf_Sym sym;
+	uint64_t at = activation ? pc : pc - 1;
+	Dwfl_Module *mod;
+	GElf_Addr bias, entry;
 	uint8_t *code;
+	size_t off;
 	Elf *elf;
 
-	if (!mod || !jw_modsyms_addrinfo(syms, mod, activation ? pc : pc - 1, &off, &sym))
+	if (!entry_of(dwfl, syms, at, &mod, &entry))
 		return NULL;
-	off += activation ? 0 : 1;	/* from the entry to pc itself */
+	off = (size_t)(pc - entry);	/* from the entry to pc itself */
 	elf = dwfl_module_getelf(mod, &bias);
 	if (!elf || off > MAX_PROLOGUE_CODE)
 		return NULL;
@@ -257,7 +274,30 @@ static uint8_t *code_to(Dwfl *dwfl, struct jw_modsyms *syms, uint64_t pc, bool a
 	return code;
 }
 
-/* The frame at @pc in code without CFI, from its function's code (arch.h); -ENOENT: not known. */
+/* Whether the return address @ra follows a call instruction in a module's code. */
+static bool follows_call(Dwfl *dwfl, uint64_t ra)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, ra);
+	static const size_t lens[] = { 8, 4 };
+	const uint8_t *bytes;
+	GElf_Addr bias;
+	Elf *elf;
+	size_t i;
+
+	if (!mod || !(elf = dwfl_module_getelf(mod, &bias)))
+		return false;
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		bytes = ra - bias >= lens[i] ? code_bytes(elf, ra - bias - lens[i], lens[i]) : NULL;
+		if (bytes)
+			return jw_arch_after_call(bytes, lens[i]);
+	}
+	return false;
+}
+
+/*
+ * The frame at @pc in code without CFI, from its function's code (arch.h); -ENOENT: not known,
+ * -EAGAIN: in a block no branch before it reaches (guessed_frame()).
+ */
 static int frame_at(Dwfl *dwfl, struct jw_modsyms *syms, uint64_t pc, bool activation,
 		    struct jw_arch_frame *fr)
 {
@@ -283,6 +323,7 @@ static uint64_t frameless_leaf_caller(Dwfl *dwfl, struct jw_modsyms *syms,
 	const struct jw_ureg_layout *l = in->layout;
 	struct jw_arch_frame fr;
 	uint64_t lr, fp, saved;
+	int ret;
 
 	if (!l || l->lr < 0 || (size_t)l->lr >= in->n_regs || l->fp >= in->n_regs ||
 	    l->sp >= in->n_regs)
@@ -291,8 +332,11 @@ static uint64_t frameless_leaf_caller(Dwfl *dwfl, struct jw_modsyms *syms,
 	fp = in->regs[l->fp];
 	if (!lr || has_cfi(dwfl, in->pc) || same_function(dwfl, syms, in->pc, lr))
 		return 0;
-	if (!frame_at(dwfl, syms, in->pc, true, &fr))
+	ret = frame_at(dwfl, syms, in->pc, true, &fr);
+	if (!ret)
 		return fr.ra_reg == l->lr && fr.cfa_at == 0 ? lr : 0;
+	if (ret == -EAGAIN)
+		return 0;	/* the prologue step's guesses, checked (prologue_step()) */
 	if (fp >= in->regs[l->sp] && fp >= in->base && stack_word(in, fp + sizeof(saved), &saved) &&
 	    saved == lr)
 		return 0;
@@ -309,6 +353,50 @@ static size_t unwind_from(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unw
 	return f->n;
 }
 
+/* The return address frame @fr gives, into *@ra; false when it cannot be read or is 0. */
+static bool return_of(const struct jw_unwind_input *in, const struct jw_ureg_layout *l,
+		      const uint64_t *regs, bool activation, const struct jw_arch_frame *fr,
+		      uint64_t *ra)
+{
+	/* A return address still in its register: only where the frame is the leaf's. */
+	if (fr->ra_reg >= 0 ? !activation || (size_t)fr->ra_reg >= in->n_regs :
+			      !stack_word(in, regs[l->sp] + fr->ra_at, ra))
+		return false;
+	if (fr->ra_reg >= 0)
+		*ra = regs[fr->ra_reg];
+	if (l->lr >= 0)
+		*ra &= l->ra_mask;	/* arm64: the bits pointer authentication signed it with */
+	return *ra != 0;
+}
+
+/*
+ * The frame at @pc where no branch before it leads (arch.h: a loop's body, a jump table's
+ * case): of the frames its code had before, the most recent whose return address follows a
+ * call instruction in another function, into @fr and *@ra; false when none does.
+ */
+static bool guessed_frame(Dwfl *dwfl, struct jw_modsyms *syms, const struct jw_unwind_input *in,
+			  const struct jw_ureg_layout *l, const uint64_t *regs, uint64_t pc,
+			  bool activation, struct jw_arch_frame *fr, uint64_t *ra)
+{
+	struct jw_arch_frame guesses[JW_GUESSES];
+	size_t len = 0, n, i;
+	uint8_t *code = code_to(dwfl, syms, pc, activation, &len);
+
+	if (!code)
+		return false;
+	n = jw_arch_prologue_guesses(code, len, guesses, JW_GUESSES);
+	free(code);
+	for (i = 0; i < n; i++) {
+		if (!return_of(in, l, regs, activation, &guesses[i], ra) ||
+		    same_function(dwfl, syms, activation ? pc : pc - 1, *ra - 1) ||
+		    !follows_call(dwfl, *ra))
+			continue;
+		*fr = guesses[i];
+		return true;
+	}
+	return false;
+}
+
 /*
  * The caller of a frame in code without CFI, at @pc with registers @regs (by DWARF number): the
  * function's prologue says where it put the return address and the registers it saved. Fills
@@ -323,22 +411,18 @@ static bool prologue_step(Dwfl *dwfl, struct jw_modsyms *syms,
 	struct jw_arch_frame fr;
 	uint64_t sp, ra, v;
 	unsigned int i;
+	int ret;
 
 	if (!l || l->sp >= in->n_regs || in->n_regs > MAX_REGS)
 		return false;
-	if (frame_at(dwfl, syms, pc, activation, &fr))
+	ret = frame_at(dwfl, syms, pc, activation, &fr);
+	if (ret == -EAGAIN) {
+		if (!guessed_frame(dwfl, syms, in, l, regs, pc, activation, &fr, &ra))
+			return false;
+	} else if (ret || !return_of(in, l, regs, activation, &fr, &ra)) {
 		return false;
+	}
 	sp = regs[l->sp];
-	/* A return address still in its register: only where the frame is the leaf's. */
-	if (fr.ra_reg >= 0 ? !activation || (size_t)fr.ra_reg >= in->n_regs :
-			     !stack_word(in, sp + fr.ra_at, &ra))
-		return false;
-	if (fr.ra_reg >= 0)
-		ra = regs[fr.ra_reg];
-	if (l->lr >= 0)
-		ra &= l->ra_mask;	/* arm64: the bits pointer authentication signed it with */
-	if (!ra)
-		return false;
 	memcpy(next_regs, regs, in->n_regs * sizeof(*regs));
 	for (i = 0; i < fr.n_saved; i++)
 		if (fr.saved[i].dwarf_reg < in->n_regs && stack_word(in, sp + fr.saved[i].at, &v))
