@@ -25,14 +25,16 @@ if not all(os.path.exists(t) for t in (MUSL, STATIC, NOFP)):
 BUSY = ["--busy", "--ms", "300", "--every", "700", "--fast", "5"]
 
 
-def by_pid(binary, wt, logs):
-    """jankwatch -p on a running program: (rc, events, stderr, the program's tasks)."""
-    target = Proc([binary, *BUSY])
+def by_pid(binary, wt, logs, target_args=BUSY):
+    """jankwatch -p on a running program (@wt None: wait_tracepoints as jankwatch chooses):
+    (rc, events, stderr, the program's tasks)."""
+    target = Proc([binary, *target_args])
+    chosen = [] if wt is None else ["--set", f"wait_tracepoints={wt}"]
     try:
         wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
         rc, events, err = run_jankwatch(
-            ["-p", str(target.pid), "--set", "ignore_startup_time=3", "--set",
-             f"wait_tracepoints={wt}", "--all", "--duration", "4", "--log-dir", logs.path], 60)
+            ["-p", str(target.pid), "--set", "ignore_startup_time=3", *chosen, "--all",
+             "--duration", "4", "--log-dir", logs.path], 60)
     finally:
         target.kill()
     return rc, events, err, target_tasks(target)
@@ -97,16 +99,8 @@ logs.cleanup()
 # (probes on both would see each wait entered twice and returned twice, the second return closing
 # a task that never was: every task counted twice, half of them "exits lost").
 logs = LogDir()
-target = Proc([MUSL, *BUSY, "--epoll"])
-try:
-    wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
-    rc, events, err = run_jankwatch(
-        ["-p", str(target.pid), "--set", "ignore_startup_time=3", "--set", "wait_tracepoints=0",
-         "--all", "--duration", "4", "--log-dir", logs.path], 60)
-finally:
-    target.kill()
-check_busy("jw_target_musl --epoll, wait_tracepoints=0", MUSL, rc, events, err,
-           target_tasks(target))
+check_busy("jw_target_musl --epoll, wait_tracepoints=0", MUSL,
+           *by_pid(MUSL, 0, logs, [*BUSY, "--epoll"]))
 with open(os.path.join(logs.path, "stats.csv")) as f:
     rows = [r for r in csv.DictReader(f) if r["handler_class"] == "syscall"]
 check(len(rows) == 1 and int(rows[0]["message_count"]) > 100 and
@@ -119,14 +113,7 @@ logs.cleanup()
 # from the library's calls (and the callbacks it takes), loops and jump tables from the frames the
 # code had at its branches, checked by the return address they give: every sample reaches main.
 logs = LogDir()
-target = Proc([NOFP, *BUSY, "--format"])
-try:
-    wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
-    rc, events, err = run_jankwatch(
-        ["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all", "--duration", "5",
-         "--log-dir", logs.path], 60)
-finally:
-    target.kill()
+rc, events, err, _ = by_pid(NOFP, None, logs, [*BUSY, "--format"])
 check(rc == 0 and len(events) >= 3, f"format: jankwatch exits 0 with 3 janks ({rc}, {len(events)})")
 unnamed = 0
 for ev in events:
@@ -145,16 +132,8 @@ logs.cleanup()
 
 # A sleeping task: musl's own functions are named in its stack (nanosleep is its libc.so's).
 logs = LogDir()
-target = Proc([MUSL, "--sleep", "--ms", "300", "--every", "600"])
-try:
-    wait_for(lambda: process_age_s(target.pid) >= 3, 10, "the target to be 3 s old")
-    rc, events, err = run_jankwatch(
-        ["-p", str(target.pid), "--set", "ignore_startup_time=3", "--all", "--duration", "4",
-         "--log-dir", logs.path], 60)
-finally:
-    target.kill()
+rc, events, err, tasks = by_pid(MUSL, None, logs, ["--sleep", "--ms", "300", "--every", "600"])
 check(rc == 0 and len(events) >= 3, f"sleep: jankwatch exits 0 with 3 janks ({rc}, {len(events)})")
-tasks = target_tasks(target)
 for ev in events:
     mine = task_of(ev, tasks, "sleep: the event matches one task of the program")
     check(matches_own(ev, mine.dur_ns / 1e6, around_ms=mine.around_ms(ev)),

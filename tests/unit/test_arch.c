@@ -39,6 +39,21 @@ static void assert_saved(const struct jw_arch_frame *f, unsigned int reg, uint64
 	fail_msg("register %u not saved", reg);
 }
 
+/* The entries jw_arch_scan_entries() gives, the first 8. */
+struct entries_seen {
+	uint64_t a[8];
+	size_t n;
+};
+
+static int collect_entry(uint64_t entry, void *ctx)
+{
+	struct entries_seen *got = ctx;
+
+	if (got->n < 8)
+		got->a[got->n++] = entry;
+	return 0;
+}
+
 #if defined(__x86_64__)
 /* The start of call() in Debian's redis 7.0 (build-id a50d6825...), cut down. */
 static const uint8_t debian_call[] = {
@@ -301,15 +316,6 @@ static void test_unreached_blocks(void **state)
 }
 
 /* Where code calls and which code addresses it takes: call rel32, lea rel32(%rip); no other. */
-static int collect_entry(uint64_t entry, void *ctx)
-{
-	struct { uint64_t a[8]; size_t n; } *got = ctx;
-
-	if (got->n < 8)
-		got->a[got->n++] = entry;
-	return 0;
-}
-
 static void test_scan_entries(void **state)
 {
 	static const uint8_t code[] = {
@@ -318,7 +324,7 @@ static void test_scan_entries(void **state)
 		0x48, 0x8d, 0x44, 0x24, 0x08,			/* lea 0x8(%rsp),%rax */
 		0xff, 0xd0,					/* call *%rax */
 	};
-	struct { uint64_t a[8]; size_t n; } got = { .n = 0 };
+	struct entries_seen got = { .n = 0 };
 
 	(void)state;
 	assert_int_equal(jw_arch_scan_entries(code, sizeof(code), 0x1000, collect_entry, &got), 0);
@@ -645,15 +651,6 @@ static void test_unreached_blocks(void **state)
  * (vsnprintf's "adrp x7; stp; add x7, x7, #0x380": sn_write); not adr, blr, nor an add from a
  * register written since.
  */
-static int collect_entry(uint64_t entry, void *ctx)
-{
-	struct { uint64_t a[8]; size_t n; } *got = ctx;
-
-	if (got->n < 8)
-		got->a[got->n++] = entry;
-	return 0;
-}
-
 static void test_scan_entries(void **state)
 {
 	static const uint32_t code[] = {
@@ -667,7 +664,7 @@ static void test_scan_entries(void **state)
 		0xaa0003e3,	/* mov x3, x0 */
 		0x91000064,	/* add x4, x3, #0: x3 no longer the page */
 	};
-	struct { uint64_t a[8]; size_t n; } got = { .n = 0 };
+	struct entries_seen got = { .n = 0 };
 
 	(void)state;
 	assert_int_equal(jw_arch_scan_entries((const uint8_t *)code, sizeof(code), 0x10000,

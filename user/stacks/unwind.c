@@ -312,37 +312,6 @@ static int frame_at(Dwfl *dwfl, struct jw_modsyms *syms, uint64_t pc, bool activ
 	return ret;
 }
 
-/*
- * The link register when the leaf is a function without CFI that saved nothing yet; else 0.
- * Its prologue says so where its code can be read; where it cannot (code no module holds), a
- * frame record at the frame pointer that holds the link register says it saved one.
- */
-static uint64_t frameless_leaf_caller(Dwfl *dwfl, struct jw_modsyms *syms,
-				      const struct jw_unwind_input *in)
-{
-	const struct jw_ureg_layout *l = in->layout;
-	struct jw_arch_frame fr;
-	uint64_t lr, fp, saved;
-	int ret;
-
-	if (!l || l->lr < 0 || (size_t)l->lr >= in->n_regs || l->fp >= in->n_regs ||
-	    l->sp >= in->n_regs)
-		return 0;
-	lr = in->regs[l->lr];
-	fp = in->regs[l->fp];
-	if (!lr || has_cfi(dwfl, in->pc) || same_function(dwfl, syms, in->pc, lr))
-		return 0;
-	ret = frame_at(dwfl, syms, in->pc, true, &fr);
-	if (!ret)
-		return fr.ra_reg == l->lr && fr.cfa_at == 0 ? lr : 0;
-	if (ret == -EAGAIN)
-		return 0;	/* the prologue step's guesses, checked (prologue_step()) */
-	if (fp >= in->regs[l->sp] && fp >= in->base && stack_word(in, fp + sizeof(saved), &saved) &&
-	    saved == lr)
-		return 0;
-	return lr;
-}
-
 static size_t unwind_from(struct jw_unwinder *u, Dwfl *dwfl, const struct jw_unwind_input *in,
 			  struct frames *f)
 {
@@ -395,6 +364,37 @@ static bool guessed_frame(Dwfl *dwfl, struct jw_modsyms *syms, const struct jw_u
 		return true;
 	}
 	return false;
+}
+
+/*
+ * The link register when the leaf is a function without CFI that saved nothing yet; else 0.
+ * Its prologue says so where its code can be read; where it cannot (code no module holds), a
+ * frame record at the frame pointer that holds the link register says it saved one.
+ */
+static uint64_t frameless_leaf_caller(Dwfl *dwfl, struct jw_modsyms *syms,
+				      const struct jw_unwind_input *in)
+{
+	const struct jw_ureg_layout *l = in->layout;
+	struct jw_arch_frame fr;
+	uint64_t lr, fp, saved, ra;
+	int ret;
+
+	if (!l || l->lr < 0 || (size_t)l->lr >= in->n_regs || l->fp >= in->n_regs ||
+	    l->sp >= in->n_regs)
+		return 0;
+	lr = in->regs[l->lr];
+	fp = in->regs[l->fp];
+	if (!lr || has_cfi(dwfl, in->pc) || same_function(dwfl, syms, in->pc, lr))
+		return 0;
+	ret = frame_at(dwfl, syms, in->pc, true, &fr);
+	if (ret == -EAGAIN && guessed_frame(dwfl, syms, in, l, in->regs, in->pc, true, &fr, &ra))
+		ret = 0;	/* a frame the code had at its branches, its return borne out */
+	if (!ret)
+		return fr.ra_reg == l->lr && fr.cfa_at == 0 ? lr : 0;
+	if (fp >= in->regs[l->sp] && fp >= in->base && stack_word(in, fp + sizeof(saved), &saved) &&
+	    saved == lr)
+		return 0;
+	return lr;
 }
 
 /*
