@@ -384,6 +384,7 @@ static void args_of_call(const struct arg_facts *a, struct jw_arch_call *c)
 int jw_arch_scan_entries(const uint8_t *code, size_t len, uint64_t addr,
 			 int (*fn)(uint64_t entry, void *ctx), void *ctx)
 {
+	struct jw_arch_call c;
 	struct jw_x86_insn in;
 	size_t at = 0;
 	int32_t rel;
@@ -394,15 +395,13 @@ int jw_arch_scan_entries(const uint8_t *code, size_t len, uint64_t addr,
 			at++;
 			continue;
 		}
-		if (in.op == 0xe8 && in.len >= 5) {			/* call rel32 */
-			memcpy(&rel, code + at + in.len - 4, sizeof(rel));
+		ret = 0;
+		if (jw_x86_as_call(&in, at, 0, &c) && !c.indirect) {	/* call rel32 */
+			ret = fn(addr + (uint64_t)c.target, ctx);
 		} else if (in.op == 0x8d && in.modrm && (*in.modrm & 0xc7) == 0x05) {
 			memcpy(&rel, in.modrm + 1, sizeof(rel));	/* lea rel32(%rip), reg */
-		} else {
-			at += in.len;
-			continue;
+			ret = fn(addr + at + in.len + (uint64_t)(int64_t)rel, ctx);
 		}
-		ret = fn(addr + at + in.len + (uint64_t)(int64_t)rel, ctx);
 		if (ret)
 			return ret;
 		at += in.len;

@@ -161,11 +161,11 @@ bool jw_arch_after_call(const uint8_t *code, size_t len)
 
 	/* call rel32 (5 bytes), call *reg/mem (2 to 7 with a prefix): one that ends here. */
 	for (k = 2; k <= 8 && k <= len; k++) {
+		struct jw_arch_call c;
 		struct jw_x86_insn in;
 
-		if (!jw_x86_decode(code + len - k, k, &in) || in.len != k)
-			continue;
-		if (in.op == 0xe8 || (in.op == 0xff && in.modrm && ((*in.modrm >> 3) & 7) == 2))
+		if (jw_x86_decode(code + len - k, k, &in) && in.len == k &&
+		    jw_x86_as_call(&in, 0, 0, &c))
 			return true;
 	}
 	return false;
