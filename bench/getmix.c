@@ -5,10 +5,12 @@
  * the difference between their batches in the same round: whatever slows the machine for a
  * while (the host, another guest) slows every server's batch of that round alike.
  *
- * Usage: jw_bench_getmix [-c CONNS] WARMUP_S SECONDS BATCH PORT[:TID]|cpu...
+ * Usage: jw_bench_getmix [-c CONNS] [--http PATH] WARMUP_S SECONDS BATCH PORT[:TID]|cpu...
  * With -c, CONNS connections to each server: each of a batch's BATCH steps sends a GET on every
  * connection, then reads every reply (the server finds CONNS of them ready at once, as under
- * as many clients); figures stay per GET.
+ * as many clients); figures stay per GET. With --http, the servers are HTTP servers (nginx):
+ * each GET asks for PATH on a kept-alive HTTP/1.1 connection, its reply read to the end of
+ * its body (Content-Length) and required to be a 200.
  * Prints, per round after the warm-up, "round <n> <begin> <end>" (ns of CLOCK_MONOTONIC), then
  * for each server in the order given its ns a GET by the wall clock, then each one's thread's
  * CPU ns a GET (its schedstat; TID is the server's thread, 0 when not given), then the client's
@@ -21,10 +23,12 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,8 +41,13 @@
 /* The connections to each server (-c): a batch sends a GET on each, then reads the replies. */
 static int conns = 1;
 
-static const char request[] = "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n";
+static const char redis_request[] = "*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n";
 static const char reply[] = "$3\r\nxxx\r\n";
+
+/* What a GET sends: redis's, or the HTTP request for --http's path. */
+static const char *request = redis_request;
+static size_t request_len = sizeof(redis_request) - 1;
+static bool http;
 
 static uint64_t now_ns(void)
 {
@@ -64,7 +73,65 @@ static int connect_port(int port)
 /* Sends one GET on @fd; 0, or -1 with errno. */
 static int send_get(int fd)
 {
-	return write(fd, request, sizeof(request) - 1) == (ssize_t)(sizeof(request) - 1) ? 0 : -1;
+	return write(fd, request, request_len) == (ssize_t)request_len ? 0 : -1;
+}
+
+/* Reads what @fd has into @buf at @got, up to @size; the new length, or -1 with errno. */
+static ssize_t read_more(int fd, char *buf, size_t got, size_t size)
+{
+	ssize_t n;
+
+	if (got == size) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	n = read(fd, buf + got, size - got);
+	if (n == 0)
+		errno = ECONNRESET;
+	return n <= 0 ? -1 : (ssize_t)got + n;
+}
+
+/*
+ * Reads one HTTP reply on @fd to the end of its body; 0, or -1 with errno (EPROTO: not a 200 or
+ * no Content-Length). Nothing follows it on the connection: one request is in flight on each.
+ */
+static int read_http_reply(int fd)
+{
+	static const char field[] = "\r\ncontent-length:";
+	char buf[4096], *end = NULL, *p;
+	size_t got = 0, total;
+	ssize_t n;
+
+	while (!end) {
+		n = read_more(fd, buf, got, sizeof(buf) - 1);
+		if (n < 0)
+			return -1;
+		got = (size_t)n;
+		buf[got] = '\0';
+		end = strstr(buf, "\r\n\r\n");
+	}
+	if (strncmp(buf, "HTTP/1.1 200 ", 13)) {
+		errno = EPROTO;
+		return -1;
+	}
+	for (p = buf; p < end && strncasecmp(p, field, sizeof(field) - 1); p++)
+		;
+	if (p >= end) {
+		errno = EPROTO;
+		return -1;
+	}
+	total = (size_t)(end + 4 - buf) + strtoul(p + sizeof(field) - 1, NULL, 10);
+	while (got < total) {
+		n = read_more(fd, buf, got, sizeof(buf) - 1);
+		if (n < 0)
+			return -1;
+		got = (size_t)n;
+	}
+	if (got > total) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
 }
 
 /* Reads one GET's whole reply on @fd and checks it; 0, or -1 with errno (EPROTO: not the key). */
@@ -74,6 +141,8 @@ static int read_reply(int fd)
 	size_t got = 0;
 	ssize_t n;
 
+	if (http)
+		return read_http_reply(fd);
 	while (got < sizeof(reply) - 1) {
 		n = read(fd, buf + got, sizeof(reply) - 1 - got);
 		if (n <= 0) {
@@ -219,14 +288,31 @@ int main(int argc, char **argv)
 	long warmup, seconds, round;
 	int n, i, k, batch;
 
-	if (argc > 2 && !strcmp(argv[1], "-c")) {
-		conns = (int)number(argv[2], 1, MAX_CONNS, "CONNS");
+	static char http_request[1024];
+
+	while (argc > 2 && (!strcmp(argv[1], "-c") || !strcmp(argv[1], "--http"))) {
+		if (!strcmp(argv[1], "-c")) {
+			conns = (int)number(argv[2], 1, MAX_CONNS, "CONNS");
+		} else {
+			int len = snprintf(http_request, sizeof(http_request), "GET %s HTTP/1.1\r\n"
+					   "Host: 127.0.0.1\r\n\r\n", argv[2]);
+
+			if (argv[2][0] != '/' || len >= (int)sizeof(http_request) ||
+			    strpbrk(argv[2], " \r\n")) {
+				fprintf(stderr, "jw_bench_getmix: --http: '%s' is not a path\n",
+					argv[2]);
+				return 2;
+			}
+			http = true;
+			request = http_request;
+			request_len = (size_t)len;
+		}
 		argc -= 2;
 		argv += 2;
 	}
 	if (argc < 5 || argc - 4 > MAX_SERVERS) {
-		fprintf(stderr, "usage: jw_bench_getmix [-c CONNS] WARMUP_S SECONDS BATCH "
-			"PORT[:TID]|cpu... (1 to %d)\n", MAX_SERVERS);
+		fprintf(stderr, "usage: jw_bench_getmix [-c CONNS] [--http PATH] WARMUP_S SECONDS "
+			"BATCH PORT[:TID]|cpu... (1 to %d)\n", MAX_SERVERS);
 		return 2;
 	}
 	warmup = number(argv[1], 0, 3600, "WARMUP_S");

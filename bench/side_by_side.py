@@ -11,7 +11,7 @@
       watched): a round lies within an "on" span (attached, not yet detaching) or an "off"
       span, else it is left out; each on span's mean us a GET less the mean of the two off
       spans around it, over the spans: mean, 95% interval, spans counted.
-  side_by_side.py report JW_ROUNDS BT_ROUNDS FLOOR_ROUNDS FLOOR_TOGGLES [CLIENTS]
+  side_by_side.py report JW_ROUNDS BT_ROUNDS FLOOR_ROUNDS FLOOR_TOGGLES [CLIENTS [SERVER]]
       bench/side_by_side.sh's table: jankwatch's server (a) over the other (c) in JW_ROUNDS,
       the machine's hooks toggled (FLOOR_*), their sum, bpftrace's server (b) over the other
       in BT_ROUNDS, and the ratios. FLOOR_ROUNDS' columns are a, b and c, nobody watching
@@ -143,8 +143,9 @@ def calibrated(path, k, calib_path, i):
     return m[0] - c[0], (m[1] ** 2 + c[1] ** 2) ** 0.5, m[2] - c[2]
 
 
-def report(jw_path, bt_path, floor_path, toggles_path, clients):
-    print(f"redis GET, {clients} client{'s' if clients != '1' else ''}: us a GET, the mean of "
+def report(jw_path, bt_path, floor_path, toggles_path, clients, server):
+    what = "redis GET" if server == "redis" else f"{server} GET of a 6-byte file"
+    print(f"{what}, {clients} client{'s' if clients != '1' else ''}: us a GET, the mean of "
           "the rounds' differences +- its 95%")
     print("interval (median)            by the wall clock           by the CPU (server thread")
     print("                                                         + client thread)")
@@ -182,8 +183,9 @@ def main(argv):
         pairs(argv[2], argv[3:])
     elif len(argv) == 4 and argv[1] == "toggle":
         toggle(argv[2], argv[3])
-    elif len(argv) in (6, 7) and argv[1] == "report":
-        report(argv[2], argv[3], argv[4], argv[5], argv[6] if len(argv) == 7 else "1")
+    elif len(argv) in (6, 7, 8) and argv[1] == "report":
+        report(*argv[2:6], argv[6] if len(argv) >= 7 else "1",
+               argv[7] if len(argv) == 8 else "redis")
     else:
         sys.exit(__doc__)
 

@@ -15,7 +15,10 @@
 #      c's too, which 1. cannot see: each on span against the off spans around it. And a's and
 #      b's own difference from c, taken off 1. and 2.
 # jankwatch's default adds 1. + 3.; bpftrace's pair adds 2. (no program of it runs elsewhere).
-# Usage: bench/side_by_side.sh [SECONDS] [CLIENTS]   (root; build first: cmake --build build)
+# Usage: bench/side_by_side.sh [SECONDS] [CLIENTS] [redis|nginx]   (root; cmake --build build)
+# With nginx, three nginx servers instead (one process each, master_process off, from its own
+# copy of the binary), each GET a request for a 6-byte file on a kept-alive HTTP/1.1
+# connection, and bpftrace's pair on ngx_http_core_run_phases() (bench/servers.sh's).
 # SECONDS (default 120) is each measure's length, after a warm-up of WARMUP_S. CLIENTS (default
 # 1): the client's connections to each server; with more than one, a batch sends a GET on each
 # and then reads the replies, twice (each server finds CLIENTS requests ready at a wait, as
@@ -31,6 +34,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
 SECONDS_EACH=${1:-120}
 CLIENTS=${2:-1}
+SERVER=${3:-redis}
 # jankwatch's wait hooks and samplers follow the load within a few seconds; the same for all.
 WARMUP_S=10
 BATCH=10	# GETs a batch with one client; with more, 2 on each connection
@@ -40,6 +44,9 @@ READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
 WORK=
 TOOL_PID=
 declare -A PID PORT TOOLS
+# The server's binary, the function bpftrace's pair is on, and jw_bench_getmix's options.
+BIN='' PAIR_FN=''
+declare -a GETMIX_ARGS=()
 
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
@@ -59,22 +66,58 @@ cleanup()
 	[[ -z $WORK ]] || rm -rf "$WORK"
 }
 
-# Starts server @1 (a, b or c) from its own copy of redis-server, on CPU 0.
+# Starts server @1 (a, b or c) from its own copy of the server's binary, on CPU 0.
 start_server()
 {
-	local s=$1
+	local s=$1 dir=$WORK/$1
 
-	mkdir -p "$WORK/$s"
-	cp -L "$(command -v redis-server)" "$WORK/$s/redis-server"
+	mkdir -p "$dir"
+	cp -L "$BIN" "$dir/$SERVER"
 	PORT[$s]=$(free_port)
-	taskset -c 0 "$WORK/$s/redis-server" --port "${PORT[$s]}" --bind 127.0.0.1 --save '' \
-		--appendonly no --daemonize no >"$WORK/$s.log" 2>&1 &
+	if [[ $SERVER == nginx ]]; then
+		mkdir -p "$dir/www"
+		printf 'hello\n' >"$dir/www/small"
+		cat >"$dir/nginx.conf" <<EOF
+master_process off;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	client_body_temp_path $dir/body;
+	proxy_temp_path $dir/proxy;
+	fastcgi_temp_path $dir/fastcgi;
+	uwsgi_temp_path $dir/uwsgi;
+	scgi_temp_path $dir/scgi;
+	server {
+		listen 127.0.0.1:${PORT[$s]};
+		root $dir/www;
+		keepalive_requests 100000000;
+	}
+}
+EOF
+		taskset -c 0 "$dir/nginx" -c "$dir/nginx.conf" -p "$dir" >"$WORK/$s.log" 2>&1 &
+	else
+		taskset -c 0 "$dir/redis-server" --port "${PORT[$s]}" --bind 127.0.0.1 --save '' \
+			--appendonly no --daemonize no >"$WORK/$s.log" 2>&1 &
+	fi
 	PID[$s]=$!
-	until redis-cli -p "${PORT[$s]}" ping >/dev/null 2>&1; do
-		alive "${PID[$s]}" || die "redis-server $s exited: $(tail -n 3 "$WORK/$s.log")"
+	until server_answers "$s"; do
+		alive "${PID[$s]}" || die "$SERVER $s exited: $(tail -n 3 "$WORK/$s.log")"
 		sleep 0.05
 	done
-	redis-cli -p "${PORT[$s]}" set key:__rand_int__ xxx >/dev/null
+	[[ $SERVER == nginx ]] ||
+		redis-cli -p "${PORT[$s]}" set key:__rand_int__ xxx >/dev/null
+}
+
+server_answers()
+{
+	if [[ $SERVER == nginx ]]; then
+		[[ $(curl -s "http://127.0.0.1:${PORT[$1]}/small" 2>/dev/null) == hello ]]
+	else
+		redis-cli -p "${PORT[$1]}" ping >/dev/null 2>&1
+	fi
 }
 
 # The client's rounds over servers @3... into @1, after a warm-up of @2 s.
@@ -87,14 +130,15 @@ rounds()
 	for s in "$@"; do
 		servers+=("${PORT[$s]}:${PID[$s]}")
 	done
-	taskset -c 1 "$BUILD/bench/jw_bench_getmix" -c "$CLIENTS" "$warmup" "$SECONDS_EACH" \
+	taskset -c 1 "$BUILD/bench/jw_bench_getmix" -c "$CLIENTS" "${GETMIX_ARGS[@]}" "$warmup" \
+		"$SECONDS_EACH" \
 		"$BATCH" "${servers[@]}" >"$out" || die "jw_bench_getmix failed"
 	for s in "$@"; do
-		alive "${PID[$s]}" || die "redis-server $s exited"
+		alive "${PID[$s]}" || die "$SERVER $s exited"
 	done
 }
 
-# Starts jankwatch on server @1's redis (on the client's CPU), its output in @2, its logs in @3,
+# Starts jankwatch on server @1 (on the client's CPU), its output in @2, its logs in @3,
 # with the words of @4 added to its line, and waits until it is ready: its pid in TOOL_PID.
 start_jankwatch()
 {
@@ -155,9 +199,9 @@ measure_two()
 
 measure_bpftrace()
 {
-	local out=$WORK/bpftrace.out bin=$WORK/b/redis-server
+	local out=$WORK/bpftrace.out
 
-	write_pair_bt "$WORK/pair.bt" "$bin" call
+	write_pair_bt "$WORK/pair.bt" "$WORK/b/$SERVER" "$PAIR_FN"
 	taskset -c 1 bpftrace -B line -p "${PID[b]}" "$WORK/pair.bt" >"$out" 2>&1 &
 	TOOL_PID=$!
 	wait_for_line "$out" '^ready' "$TOOL_PID" bpftrace
@@ -213,15 +257,27 @@ main()
 	fi
 	((CLIENTS == 1)) || BATCH=2
 	[[ -n ${JANKWATCH_B_ARGS:-} ]] || need bpftrace bpftrace
-	need redis-server redis-server
-	need redis-tools redis-cli
+	case $SERVER in
+	redis)
+		need redis-server redis-server
+		need redis-tools redis-cli
+		BIN=$(command -v redis-server) PAIR_FN=call
+		;;
+	nginx)
+		need nginx nginx
+		need curl curl
+		BIN=/usr/sbin/nginx PAIR_FN=ngx_http_core_run_phases
+		GETMIX_ARGS=(--http /small)
+		;;
+	*) die "SERVER: '$SERVER' is neither redis nor nginx" ;;
+	esac
 	WORK=$(mktemp -d)
 	trap cleanup EXIT
 	halt_poll_on
 	for s in a b c; do
 		start_server "$s"
 	done
-	log "redis-servers a ${PID[a]}, b ${PID[b]}, c ${PID[c]} on CPU 0; the client and the tools on CPU 1"
+	log "$SERVER servers a ${PID[a]}, b ${PID[b]}, c ${PID[c]} on CPU 0; the client and the tools on CPU 1"
 	if [[ -n ${JANKWATCH_B_ARGS:-} ]]; then
 		measure_two
 		return
@@ -232,7 +288,7 @@ main()
 	echo "side by side: ${SECONDS_EACH} s each, batches of $BATCH GETs on each of $CLIENTS" \
 		"connection(s); the machine: $(nproc) CPUs, $(uname -r)"
 	python3 "$ROOT/bench/side_by_side.py" report "$WORK/jankwatch.rounds" \
-		"$WORK/bpftrace.rounds" "$WORK/floor.rounds" "$WORK/floor.toggles" "$CLIENTS"
+		"$WORK/bpftrace.rounds" "$WORK/floor.rounds" "$WORK/floor.toggles" "$CLIENTS" "$SERVER"
 	echo "jankwatch said, when the rounds ended:"
 	grep -E "syscall mode|wait hooks: (staying|now)|samplers: one|handler sites, over" \
 		"$WORK/jankwatch.said" | sed 's/^jankwatch: /  /' | cut -c1-200 || true

@@ -10,6 +10,9 @@
  * ones named (switch, waking, waits, samplers, comma-separated); with --toggle MS as well,
  * on for MS and off for MS in turns, printing "on <begin> <end>" and "off <begin> <end>" on
  * stdout: when the attaching (detaching) began and when it was done, in ns of CLOCK_MONOTONIC.
+ * With --thread TID, to thread TID's switches alone: a software event counting its switches
+ * out, every one an overflow that runs the program, where --machine's switch runs on every
+ * thread's.
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -88,6 +91,26 @@ static int attach_samplers(struct held *h, struct bpf_program *prog)
 		}
 	}
 	return 0;
+}
+
+/*
+ * --thread TID: @prog on every context switch of thread @tid alone (a software event counting
+ * its switches out, each one an overflow), where --machine's switch runs on every thread's.
+ */
+static int attach_thread(struct held *h, struct bpf_program *prog, int tid)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_SOFTWARE,
+					.config = PERF_COUNT_SW_CONTEXT_SWITCHES,
+					.sample_period = 1 };
+	int fd, err;
+
+	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = keep(h, bpf_program__attach_perf_event(prog, fd));
+	if (err)
+		close(fd);
+	return err;
 }
 
 /* --machine's parts (--parts), all by default. */
@@ -191,23 +214,29 @@ static int toggle(struct held *h, struct tp_floor_bpf *skel, unsigned int parts,
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: jw_bench_tp_floor [--clock | --syscall NAME | --machine "
-		"[--parts switch,waking,waits,samplers] [--toggle MS]]\n");
+	fprintf(stderr, "usage: jw_bench_tp_floor [--clock | --syscall NAME | --thread TID | "
+		"--machine [--parts switch,waking,waits,samplers] [--toggle MS]]\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	const char *syscall_name = argc == 3 && !strcmp(argv[1], "--syscall") ? argv[2] : NULL;
+	bool thread = argc == 3 && !strcmp(argv[1], "--thread");
 	bool clock = argc == 2 && !strcmp(argv[1], "--clock");
 	bool machine = argc >= 2 && !strcmp(argv[1], "--machine");
 	unsigned int parts = PART_ALL;
 	struct held h = { .n = 0 };
 	struct tp_floor_bpf *skel;
-	long toggle_ms = 0;
+	long toggle_ms = 0, tid = 0;
 	char *end;
 	int err, i;
 
+	if (thread) {
+		tid = strtol(argv[2], &end, 10);
+		if (*end || tid <= 0 || tid > 1L << 30)
+			return usage();
+	}
 	for (i = 2; machine && i < argc; i += 2) {
 		if (i + 1 == argc)
 			return usage();
@@ -223,7 +252,7 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
-	if (argc != 1 && !syscall_name && !clock && !machine)
+	if (argc != 1 && !syscall_name && !clock && !machine && !thread)
 		return usage();
 	err = hold_init("jw_bench_tp_floor");
 	if (err) {
@@ -250,7 +279,12 @@ int main(int argc, char **argv)
 		err = toggle(&h, skel, parts, (unsigned int)toggle_ms);
 		goto out;
 	}
-	if (machine) {
+	if (thread) {
+		err = attach_thread(&h, skel->progs.machine_sample, (int)tid);
+		if (err)
+			fprintf(stderr, "jw_bench_tp_floor: cannot attach to thread %ld's switches: "
+				"%s\n", tid, strerror(-err));
+	} else if (machine) {
 		err = attach_machine(&h, skel, parts);
 	} else if (syscall_name) {
 		err = attach_syscall(&h, skel->progs.sys_floor_enter, "enter", syscall_name, false);
@@ -267,7 +301,9 @@ int main(int argc, char **argv)
 	}
 	if (err)
 		goto out;
-	if (machine)
+	if (thread)
+		fprintf(stderr, "jw_bench_tp_floor: attached to thread %ld's switches; ready\n", tid);
+	else if (machine)
 		fprintf(stderr, "jw_bench_tp_floor: attached to sched_switch, sched_waking, the wait "
 			"system calls' exits and a sampler on each CPU; ready\n");
 	else if (syscall_name)

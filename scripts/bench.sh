@@ -106,8 +106,8 @@ Usage: scripts/bench.sh [--quick] [--fp-only | --syscall-only | --samples-only |
   --rate-only      only a busy loop at 100,000 tasks a second in each mode (bench/rate.sh)
   --observer-only  only what watching does to a slow task's own time (bench/observer.sh)
   --servers-only   only what watching adds to redis's and nginx's requests, with 1 client
-                   and with 50, beside bpftrace (bench/servers.sh); then redis's with 1
-                   and 50 side by side with a server nobody watches (bench/side_by_side.sh)
+                   and with 50, beside bpftrace (bench/servers.sh); then both with 1 and
+                   50 side by side with a server nobody watches (bench/side_by_side.sh)
   --page-only      only report --html over 10,000 and 20,000 events: the page's size, the
                    time to write it and chromium's to load it (bench/page.py)
 Runs as root. Builds build/, installs bpftrace, libbpf-tools and gnuplot when missing, prints
@@ -828,6 +828,19 @@ python_naming_cost()
 	done
 }
 
+# redis's and nginx's requests, with 1 client and with 50, each tool beside a server nobody
+# watches.
+side_by_side()
+{
+	local server clients
+
+	for server in redis nginx; do
+		for clients in 1 50; do
+			"$ROOT/bench/side_by_side.sh" "$SIDE_BY_SIDE_S" "$clients" "$server"
+		done
+	done
+}
+
 main()
 {
 	local name
@@ -864,8 +877,7 @@ main()
 	fi
 	if [[ -n $ONLY_SERVERS ]]; then
 		"$ROOT/bench/servers.sh" "$SERVERS_REPS"
-		"$ROOT/bench/side_by_side.sh" "$SIDE_BY_SIDE_S" 1
-		"$ROOT/bench/side_by_side.sh" "$SIDE_BY_SIDE_S" 50
+		side_by_side
 		return 0
 	fi
 	if [[ -n $ONLY_PAGE ]]; then
@@ -900,8 +912,7 @@ main()
 	"$ROOT/bench/observer.sh" "$OBSERVER_PAIRS"
 	"$ROOT/bench/fleet.sh" "$FLEET_S"
 	"$ROOT/bench/servers.sh" "$SERVERS_REPS"
-	"$ROOT/bench/side_by_side.sh" "$SIDE_BY_SIDE_S" 1
-	"$ROOT/bench/side_by_side.sh" "$SIDE_BY_SIDE_S" 50
+	side_by_side
 }
 
 main "$@"
