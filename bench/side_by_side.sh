@@ -72,7 +72,7 @@ start_server()
 	local s=$1 dir=$WORK/$1
 
 	mkdir -p "$dir"
-	cp -L "$BIN" "$dir/$SERVER"
+	cp -L "$BIN" "$dir/${BIN##*/}"
 	PORT[$s]=$(free_port)
 	if [[ $SERVER == nginx ]]; then
 		mkdir -p "$dir/www"
@@ -97,9 +97,9 @@ http {
 	}
 }
 EOF
-		taskset -c 0 "$dir/nginx" -c "$dir/nginx.conf" -p "$dir" >"$WORK/$s.log" 2>&1 &
+		taskset -c 0 "$dir/${BIN##*/}" -c "$dir/nginx.conf" -p "$dir" >"$WORK/$s.log" 2>&1 &
 	else
-		taskset -c 0 "$dir/redis-server" --port "${PORT[$s]}" --bind 127.0.0.1 --save '' \
+		taskset -c 0 "$dir/${BIN##*/}" --port "${PORT[$s]}" --bind 127.0.0.1 --save '' \
 			--appendonly no --daemonize no >"$WORK/$s.log" 2>&1 &
 	fi
 	PID[$s]=$!
@@ -201,7 +201,7 @@ measure_bpftrace()
 {
 	local out=$WORK/bpftrace.out
 
-	write_pair_bt "$WORK/pair.bt" "$WORK/b/$SERVER" "$PAIR_FN"
+	write_pair_bt "$WORK/pair.bt" "$WORK/b/${BIN##*/}" "$PAIR_FN"
 	taskset -c 1 bpftrace -B line -p "${PID[b]}" "$WORK/pair.bt" >"$out" 2>&1 &
 	TOOL_PID=$!
 	wait_for_line "$out" '^ready' "$TOOL_PID" bpftrace
@@ -212,15 +212,19 @@ measure_bpftrace()
 
 # The parts of the machine's hooks jankwatch had in at the end of its rounds (it says at -v
 # where its waits are, at start and at each change): its waits on the uprobes hook nothing on
-# the machine's system calls.
+# the machine's system calls; with sched_hooks=1 no switch of the machine runs a program.
 floor_parts()
 {
+	local switch=switch,
+
+	! grep -q "context switches: each watched thread's own" "$WORK/jankwatch.said" ||
+		switch=
 	if grep -E "syscall mode on|syscall mode's waits now on|wait hooks: staying on" \
 		"$WORK/jankwatch.said" | tail -n 1 |
 		grep -Eq "on (uprobes on the C library|the scheduler's switches alone)"; then
-		echo switch,waking,samplers
+		echo "${switch}waking,samplers"
 	else
-		echo switch,waking,waits,samplers
+		echo "${switch}waking,waits,samplers"
 	fi
 }
 

@@ -34,6 +34,12 @@ const volatile bool cookie_in_run_ctx = false;
 const volatile bool has_attach_cookie = true;
 /* The compatible build: the size of a task's kernel stack (THREAD_SIZE), for task_user_regs(). */
 const volatile __u32 thread_size = 16384;
+/*
+ * Where the watched threads' context switches are seen (sched_hooks=1): each one's own switches
+ * out (on_thread_switch, a software perf event per thread), its switches back in taken where a
+ * program next runs on it (caught_up()); else every switch of the machine (on_sched_switch).
+ */
+const volatile bool thread_switches = false;
 /* The lowest threshold in force. Reloadable. */
 __u64 report_min_ns = 150 * 1000000ULL;
 /* Record (time) one task in this many in each statistics row; every task is counted. Reloadable. */

@@ -275,6 +275,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if (stopped)
 		return 0;
 	s = watched_state(task, false);
+	on_cpu_again(task, s);
 	if (!s || s->depth == 0)
 		return 0;
 	now = bpf_ktime_get_ns();

@@ -114,80 +114,188 @@ static void trace_waking(struct task_struct *p)
 
 
 /*
- * Splits a watched thread's off-CPU time inside a task (runnable but preempted, asleep, asleep in
- * IO) and takes the stack where it sleeps. Runs on every context switch of the machine: for
- * threads that are not watched, one task storage lookup that finds nothing, and a second one
- * only while some watched thread is off the CPU inside a task.
+ * Watched thread @prev (@s) leaves the CPU (@preempt: involuntarily): inside a task, its off-CPU
+ * time begins (runnable, asleep, asleep in IO; the stack where it sleeps taken), or the task ends
+ * where it sleeps in a wait. Returns the time taken, 0 when none was.
  */
-JW_TRACEPOINT(sched_switch)
-int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+static __always_inline __u64 switched_out(void *ctx, struct task_struct *prev,
+					  struct jw_task_state *s, bool preempt)
 {
-	struct jw_task_state *s;
-	__u64 now = 0;
+	__u64 now;
 	__u32 state;
 
-	if (stopped)
+	if (!s->depth)
 		return 0;
-	if (trace_on)
-		trace_switch(preempt, prev, next);
-	s = task_state_of(prev);
-	if (s && s->depth && s->first_wait == 2 && !preempt && asleep_in_wait(prev)) {
+	if (s->first_wait == 2 && !preempt && asleep_in_wait(prev)) {
 		/*
 		 * The wakeup that began its first task found nothing ready (another worker took the
 		 * connection): it sleeps on in the same wait, whose end is still to come.
 		 */
 		s->depth = 0;
 		s->first_wait = 1;
-	} else if (s && s->depth && !wait_slept(prev, s, preempt)) {
-		now = bpf_ktime_get_ns();
-		/* Switched out again: its switch back in reached no program. */
-		if (!s->off_ns)
-			__sync_fetch_and_add(&off_cpu_watched, 1);
-		else if (s->off_ns >= s->start_ns)
-			switch_unseen(s);
-		else
-			count_drop(JW_DROP_SWITCH);	/* in a task already ended */
-		s->off_ns = now;
-		s->switches++;
-		state = task_state(prev);
-		/*
-		 * Runnable; or woken already (TASK_WAKING: the wakeup came after the scheduler took
-		 * it off the run queue, before this program ran): its wait is for the CPU.
-		 */
-		if (preempt || state == TASK_RUNNING || state == TASK_WAKING)
-			s->off_state = JW_OFF_RUNQ;
-		else if (BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
-			s->off_state = JW_OFF_IO;
-		else
-			s->off_state = JW_OFF_BLOCKED;
-		if (s->off_state != JW_OFF_RUNQ)
-			block_begins(ctx, prev, s, now);
+		return 0;
 	}
+	if (wait_slept(prev, s, preempt))
+		return 0;
+	now = bpf_ktime_get_ns();
+	/* Switched out again: its switch back in reached no program. */
+	if (!s->off_ns)
+		__sync_fetch_and_add(&off_cpu_watched, 1);
+	else if (s->off_ns >= s->start_ns)
+		switch_unseen(s);
+	else
+		count_drop(JW_DROP_SWITCH);	/* in a task already ended */
+	s->off_ns = now;
+	s->switches++;
+	state = task_state(prev);
+	/*
+	 * Runnable; or woken already (TASK_WAKING: the wakeup came after the scheduler took it off
+	 * the run queue, before this program ran): its wait is for the CPU.
+	 */
+	if (preempt || state == TASK_RUNNING || state == TASK_WAKING)
+		s->off_state = JW_OFF_RUNQ;
+	else if (BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
+		s->off_state = JW_OFF_IO;
+	else
+		s->off_state = JW_OFF_BLOCKED;
+	if (s->off_state != JW_OFF_RUNQ)
+		block_begins(ctx, prev, s, now);
+	return now;
+}
+
+/*
+ * Watched thread @task (@s), off the CPU since s->off_ns, runs again from @now: the time goes where
+ * its switch out put it, or (woken in its wait on the switches alone) its task begins.
+ */
+static __always_inline void switched_in(struct task_struct *task, struct jw_task_state *s,
+					__u64 now)
+{
+	__u64 d = now - s->off_ns;
+
+	s->off_ns = 0;
+	__sync_fetch_and_add(&off_cpu_watched, -1);
+	if (s->off_state == JW_OFF_WAKING) {
+		switch_begins(task, s, now);
+		return;
+	}
+	if (s->off_state == JW_OFF_RUNQ) {
+		s->runq_ns += d;
+		return;
+	}
+	s->blocked_ns += d;
+	if (s->off_state == JW_OFF_IO)
+		s->io_ns += d;
+	block_ends(s, d);
+}
+
+/*
+ * Splits a watched thread's off-CPU time inside a task (runnable but preempted, asleep, asleep in
+ * IO) and takes the stack where it sleeps. Runs on every context switch of the machine: for
+ * threads that are not watched, one task storage lookup that finds nothing, and a second one
+ * only while some watched thread is off the CPU inside a task. Not attached with the threads'
+ * own switch events (thread_switches) unless trace events are on, then for them alone.
+ */
+JW_TRACEPOINT(sched_switch)
+int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct jw_task_state *s;
+	__u64 now = 0;
+
+	if (stopped)
+		return 0;
+	if (trace_on)
+		trace_switch(preempt, prev, next);
+	if (thread_switches)
+		return 0;
+	s = task_state_of(prev);
+	if (s)
+		now = switched_out(ctx, prev, s, preempt);
 	if (!off_cpu_watched)
 		return 0;
 	s = task_state_of(next);
-	if (s && s->off_ns) {
-		__u64 d;
-
-		if (!now)
-			now = bpf_ktime_get_ns();
-		d = now - s->off_ns;
-		s->off_ns = 0;
-		__sync_fetch_and_add(&off_cpu_watched, -1);
-		if (s->off_state == JW_OFF_WAKING) {
-			switch_begins(next, s, now);
-			return 0;
-		}
-		if (s->off_state == JW_OFF_RUNQ) {
-			s->runq_ns += d;
-			return 0;
-		}
-		s->blocked_ns += d;
-		if (s->off_state == JW_OFF_IO)
-			s->io_ns += d;
-		block_ends(s, d);
-	}
+	if (s && s->off_ns)
+		switched_in(next, s, now ? now : bpf_ktime_get_ns());
 	return 0;
+}
+
+#if !JW_COMPAT
+/*
+ * The threads' own switch events (sched_hooks=1): watched thread @task (@s) runs, off the CPU
+ * since s->off_ns (a switch out inside a task, or a wakeup in its wait on the switches alone)
+ * with no program run on it since: it came back as long ago as it has run since, which its switch
+ * event counts (perf's running time: the thread's time on a CPU, to the nanosecond, read now; at
+ * its last switch out in s->run_off). Where that event cannot be read, the kernel's own count
+ * (se.sum_exec_runtime), which lags up to a tick.
+ */
+static __noinline void caught_up(struct task_struct *task, struct jw_task_state *s)
+{
+	__u64 now = bpf_ktime_get_ns(), ran = 0, on_cpu, at;
+	struct bpf_perf_event_value v;
+
+	if (!s->off_ns)
+		return;
+	/* Each read kept apart: the verifier refuses one load from either pointer. */
+	if (!bpf_perf_event_read_value(&switch_events, s->slot, &v, sizeof(v))) {
+		on_cpu = v.running;
+		barrier_var(on_cpu);
+		if (on_cpu >= s->run_off)
+			ran = on_cpu - s->run_off;
+	} else if (s->exec_off) {
+		on_cpu = task->se.sum_exec_runtime;
+		barrier_var(on_cpu);
+		ran = on_cpu - s->exec_off;
+	}
+	at = now > ran ? now - ran : now;
+	switched_in(task, s, at > s->off_ns ? at : s->off_ns);
+}
+
+/*
+ * sched_hooks=1: a watched thread's own switch out (a software perf event counting them, one per
+ * watched thread, every one an overflow): the program runs on that thread alone, as it leaves the
+ * CPU, and nowhere else. The switch back in since its last one is taken first (caught_up()).
+ * Whether it was preempted: the event does not say; a thread still on its run queue was (a
+ * sleeping one is taken off it, or kept there as delayed, 6.12's sched_delayed).
+ */
+/* 6.12's delayed dequeue: a sleeping task may stay on its run queue, marked so. */
+struct sched_entity___delayed {
+	unsigned char sched_delayed;
+} __attribute__((preserve_access_index));
+#endif
+
+/* In both builds' object; the compatible one keeps every switch on sched_switch. */
+SEC("perf_event")
+int on_thread_switch(struct bpf_perf_event_data *ctx)
+{
+#if JW_COMPAT
+	(void)ctx;
+	return 0;
+#else
+	struct task_struct *prev = bpf_get_current_task_btf();
+	struct bpf_perf_event_value v;
+	struct jw_task_state *s;
+	bool preempt;
+
+	if (stopped || !thread_switches)
+		return 0;
+	s = task_state_of(prev);
+	if (!s)
+		return 0;
+	if (s->off_ns)
+		caught_up(prev, s);
+	preempt = prev->on_rq;
+	if (preempt) {
+		struct sched_entity___delayed *se = (void *)&prev->se;
+
+		if (bpf_core_field_exists(se->sched_delayed))
+			preempt = !BPF_CORE_READ(se, sched_delayed);
+	}
+	switched_out(ctx, prev, s, preempt);
+	/* Where caught_up() counts its time on a CPU from, whenever it next comes back. */
+	if (!bpf_perf_prog_read_value(ctx, &v, sizeof(v)))
+		s->run_off = v.running;
+	s->exec_off = prev->se.sum_exec_runtime;
+	return 0;
+#endif
 }
 
 

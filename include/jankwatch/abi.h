@@ -555,6 +555,14 @@ struct jw_task_state {
 	__u64 sample_ns;
 	__u32 sample_switches;
 	__u32 sample_young;
+	/*
+	 * sched_hooks=1: the thread's time on a CPU when it last left the CPU, by its switch
+	 * event's running time and by the kernel's count (se.sum_exec_runtime); both stay put
+	 * while it is off: what they count more where a program next runs on the thread is the
+	 * time it has run since its switch back in (caught_up()).
+	 */
+	__u64 run_off;
+	__u64 exec_off;
 };
 
 /* A delay that is not known: the thread was not seen waking before the run began. */

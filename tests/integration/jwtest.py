@@ -369,10 +369,25 @@ READY_TIMEOUT_S = 120 if os.environ.get("JW_VM") else 30
 LOAD_ALLOWANCE_S = READY_TIMEOUT_S - 30
 
 
+# Words JW_ARGS adds to every watch these helpers start (`--set sched_hooks=1`: a test again
+# with that setting, as tests/CMakeLists.txt registers some); not to the other subcommands.
+JW_ARGS = os.environ.get("JW_ARGS", "").split()
+SUBCOMMANDS = ("stats", "symbolize", "export", "report")
+
+
+def jw_argv(args):
+    """jankwatch's command line for @args, with JW_ARGS where a watch's options go."""
+    if args and args[0] in SUBCOMMANDS:
+        return [JW_BIN, *args]
+    if args and args[0] == "top":
+        return [JW_BIN, "top", *JW_ARGS, *args[1:]]
+    return [JW_BIN, *JW_ARGS, *args]
+
+
 def run_jankwatch(args, timeout):
     """Runs jankwatch to completion, @timeout seconds at most (in a VM, LOAD_ALLOWANCE_S more);
     returns (rc, events, stderr lines)."""
-    p = Proc([JW_BIN, *args])
+    p = Proc(jw_argv(args))
     rc = p.wait(timeout + LOAD_ALLOWANCE_S)
     events = []
     for line in p.out:
@@ -401,7 +416,7 @@ def capture_raw(binary, target_args, log_dir, raw):
 
 
 def start_jankwatch(args):
-    p = Proc([JW_BIN, *args])
+    p = Proc(jw_argv(args))
     wait_for(lambda: any("ready" in l for l in p.err) or p.p.poll() is not None, READY_TIMEOUT_S,
              "jankwatch to be ready")
     if p.p.poll() is not None:

@@ -88,10 +88,13 @@ def watch(kind, blocking_fn, waker):
             if int(re.match(r" *\d+ #(\d+) ", l).group(1)) != len(heaviest):
                 break
             heaviest.append(l)
+        # __schedule, or with sched_hooks=1 schedule: the thread's switch event has the
+        # registers of __schedule's caller (perf_fetch_caller_regs() in the code inlined there).
         leaf = re.search(r"\(([^+()]+)\+", heaviest[-1])
-        if not leaf or leaf.group(1) != "__schedule":
+        at_scheduler = leaf and leaf.group(1) in ("__schedule", "schedule")
+        if not at_scheduler:
             print("\n".join(tree))
-        check(leaf and leaf.group(1) == "__schedule",
+        check(at_scheduler,
               f"{kind}: the blocked stack's leaf is the scheduler: {heaviest[-1].strip()}")
         check(header(text).get("waker") == ev["waker"], f"{kind}: the header names the waker")
     logs.cleanup()

@@ -53,6 +53,7 @@ static const struct range_case ranges[] = {
 	{ JW_P_METRICS_INTERVAL_S, "metrics_interval_s", 15, 1, 3600, "allowed 1..3600" },
 	{ JW_P_METRICS_MAX_HANDLERS, "metrics_max_handlers", 100, 1, 10000, "allowed 1..10000" },
 	{ JW_P_SAMPLERS, "samplers", 2, 0, 2, "allowed 0..2" },
+	{ JW_P_SCHED_HOOKS, "sched_hooks", 0, 0, 1, "allowed 0..1" },
 };
 
 #define N_RANGES (sizeof(ranges) / sizeof(ranges[0]))
@@ -166,7 +167,7 @@ static void test_key_errors(void **state)
 	set_fails(fx, "brust=off", "did you mean burst?");
 	set_fails(fx, "foo=1", "foo=1: unknown parameter, valid: log_type, sample_interval, ");
 	assert_contains(fx->err, "handler_sites, events_keep, events_line_max, journal, metrics_interval_s, "
-			"metrics_max_handlers, samplers, burst");
+			"metrics_max_handlers, samplers, sched_hooks, burst");
 	set_fails(fx, "sample_interval", "sample_interval: missing '='");
 	set_fails(fx, "=5", "missing parameter name");
 	set_fails(fx, "", "missing '='");

@@ -160,6 +160,9 @@ void jw_attach__forget(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
 	a->n_links = kept;
 	jw_object_forget_cookies(a, pid, slot);
 	bpf_map__delete_elem(a->skel->maps.watched, &key, sizeof(key), 0);
+	/* Its switch event, held by the map too. */
+	if (a->thread_switches && slot < a->n_slots)
+		bpf_map__delete_elem(a->skel->maps.switch_events, &slot, sizeof(slot), 0);
 	if (slot < a->n_slots)
 		unindex_thread(a, tid, slot);
 	/* A task it has open would never end (its probes are gone): dropped with the state. */
@@ -231,6 +234,8 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 		err = bpf_map__set_max_entries(a->skel->maps.probes_ready, threads);
 	if (!err)
 		err = bpf_map__set_max_entries(a->skel->maps.site_ranges, threads);
+	if (!err)
+		err = bpf_map__set_max_entries(a->skel->maps.switch_events, threads);
 	if (!err && plan.compat && !plan.cookies)
 		err = bpf_map__set_max_entries(a->skel->maps.probe_cookies, JW_MAX_PROBE_ADDRS);
 	if (err) {
@@ -244,6 +249,8 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	a->skel->rodata->unwind_mode = opts->unwind_mode;
 	a->skel->rodata->stack_bytes = opts->unwind_mode == JW_UNWIND_FP ? 0 : opts->stack_bytes;
 	a->skel->rodata->has_attach_cookie = plan.cookies;
+	a->thread_switches = jw_kernel_plan_thread_switches(&plan, opts->thread_switches);
+	a->skel->rodata->thread_switches = a->thread_switches;
 	/* Return probes run it only where the kernel has no attach cookies. */
 	bpf_program__set_autoload(a->skel->progs.dispatch_return, !plan.cookies);
 	if (!plan.compat) {
@@ -564,9 +571,26 @@ void jw_attach__set_wait_hooks(struct jw_attach *a, uint32_t hooks)
 	__atomic_store_n(&a->skel->bss->wait_hooks, hooks, __ATOMIC_SEQ_CST);
 }
 
+/* sched_switch's program: every switch of the machine, for the watched threads or the traced. */
+static int attach_sched_switch(struct jw_attach *a)
+{
+	int err;
+
+	if (a->sched_switch_on)
+		return 0;
+	err = attach_tracepoint(a, a->skel->progs.on_sched_switch, "sched_switch");
+	a->sched_switch_on = !err;
+	return err;
+}
+
 int jw_attach__sched(struct jw_attach *a)
 {
-	int err = attach_tracepoint(a, a->skel->progs.on_sched_switch, "sched_switch");
+	int err = a->thread_switches ? 0 : attach_sched_switch(a);
+
+	if (a->thread_switches)
+		jw_log(JW_LOG_INFO, "context switches: each watched thread's own (sched_hooks=1: a "
+		       "context-switch perf event per thread), no program on the machine's other "
+		       "switches");
 
 	if (!err)
 		err = attach_tracepoint(a, a->skel->progs.on_sched_waking, "sched_waking");
@@ -621,6 +645,10 @@ int jw_attach__trace(struct jw_attach *a, pid_t pid, bool on)
 	int ret;
 
 	if (on) {
+		/* With the threads' own switch events, sched_switch is hooked for the trace. */
+		ret = attach_sched_switch(a);
+		if (ret)
+			return ret;
 		ret = bpf_map__update_elem(map, &key, sizeof(key), &one, sizeof(one), BPF_NOEXIST);
 		if (ret == -EEXIST)
 			return 0;

@@ -26,6 +26,11 @@ struct jw_attach_opts {
 	uint32_t stats_every;		/* record 1 task in this many in the statistics */
 	uint32_t wait_probe_id;		/* the probe id of tasks bounded by the waits */
 	const char *btf_path;		/* the kernel's BTF, where it has none of its own; or NULL */
+	/*
+	 * sched_hooks=1: the watched threads' switches seen by each one's own switch event
+	 * (jw_attach__thread_switches()), not sched_switch; the full build only
+	 */
+	bool thread_switches;
 };
 
 /* One dispatch hook in one process. exit_offset 0: a return probe ends the task. */
@@ -146,6 +151,13 @@ int jw_attach__probes_ready(struct jw_attach *a, uint32_t slot);
 
 /* Attaches the scheduler tracepoints: off-CPU time, blocked stacks, wakers. 0 or -errno. */
 int jw_attach__sched(struct jw_attach *a);
+
+/*
+ * With the threads' own switch events (jw_attach_opts.thread_switches), thread @tid of process
+ * @pid's, watched in slot @slot: its switches out run a program, no other thread's do. 0 (nothing to do without them),
+ * or -errno, said.
+ */
+int jw_attach__thread_switches(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot);
 
 /* Starts a cpu-clock sampler on thread @tid of process @pid every @period_ms. 0 or -errno. */
 int jw_attach__sampler(struct jw_attach *a, pid_t pid, pid_t tid, unsigned int period_ms);

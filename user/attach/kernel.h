@@ -46,6 +46,15 @@ struct jw_kernel_plan {
 	char lacks[256];	/* what the compatible build stands in for, named; "" for none */
 };
 
+/*
+ * Whether the watched threads' switches are seen by each one's own switch event, @asked
+ * (sched_hooks=1): in the full build; the compatible one keeps them on sched_switch.
+ */
+static inline bool jw_kernel_plan_thread_switches(const struct jw_kernel_plan *plan, bool asked)
+{
+	return asked && !plan->compat;
+}
+
 /* A fact's name: the facility, as a user would look it up ("BPF helper bpf_loop"). */
 const char *jw_kernel_fact_name(enum jw_kernel_fact fact);
 

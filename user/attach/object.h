@@ -47,6 +47,8 @@ struct jw_attach {
 	size_t n_links;
 	size_t cap_links;
 	uint32_t n_traced;	/* processes in trace_pids */
+	bool thread_switches;	/* the watched threads' own switch events, not sched_switch */
+	bool sched_switch_on;	/* sched_switch's program attached */
 	uint32_t n_slots;
 	/* The tid index (tid_index in the BPF object): each bucket's thread, 0 for none. */
 	pid_t bucket_tid[JW_TID_BUCKETS];

@@ -53,6 +53,48 @@ static int attach_sampler(struct jw_attach *a, pid_t tid, int cpu, unsigned int 
 	return jw_attach_keep_link(a, jw_link_of(link), pid, true, JW_LINK_SAMPLER);
 }
 
+int jw_attach__thread_switches(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CONTEXT_SWITCHES,
+		.sample_period = 1,
+	};
+	struct bpf_link *link;
+	int fd, err;
+
+	if (!a->thread_switches)
+		return 0;
+	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		jw_log(JW_LOG_ERROR, "cannot open a context-switch perf event on thread %d: %s",
+		       (int)tid, strerror(-err));
+		return err;
+	}
+	/* Its time on a CPU is read there by the programs that run on it (switch_events). */
+	if (bpf_map__update_elem(a->skel->maps.switch_events, &slot, sizeof(slot), &fd,
+				 sizeof(fd), BPF_ANY)) {
+		err = -errno;
+		close(fd);
+		jw_log(JW_LOG_ERROR, "cannot keep thread %d's switch event: %s", (int)tid,
+		       strerror(-err));
+		return err;
+	}
+	link = bpf_program__attach_perf_event(a->skel->progs.on_thread_switch, fd);
+	if (!link) {
+		err = -errno;
+		close(fd);
+		bpf_map__delete_elem(a->skel->maps.switch_events, &slot, sizeof(slot), 0);
+		jw_log(JW_LOG_ERROR, "cannot attach to thread %d's switches: %s", (int)tid,
+		       strerror(-err));
+		return err;
+	}
+	/* At once when it goes, as a thread's sampler (above). */
+	return jw_attach_keep_link(a, jw_link_of(link), pid, true, JW_LINK_TASK);
+}
+
 int jw_attach__cpu_samplers(struct jw_attach *a, unsigned int period_ms)
 {
 	int n = libbpf_num_possible_cpus(), cpu, err, offline = 0;

@@ -94,6 +94,9 @@ static void print_process(FILE *f, const struct session *s, const struct jw_kern
 			    jw_hookplan_wait(plan->session, fn->path, fn->name, fn->offset, hooks),
 			    t->pid);
 	}
+	if (jw_kernel_plan_thread_switches(plan, cfg->params.v[JW_P_SCHED_HOOKS] == 1))
+		fprintf(f, "  switches      a context-switch perf event on thread %d: its switches "
+			"out run a program (sched_hooks=1)\n", t->tid);
 	if (cfg->params.v[JW_P_SAMPLERS] != 1)
 		fprintf(f, "  sampler       a cpu-clock timer on thread %d, every %lld ms of its CPU "
 			"time while a task runs\n", t->tid,
@@ -102,7 +105,8 @@ static void print_process(FILE *f, const struct session *s, const struct jw_kern
 }
 
 static void print_kernel(FILE *f, const struct jw_kernel_facts *facts,
-			 const struct jw_kernel_plan *plan, const char *btf_path)
+			 const struct jw_kernel_plan *plan, const char *btf_path,
+			 bool thread_switches)
 {
 	fprintf(f, "kernel        %s: the %s programs%s%s; a dispatch's entry and return %s; "
 		"probes' cookies %s\n", facts->release, plan->compat ? "compatible" : "full",
@@ -113,9 +117,11 @@ static void print_kernel(FILE *f, const struct jw_kernel_facts *facts,
 	if (btf_path[0])
 		fprintf(f, "BTF           %s%s\n", btf_path,
 			facts->has[JW_KF_BTF] ? "" : " (the kernel has none of its own)");
-	fprintf(f, "scheduler     tracepoints sched_switch, sched_waking, sched_process_fork, "
+	fprintf(f, "scheduler     tracepoints %ssched_waking, sched_process_fork, "
 		"sched_process_exec, sched_process_exit (every thread of the machine; one map "
-		"lookup for a thread not watched)\n");
+		"lookup for a thread not watched)%s\n", thread_switches ? "" : "sched_switch, ",
+		thread_switches ? "; the watched threads' switches on their own switch events "
+				  "(sched_hooks=1, below)" : "");
 }
 
 static void print_waits(FILE *f, const struct session *s, const struct jw_kernel_plan *plan)
@@ -208,7 +214,7 @@ int session_dry_run(struct session *s)
 	for (i = 0; i < n && s->n_slots < JW_MAX_PIDS; i++)
 		session_add_proc(s, found[i]);
 	printf("jankwatch --dry-run: nothing attached\n");
-	print_kernel(stdout, &facts, &plan, btf_path);
+	print_kernel(stdout, &facts, &plan, btf_path, jw_kernel_plan_thread_switches(&plan, cfg->params.v[JW_P_SCHED_HOOKS] == 1));
 	print_waits(stdout, s, &plan);
 	print_samplers(stdout, s);
 	if (cfg->cmd)

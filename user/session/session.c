@@ -297,14 +297,14 @@ static void reload_tracer(struct session *s, const struct jw_params *np)
 /*
  * SIGHUP: the parameters again from --config and --set. A bad configuration keeps the one in
  * force; what the loaded programs and probes fixed (sample_period_ms, stack_bytes,
- * stats_max_entries, wait_tracepoints, handler_sites, samplers) waits for a restart, and the
- * reload says so.
+ * stats_max_entries, wait_tracepoints, handler_sites, samplers, sched_hooks) waits for a
+ * restart, and the reload says so.
  */
 static void reload(struct session *s)
 {
 	static const enum jw_param fixed[] = { JW_P_SAMPLE_PERIOD_MS, JW_P_STACK_BYTES,
 					       JW_P_STATS_MAX_ENTRIES, JW_P_WAIT_TRACEPOINTS,
-					       JW_P_HANDLER_SITES, JW_P_SAMPLERS };
+					       JW_P_HANDLER_SITES, JW_P_SAMPLERS, JW_P_SCHED_HOOKS };
 	struct jw_params *old = &s->cfg->params, np;
 	char err[512];
 	size_t i;

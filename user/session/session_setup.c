@@ -302,6 +302,7 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 		.stats_every = cfg->params.v[JW_P_STATS_SAMPLING_INTERVAL],
 		.wait_probe_id = cfg->n_probes,
 		.btf_path = cfg->btf,
+		.thread_switches = cfg->params.v[JW_P_SCHED_HOOKS] == 1,
 	};
 	struct jw_reporter_opts ropts = { .params = &cfg->params, .format = cfg->format,
 					  .pprof = cfg->pprof, .svg = cfg->svg,

@@ -404,6 +404,10 @@ static int attach_hooks(struct jw_watched *w, const struct jw_watch_how *how)
 		jw_log(JW_LOG_ERROR, "cannot watch thread %d: %s", t->tid, strerror(-ret));
 		return ret;
 	}
+	/* sched_hooks=1: its switches seen from here. */
+	ret = jw_attach__thread_switches(how->attach, t->pid, t->tid, w->slot);
+	if (ret)
+		return ret;
 	for (k = 0; k < how->cfg->n_probes; k++) {
 		ret = jw_attach__dispatch(how->attach, &w->probes[k].dp, w->slot);
 		if (ret)
