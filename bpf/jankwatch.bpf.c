@@ -57,12 +57,15 @@ __u32 stopped;
 
 /*
  * The parts, each using only those before it: the state and its lookups, the interpreter reads,
- * the tasks and their statistics, the stack samples, syscall mode's waits, the scheduler's
- * events (off-CPU time, wakers, trace events), the processes followed.
+ * the tasks and their statistics, a thread back on the CPU, the dispatch probes, the stack
+ * samples, syscall mode's waits, the scheduler's events (off-CPU time, wakers, trace events),
+ * the processes followed.
  */
 #include "state.bpf.h"
 #include "interp.bpf.h"
 #include "task.bpf.h"
+#include "offcpu.bpf.h"
+#include "dispatch.bpf.h"
 #include "sample.bpf.h"
 #include "wait.bpf.h"
 #include "sched.bpf.h"

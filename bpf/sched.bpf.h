@@ -164,31 +164,6 @@ static __always_inline __u64 switched_out(void *ctx, struct task_struct *prev,
 }
 
 /*
- * Watched thread @task (@s), off the CPU since s->off_ns, runs again from @now: the time goes where
- * its switch out put it, or (woken in its wait on the switches alone) its task begins.
- */
-static __always_inline void switched_in(struct task_struct *task, struct jw_task_state *s,
-					__u64 now)
-{
-	__u64 d = now - s->off_ns;
-
-	s->off_ns = 0;
-	__sync_fetch_and_add(&off_cpu_watched, -1);
-	if (s->off_state == JW_OFF_WAKING) {
-		switch_begins(task, s, now);
-		return;
-	}
-	if (s->off_state == JW_OFF_RUNQ) {
-		s->runq_ns += d;
-		return;
-	}
-	s->blocked_ns += d;
-	if (s->off_state == JW_OFF_IO)
-		s->io_ns += d;
-	block_ends(s, d);
-}
-
-/*
  * Splits a watched thread's off-CPU time inside a task (runnable but preempted, asleep, asleep in
  * IO) and takes the stack where it sleeps. Runs on every context switch of the machine: for
  * threads that are not watched, one task storage lookup that finds nothing, and a second one
@@ -219,35 +194,11 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 }
 
 #if !JW_COMPAT
-/*
- * The threads' own switch events (sched_hooks=1): watched thread @task (@s) runs, off the CPU
- * since s->off_ns (a switch out inside a task, or a wakeup in its wait on the switches alone)
- * with no program run on it since: it came back as long ago as it has run since, which its switch
- * event counts (perf's running time: the thread's time on a CPU, to the nanosecond, read now; at
- * its last switch out in s->run_off). Where that event cannot be read, the kernel's own count
- * (se.sum_exec_runtime), which lags up to a tick.
- */
-static __noinline void caught_up(struct task_struct *task, struct jw_task_state *s)
-{
-	__u64 now = bpf_ktime_get_ns(), ran = 0, on_cpu, at;
-	struct bpf_perf_event_value v;
-
-	if (!s->off_ns)
-		return;
-	/* Each read kept apart: the verifier refuses one load from either pointer. */
-	if (!bpf_perf_event_read_value(&switch_events, s->slot, &v, sizeof(v))) {
-		on_cpu = v.running;
-		barrier_var(on_cpu);
-		if (on_cpu >= s->run_off)
-			ran = on_cpu - s->run_off;
-	} else if (s->exec_off) {
-		on_cpu = task->se.sum_exec_runtime;
-		barrier_var(on_cpu);
-		ran = on_cpu - s->exec_off;
-	}
-	at = now > ran ? now - ran : now;
-	switched_in(task, s, at > s->off_ns ? at : s->off_ns);
-}
+/* 6.12's delayed dequeue: a sleeping task may stay on its run queue, marked so. */
+struct sched_entity___delayed {
+	unsigned char sched_delayed;
+} __attribute__((preserve_access_index));
+#endif
 
 /*
  * sched_hooks=1: a watched thread's own switch out (a software perf event counting them, one per
@@ -255,14 +206,8 @@ static __noinline void caught_up(struct task_struct *task, struct jw_task_state 
  * CPU, and nowhere else. The switch back in since its last one is taken first (caught_up()).
  * Whether it was preempted: the event does not say; a thread still on its run queue was (a
  * sleeping one is taken off it, or kept there as delayed, 6.12's sched_delayed).
+ * In both builds' object; the compatible one keeps every switch on sched_switch.
  */
-/* 6.12's delayed dequeue: a sleeping task may stay on its run queue, marked so. */
-struct sched_entity___delayed {
-	unsigned char sched_delayed;
-} __attribute__((preserve_access_index));
-#endif
-
-/* In both builds' object; the compatible one keeps every switch on sched_switch. */
 SEC("perf_event")
 int on_thread_switch(struct bpf_perf_event_data *ctx)
 {

@@ -190,6 +190,15 @@ __u64 drops[JW_DROP_MAX];
 __u64 off_cpu_watched;
 
 /*
+ * Which of the two ways of seeing the waits counts (JW_WAIT_BY_* bits), set by user space as it
+ * chooses and switches (session_waits.c): the other's programs, still attached or not yet
+ * detached, return at once. Both while a switch to the uprobes settles: a thread that entered
+ * its wrapper just before they counted is seen entering the system call. None outside syscall
+ * mode (--probe's dispatches bound the tasks).
+ */
+__u32 wait_hooks;
+
+/*
  * The user stack pointer at the probe. Read before anything else and kept opaque to the
  * compiler, which otherwise may turn the load into ctx + offset arithmetic the verifier refuses.
  */
@@ -205,17 +214,6 @@ static __always_inline void count_drop(enum jw_drop what)
 {
 	__sync_fetch_and_add(&drops[what], 1);
 }
-
-/*
- * sched_hooks=1: each watched thread's switch event (on_thread_switch), at its slot, for the
- * thread's time on a CPU as perf counts it (caught_up()). Sized by user space.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-	__uint(max_entries, 1);
-} switch_events SEC(".maps");
 
 /*
  * A context switch of @s's thread inside its task reached no program (a kernel may keep some
@@ -455,22 +453,6 @@ static __always_inline struct jw_task_state *watched_state(struct task_struct *t
 	return watched_new_state(task);
 }
 
-#if !JW_COMPAT
-static __noinline void caught_up(struct task_struct *task, struct jw_task_state *s);
-#endif
-
-/*
- * sched_hooks=1: a program runs on watched thread @task (@s), which may have come back to the CPU
- * since its last switch out; no program saw that (caught_up(), sched.bpf.h).
- */
-static __always_inline void on_cpu_again(struct task_struct *task, struct jw_task_state *s)
-{
-#if !JW_COMPAT
-	if (thread_switches && s && s->off_ns)
-		caught_up(task, s);
-#endif
-}
-
 /*
  * The state of the current thread @task (probe_task()'s) at a probe with cookie @cookie: by the
  * slot the cookie carries (an array index and a comparison), linked on first use (@create).
@@ -481,15 +463,12 @@ static __always_inline struct jw_task_state *probe_state(struct task_struct *tas
 	__u32 slot = cookie >> JW_COOKIE_SLOT_SHIFT;
 	struct jw_task_state *s;
 
-	if (!slot) {
-		s = watched_state(task, create);
-	} else {
-		slot--;
-		s = slot_state(slot, current_tid(task));
-		if (s && create && !s->linked)
-			link_state(helper_task(task), s, slot);
-	}
-	on_cpu_again(task, s);
+	if (!slot)
+		return watched_state(task, create);
+	slot--;
+	s = slot_state(slot, current_tid(task));
+	if (s && create && !s->linked)
+		link_state(helper_task(task), s, slot);
 	return s;
 }
 

@@ -8,15 +8,6 @@
 #ifndef JW_BPF_WAIT_H
 #define JW_BPF_WAIT_H
 
-/*
- * Which of the two ways of seeing the waits counts (JW_WAIT_BY_* bits), set by user space as it
- * chooses and switches (session_waits.c): the other's programs, still attached or not yet
- * detached, return at once. Both while a switch to the uprobes settles: a thread that entered
- * its wrapper just before they counted is seen entering the system call. None outside syscall
- * mode (--probe's dispatches bound the tasks).
- */
-__u32 wait_hooks;
-
 /* Whether thread @p is in a wait system call: the number its user registers were saved with. */
 static __always_inline bool in_wait_syscall(struct task_struct *p)
 {
@@ -132,17 +123,6 @@ static __always_inline void switch_wakeup(struct task_struct *p, struct jw_task_
 	__sync_fetch_and_add(&off_cpu_watched, 1);
 }
 
-/* ... and thread @task, so woken, runs at @now: its task begins. */
-static __noinline void switch_begins(struct task_struct *task, struct jw_task_state *s, __u64 now)
-{
-	if (s->depth || wait_hooks != JW_WAIT_BY_SWITCHES)
-		return;
-	s->wait_by = JW_WAIT_BY_SWITCHES;
-	begin_task(s, task, now, wait_probe_id);
-	s->sp[0] = WAIT_FRAME_SP;
-	s->depth = 1;
-}
-
 /*
  * Syscall mode: a task is the time between the loop's wait returning and its next wait. The
  * return of a wait function (a return probe on the libc wrapper, or the system call's exit)
@@ -186,6 +166,7 @@ static __always_inline void wait_returned(struct task_struct *task, __u64 cookie
 	if (stopped || !(wait_hooks & by))
 		return;
 	s = probe_state(task, cookie, true);
+	on_cpu_again(task, s);
 	if (!s || !probes_in(s) || !return_counts(s, by))
 		return;
 	s->first_wait = 0;	/* the probes see this thread's waits from here */
@@ -215,6 +196,7 @@ static __always_inline void wait_entered(struct task_struct *task, __u64 cookie)
 	if (stopped || !(wait_hooks & by))
 		return;
 	s = probe_state(task, cookie, false);
+	on_cpu_again(task, s);
 	if (!s)
 		return;
 	if (s->first_wait)

@@ -421,6 +421,11 @@ def start_jankwatch(args):
              "jankwatch to be ready")
     if p.p.poll() is not None:
         fail("jankwatch exited early: " + "\n".join(p.err))
+    # A test again with sched_hooks=1 (JW_ARGS) runs with the threads' own switch events.
+    if "sched_hooks=1" in JW_ARGS and not any("context switches: each watched thread's own" in l
+                                              for l in p.err):
+        fail("JW_ARGS asks for sched_hooks=1, jankwatch did not say it took it: "
+             + "\n".join(p.err))
     return p
 
 

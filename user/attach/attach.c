@@ -250,6 +250,9 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	a->skel->rodata->stack_bytes = opts->unwind_mode == JW_UNWIND_FP ? 0 : opts->stack_bytes;
 	a->skel->rodata->has_attach_cookie = plan.cookies;
 	a->thread_switches = jw_kernel_plan_thread_switches(&plan, opts->thread_switches);
+	if (opts->thread_switches && !a->thread_switches)
+		jw_log(JW_LOG_WARN, "sched_hooks=1: the compatible programs keep the watched "
+		       "threads' switches on sched_switch");
 	a->skel->rodata->thread_switches = a->thread_switches;
 	/* Return probes run it only where the kernel has no attach cookies. */
 	bpf_program__set_autoload(a->skel->progs.dispatch_return, !plan.cookies);

@@ -154,8 +154,8 @@ int jw_attach__sched(struct jw_attach *a);
 
 /*
  * With the threads' own switch events (jw_attach_opts.thread_switches), thread @tid of process
- * @pid's, watched in slot @slot: its switches out run a program, no other thread's do. 0 (nothing to do without them),
- * or -errno, said.
+ * @pid's, watched in slot @slot: its switches out run a program, no other thread's do. 0
+ * (nothing to do without them), or -errno, said.
  */
 int jw_attach__thread_switches(struct jw_attach *a, pid_t pid, pid_t tid, uint32_t slot);
 

@@ -56,6 +56,12 @@ static void print_window(FILE *f, const struct session *s, const struct jw_watch
 			(long long)window);
 }
 
+/* sched_hooks=1, where the build of the programs takes it. */
+static bool thread_switches(const struct jw_config *cfg, const struct jw_kernel_plan *plan)
+{
+	return jw_kernel_plan_thread_switches(plan, cfg->params.v[JW_P_SCHED_HOOKS] == 1);
+}
+
 static void print_process(FILE *f, const struct session *s, const struct jw_kernel_plan *plan,
 			  const struct jw_watched *w)
 {
@@ -94,7 +100,7 @@ static void print_process(FILE *f, const struct session *s, const struct jw_kern
 			    jw_hookplan_wait(plan->session, fn->path, fn->name, fn->offset, hooks),
 			    t->pid);
 	}
-	if (jw_kernel_plan_thread_switches(plan, cfg->params.v[JW_P_SCHED_HOOKS] == 1))
+	if (thread_switches(cfg, plan))
 		fprintf(f, "  switches      a context-switch perf event on thread %d: its switches "
 			"out run a program (sched_hooks=1)\n", t->tid);
 	if (cfg->params.v[JW_P_SAMPLERS] != 1)
@@ -106,7 +112,7 @@ static void print_process(FILE *f, const struct session *s, const struct jw_kern
 
 static void print_kernel(FILE *f, const struct jw_kernel_facts *facts,
 			 const struct jw_kernel_plan *plan, const char *btf_path,
-			 bool thread_switches)
+			 bool own_switches)
 {
 	fprintf(f, "kernel        %s: the %s programs%s%s; a dispatch's entry and return %s; "
 		"probes' cookies %s\n", facts->release, plan->compat ? "compatible" : "full",
@@ -119,9 +125,9 @@ static void print_kernel(FILE *f, const struct jw_kernel_facts *facts,
 			facts->has[JW_KF_BTF] ? "" : " (the kernel has none of its own)");
 	fprintf(f, "scheduler     tracepoints %ssched_waking, sched_process_fork, "
 		"sched_process_exec, sched_process_exit (every thread of the machine; one map "
-		"lookup for a thread not watched)%s\n", thread_switches ? "" : "sched_switch, ",
-		thread_switches ? "; the watched threads' switches on their own switch events "
-				  "(sched_hooks=1, below)" : "");
+		"lookup for a thread not watched)%s\n", own_switches ? "" : "sched_switch, ",
+		own_switches ? "; the watched threads' switches on their own switch events "
+			       "(sched_hooks=1, below)" : "");
 }
 
 static void print_waits(FILE *f, const struct session *s, const struct jw_kernel_plan *plan)
@@ -214,7 +220,7 @@ int session_dry_run(struct session *s)
 	for (i = 0; i < n && s->n_slots < JW_MAX_PIDS; i++)
 		session_add_proc(s, found[i]);
 	printf("jankwatch --dry-run: nothing attached\n");
-	print_kernel(stdout, &facts, &plan, btf_path, jw_kernel_plan_thread_switches(&plan, cfg->params.v[JW_P_SCHED_HOOKS] == 1));
+	print_kernel(stdout, &facts, &plan, btf_path, thread_switches(cfg, &plan));
 	print_waits(stdout, s, &plan);
 	print_samplers(stdout, s);
 	if (cfg->cmd)
