@@ -59,13 +59,28 @@ static __always_inline void switched_in(struct task_struct *task, struct jw_task
 }
 
 #if !JW_COMPAT
+/* jw_task_state.run_off not read at the thread's last switch out (switch_in_wanted()). */
+#define JW_RUN_UNREAD (~0ULL)
+
+/*
+ * Whether a program may take the switch in of watched thread @s, leaving the CPU now, before its
+ * next switch out (caught_up()): it is off inside a task, or a wakeup in its wait may begin one
+ * (first_wakeup(), switch_wakeup()). A wakeup that begins one after the waits' hooks changed
+ * from the tracepoints to the uprobes while it slept (wait_end_unseen()) is not foreseen: its
+ * switch in is dated by the kernel's count instead.
+ */
+static __always_inline bool switch_in_wanted(const struct jw_task_state *s)
+{
+	return s->off_ns || s->first_wait || (wait_hooks & JW_WAIT_BY_SWITCHES);
+}
+
 /*
  * The threads' own switch events (sched_hooks=1): watched thread @task (@s) runs, off the CPU
  * since s->off_ns (a switch out inside a task, or a wakeup in its wait on the switches alone)
  * with no program run on it since: it came back as long ago as it has run since, which its switch
  * event counts (perf's running time: the thread's time on a CPU, to the nanosecond, read now; at
- * its last switch out in s->run_off). Where that event cannot be read, the kernel's own count
- * (se.sum_exec_runtime), which lags up to a tick.
+ * its last switch out in s->run_off). Where that event cannot be read, or was not at the switch
+ * out, the kernel's own count (se.sum_exec_runtime), which lags up to a tick.
  */
 static __noinline void caught_up(struct task_struct *task, struct jw_task_state *s)
 {
@@ -75,7 +90,8 @@ static __noinline void caught_up(struct task_struct *task, struct jw_task_state 
 	if (!s->off_ns)
 		return;
 	/* Each read kept apart: the verifier refuses one load from either pointer. */
-	if (!bpf_perf_event_read_value(&switch_events, s->slot, &v, sizeof(v))) {
+	if (s->run_off != JW_RUN_UNREAD &&
+	    !bpf_perf_event_read_value(&switch_events, s->slot, &v, sizeof(v))) {
 		on_cpu = v.running;
 		barrier_var(on_cpu);
 		if (on_cpu >= s->run_off)

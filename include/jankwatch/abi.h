@@ -557,7 +557,8 @@ struct jw_task_state {
 	__u32 sample_young;
 	/*
 	 * sched_hooks=1: the thread's time on a CPU when it last left the CPU, by its switch
-	 * event's running time and by the kernel's count (se.sum_exec_runtime); both stay put
+	 * event's running time (~0: not read then, switch_in_wanted()) and by the kernel's count
+	 * (se.sum_exec_runtime); both stay put
 	 * while it is off: what they count more where a program next runs on the thread is the
 	 * time it has run since its switch back in (caught_up()).
 	 */
