@@ -164,6 +164,24 @@ static void test_median(void **state)
 	assert_true(jw_median(one, 1) == 42);
 }
 
+/* The nearest rank: the least value with at least pct percent of them at or below it. */
+static void test_percentile(void **state)
+{
+	double v[20], one[] = { 7 };
+	int i;
+
+	(void)state;
+	for (i = 0; i < 20; i++)
+		v[i] = 20 - i;	/* 20 .. 1: sorted by the call */
+	assert_true(jw_percentile(v, 20, 10) == 2);
+	assert_true(jw_percentile(v, 20, 11) == 3);
+	assert_true(jw_percentile(v, 20, 0) == 1);
+	assert_true(jw_percentile(v, 20, 100) == 20);
+	assert_true(jw_percentile(v, 20, 250) == 20);
+	assert_true(v[0] == 1 && v[19] == 20);
+	assert_true(jw_percentile(one, 1, 10) == 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_keep_tracepoints),
 		cmocka_unit_test(test_rate_moved),
 		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_percentile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

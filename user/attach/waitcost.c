@@ -15,7 +15,9 @@
 #include "attach/waitcost.h"
 
 #define BATCHES 7
-#define SYSCALLS_PER_BATCH 2000
+/* The tracepoints' cost: rounds of calls without them and with them, each call timed. */
+#define TP_ROUNDS 5
+#define TP_CALLS 400
 /*
  * A wait's probes are hit as the thread comes back from sleeping, where a uprobe costs more than
  * in a hot loop (its trap's path and the BPF program cold: 2.0x after 50 us asleep, 2.6x after
@@ -49,26 +51,6 @@ static void call_stepped(unsigned int n)
 		jw_arch_cost_stepped();
 }
 
-/*
- * The least ns per call of @fn(@n) over BATCHES batches: a batch that shared its CPU (a thread
- * that preempted it, the host's steal) only reads more, never less, so the least is the call's.
- */
-static double ns_per_call(void (*fn)(unsigned int), unsigned int n)
-{
-	double least = 0;
-	int b;
-
-	for (b = 0; b < BATCHES; b++) {
-		double t0 = now_ns(), v;
-
-		fn(n);
-		v = (now_ns() - t0) / n;
-		if (!b || v < least)
-			least = v;
-	}
-	return least;
-}
-
 /* The median ns of one call of @fn made right after a sleep (COLD_SLEEP_NS), over BATCHES. */
 static double ns_per_cold_call(void (*fn)(unsigned int))
 {
@@ -93,24 +75,48 @@ static double ns_per_cold_call(void (*fn)(unsigned int))
 }
 
 /*
+ * A call's own cost, read through what shares the CPU with it: the 10th percentile of
+ * TP_CALLS calls of @fn timed one by one (a call that was preempted, or met an interrupt or the
+ * host's steal, reads more, never less).
+ */
+static double low_ns_per_call(void (*fn)(unsigned int))
+{
+	double v[TP_CALLS];
+	int i;
+
+	for (i = 0; i < TP_CALLS; i++) {
+		double t0 = now_ns();
+
+		fn(1);
+		v[i] = now_ns() - t0;
+	}
+	return jw_percentile(v, TP_CALLS, 10);
+}
+
+/*
  * What the tracepoints add to a system call of a thread they do not watch; < 0: unknown. The
- * calls without them timed before and after those with them, as a CPU's pace may drift in
- * between: a difference of some 70 ns between two figures of ~300 once read as -19 ns, started
- * beside a loaded redis whose client shared jankwatch's CPU (medians, not bracketed), and the
- * tracepoints were taken for free.
+ * median over TP_ROUNDS of a round's calls with them less its calls without them just before.
+ * Batches of calls timed as a whole read the CPU's sharers too: beside a loaded redis whose
+ * client shared jankwatch's CPU, the least of 7 batches with the tracepoints read 1.9-2.1 us
+ * against 1.0-1.2 without in two starts of six, and 0-80 ns more in the others.
  */
 static double tracepoints_ns(struct jw_attach *a)
 {
-	double before = ns_per_call(call_getppid, SYSCALLS_PER_BATCH), with, after;
+	double d[TP_ROUNDS], without = 0, with = 0;
+	int r;
 
-	if (jw_attach__trial_tracepoints(a, true))
-		return -1;
-	with = ns_per_call(call_getppid, SYSCALLS_PER_BATCH);
-	jw_attach__trial_tracepoints(a, false);
-	after = ns_per_call(call_getppid, SYSCALLS_PER_BATCH);
-	jw_log(JW_LOG_DEBUG, "wait_tracepoints=2: getppid() %.0f ns, %.0f ns with the tracepoints, "
-	       "%.0f ns after", before, with, after);
-	return with > (before + after) / 2 ? with - (before + after) / 2 : 0;
+	for (r = 0; r < TP_ROUNDS; r++) {
+		without = low_ns_per_call(call_getppid);
+		if (jw_attach__trial_tracepoints(a, true))
+			return -1;
+		with = low_ns_per_call(call_getppid);
+		jw_attach__trial_tracepoints(a, false);
+		d[r] = with - without;
+	}
+	jw_log(JW_LOG_DEBUG, "wait_tracepoints=2: getppid() %.0f ns, %.0f ns with the tracepoints "
+	       "(the last of %d rounds)", without, with, TP_ROUNDS);
+	with = jw_median(d, TP_ROUNDS);
+	return with > 0 ? with : 0;
 }
 
 /* The file and file offset of this process's code at @addr. 0 or -errno. */

@@ -17,6 +17,14 @@ double jw_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+double jw_percentile(double *v, size_t n, unsigned int pct)
+{
+	size_t rank = (n * (pct < 100 ? pct : 100) + 99) / 100;
+
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[rank ? rank - 1 : 0];
+}
+
 /* Whether @c's costs are known, else false with @why saying which is not. */
 static bool costs_known(const struct jw_wait_costs *c, char *why, size_t len)
 {

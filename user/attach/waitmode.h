@@ -68,4 +68,7 @@ bool jw_wait_rate_moved(double chosen, double now);
 /* The median of @v[0..@n) (@n > 0), which it sorts. */
 double jw_median(double *v, size_t n);
 
+/* The value @pct percent of @v[0..@n) (@n > 0) are at or below (the nearest rank), sorting it. */
+double jw_percentile(double *v, size_t n, unsigned int pct);
+
 #endif
