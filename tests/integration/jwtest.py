@@ -369,7 +369,7 @@ READY_TIMEOUT_S = 120 if os.environ.get("JW_VM") else 30
 LOAD_ALLOWANCE_S = READY_TIMEOUT_S - 30
 
 
-# Words JW_ARGS adds to every watch these helpers start (`--set sched_hooks=1`: a test again
+# Words JW_ARGS adds to every watch these helpers start (`--set sched_hooks=0`: a test again
 # with that setting, as tests/CMakeLists.txt registers some); not to the other subcommands.
 JW_ARGS = os.environ.get("JW_ARGS", "").split()
 SUBCOMMANDS = ("stats", "symbolize", "export", "report")
@@ -421,11 +421,12 @@ def start_jankwatch(args):
              "jankwatch to be ready")
     if p.p.poll() is not None:
         fail("jankwatch exited early: " + "\n".join(p.err))
-    # A test again with sched_hooks=1 (JW_ARGS) runs with the threads' own switch events.
-    if "sched_hooks=1" in JW_ARGS and not any("context switches: each watched thread's own" in l
-                                              for l in p.err):
-        fail("JW_ARGS asks for sched_hooks=1, jankwatch did not say it took it: "
-             + "\n".join(p.err))
+    # A test again with sched_hooks=0 or 1 (JW_ARGS) runs with the switches it asks for.
+    for value, said in (("0", "context switches: sched_switch"),
+                        ("1", "context switches: each watched thread's own")):
+        if f"sched_hooks={value}" in JW_ARGS and not any(said in l for l in p.err):
+            fail(f"JW_ARGS asks for sched_hooks={value}, jankwatch did not say it took it: "
+                 + "\n".join(p.err))
     return p
 
 

@@ -53,7 +53,7 @@ static const struct range_case ranges[] = {
 	{ JW_P_METRICS_INTERVAL_S, "metrics_interval_s", 15, 1, 3600, "allowed 1..3600" },
 	{ JW_P_METRICS_MAX_HANDLERS, "metrics_max_handlers", 100, 1, 10000, "allowed 1..10000" },
 	{ JW_P_SAMPLERS, "samplers", 2, 0, 2, "allowed 0..2" },
-	{ JW_P_SCHED_HOOKS, "sched_hooks", 0, 0, 1, "allowed 0..1" },
+	{ JW_P_SCHED_HOOKS, "sched_hooks", 1, 0, 1, "allowed 0..1" },
 };
 
 #define N_RANGES (sizeof(ranges) / sizeof(ranges[0]))

@@ -250,7 +250,7 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	a->skel->rodata->stack_bytes = opts->unwind_mode == JW_UNWIND_FP ? 0 : opts->stack_bytes;
 	a->skel->rodata->has_attach_cookie = plan.cookies;
 	a->thread_switches = jw_kernel_plan_thread_switches(&plan, opts->thread_switches);
-	if (opts->thread_switches && !a->thread_switches)
+	if (opts->thread_switches && opts->thread_switches_given && !a->thread_switches)
 		jw_log(JW_LOG_WARN, "sched_hooks=1: the compatible programs keep the watched "
 		       "threads' switches on sched_switch");
 	a->skel->rodata->thread_switches = a->thread_switches;
@@ -594,6 +594,10 @@ int jw_attach__sched(struct jw_attach *a)
 		jw_log(JW_LOG_INFO, "context switches: each watched thread's own (sched_hooks=1: a "
 		       "context-switch perf event per thread), no program on the machine's other "
 		       "switches");
+	else
+		jw_log(JW_LOG_INFO, "context switches: sched_switch, a program on every switch of "
+		       "the machine (%s)", a->plan.compat ? "the compatible programs" :
+		       "sched_hooks=0");
 
 	if (!err)
 		err = attach_tracepoint(a, a->skel->progs.on_sched_waking, "sched_waking");

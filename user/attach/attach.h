@@ -28,9 +28,11 @@ struct jw_attach_opts {
 	const char *btf_path;		/* the kernel's BTF, where it has none of its own; or NULL */
 	/*
 	 * sched_hooks=1: the watched threads' switches seen by each one's own switch event
-	 * (jw_attach__thread_switches()), not sched_switch; the full build only
+	 * (jw_attach__thread_switches()), not sched_switch; the full build only (the compatible
+	 * one says it keeps sched_switch where the user gave sched_hooks=1: _given)
 	 */
 	bool thread_switches;
+	bool thread_switches_given;
 };
 
 /* One dispatch hook in one process. exit_offset 0: a return probe ends the task. */

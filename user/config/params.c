@@ -105,11 +105,11 @@ static const struct param_def params_table[] = {
 		"whoever is there: no cost per switch, a wakeup of each CPU every "
 		"sample_period_ms); 2 whichever costs less as the watched threads' switches a "
 		"second move" },
-	[JW_P_SCHED_HOOKS] = { JW_P_SCHED_HOOKS, "sched_hooks", 0, 0, 1, 0, 0,
+	[JW_P_SCHED_HOOKS] = { JW_P_SCHED_HOOKS, "sched_hooks", 1, 0, 1, 0, 0,
 		"where the watched threads' context switches are seen: 0 sched_switch, a program "
 		"on every switch of the machine; 1 each watched thread's own switch-out event, "
 		"nothing on other threads' switches (its switch back in taken where a program next "
-		"runs on it; kernels with BTF, 5.17 and later)" },
+		"runs on it; kernels with BTF, 5.17 and later: sched_switch on the others)" },
 };
 
 _Static_assert(sizeof(params_table) / sizeof(params_table[0]) == JW_P_COUNT,
@@ -394,6 +394,16 @@ int jw_params_set(struct jw_params *params, const char *key_value, char *err, si
 static bool given(const struct jw_params *params, enum jw_param p)
 {
 	return params->given & (1u << p);
+}
+
+bool jw_params_given(const struct jw_params *params, enum jw_param p)
+{
+	return given(params, p);
+}
+
+bool jw_params_thread_switches(const struct jw_params *params)
+{
+	return params->v[JW_P_SCHED_HOOKS] == 1;
 }
 
 /* The seed: "with log_type 1 the four seed parameters must all be given". */

@@ -109,6 +109,12 @@ struct jw_param_doc {
  */
 bool jw_param_doc(size_t i, struct jw_param_doc *out);
 
+/* Whether the user gave @p (--set or the config file), not its default. */
+bool jw_params_given(const struct jw_params *params, enum jw_param p);
+
+/* sched_hooks=1: the watched threads' switches by each one's own event, where the build can. */
+bool jw_params_thread_switches(const struct jw_params *params);
+
 /* Prints the parameters' part of the usage text to @f. */
 void jw_params_usage(FILE *f);
 

@@ -59,7 +59,7 @@ static void print_window(FILE *f, const struct session *s, const struct jw_watch
 /* sched_hooks=1, where the build of the programs takes it. */
 static bool thread_switches(const struct jw_config *cfg, const struct jw_kernel_plan *plan)
 {
-	return jw_kernel_plan_thread_switches(plan, cfg->params.v[JW_P_SCHED_HOOKS] == 1);
+	return jw_kernel_plan_thread_switches(plan, jw_params_thread_switches(&cfg->params));
 }
 
 static void print_process(FILE *f, const struct session *s, const struct jw_kernel_plan *plan,

@@ -302,7 +302,8 @@ int session_setup(struct session *s, ring_buffer_sample_fn on_record)
 		.stats_every = cfg->params.v[JW_P_STATS_SAMPLING_INTERVAL],
 		.wait_probe_id = cfg->n_probes,
 		.btf_path = cfg->btf,
-		.thread_switches = cfg->params.v[JW_P_SCHED_HOOKS] == 1,
+		.thread_switches = jw_params_thread_switches(&cfg->params),
+		.thread_switches_given = jw_params_given(&cfg->params, JW_P_SCHED_HOOKS),
 	};
 	struct jw_reporter_opts ropts = { .params = &cfg->params, .format = cfg->format,
 					  .pprof = cfg->pprof, .svg = cfg->svg,
