@@ -17,6 +17,7 @@
 #define BATCHES 7
 /* The tracepoints' cost: rounds of calls without them and with them, each call timed. */
 #define TP_ROUNDS 5
+_Static_assert(TP_ROUNDS == 5, "tracepoints_ns()'s debug line prints each round's difference");
 #define TP_CALLS 400
 /*
  * A wait's probes are hit as the thread comes back from sleeping, where a uprobe costs more than
@@ -114,7 +115,8 @@ static double tracepoints_ns(struct jw_attach *a)
 		d[r] = with - without;
 	}
 	jw_log(JW_LOG_DEBUG, "wait_tracepoints=2: getppid() %.0f ns, %.0f ns with the tracepoints "
-	       "(the last of %d rounds)", without, with, TP_ROUNDS);
+	       "(the last of %d rounds; the rounds' differences %.0f %.0f %.0f %.0f %.0f ns)",
+	       without, with, TP_ROUNDS, d[0], d[1], d[2], d[3], d[4]);
 	with = jw_median(d, TP_ROUNDS);
 	return with > 0 ? with : 0;
 }
