@@ -227,12 +227,16 @@ int on_thread_switch(struct bpf_perf_event_data *ctx)
 		return 0;
 	if (s->off_ns)
 		caught_up(prev, s);
-	preempt = prev->on_rq;
+	/*
+	 * Both read as bitfields, which take a field whatever its size or width: a plain load of
+	 * on_rq fails to relocate on 7.2 (its type is not 6.x's int there).
+	 */
+	preempt = BPF_CORE_READ_BITFIELD_PROBED(prev, on_rq);
 	if (preempt) {
 		struct sched_entity___delayed *se = (void *)&prev->se;
 
 		if (bpf_core_field_exists(se->sched_delayed))
-			preempt = !BPF_CORE_READ(se, sched_delayed);
+			preempt = !BPF_CORE_READ_BITFIELD_PROBED(se, sched_delayed);
 	}
 	switched_out(ctx, prev, s, preempt);
 	/*
