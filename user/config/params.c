@@ -391,14 +391,9 @@ int jw_params_set(struct jw_params *params, const char *key_value, char *err, si
 	return set_kv(params, key, eq + 1, err, errlen);
 }
 
-static bool given(const struct jw_params *params, enum jw_param p)
-{
-	return params->given & (1u << p);
-}
-
 bool jw_params_given(const struct jw_params *params, enum jw_param p)
 {
-	return given(params, p);
+	return params->given & (1u << p);
 }
 
 bool jw_params_thread_switches(const struct jw_params *params)
@@ -417,7 +412,7 @@ static int check_seed_four(const struct jw_params *params, char *err, size_t err
 	size_t off = 0, i;
 
 	for (i = 0; i < sizeof(four) / sizeof(four[0]); i++)
-		if (!given(params, four[i]))
+		if (!jw_params_given(params, four[i]))
 			off += snprintf(missing + off, sizeof(missing) - off, "%s%s",
 					off ? ", " : "", jw_param_name(four[i]));
 	if (!off)
@@ -433,7 +428,7 @@ static int check_sample_count(struct jw_params *params, char *err, size_t errlen
 	int64_t max = JW_SAMPLE_BUDGET_MS / interval - 4;
 	int64_t count = params->v[JW_P_SAMPLE_COUNT];
 
-	if (!given(params, JW_P_SAMPLE_COUNT)) {
+	if (!jw_params_given(params, JW_P_SAMPLE_COUNT)) {
 		params->v[JW_P_SAMPLE_COUNT] = max < JW_SAMPLE_COUNT_DEFAULT ?
 					       max : JW_SAMPLE_COUNT_DEFAULT;
 		return 0;
