@@ -28,6 +28,8 @@
 # configurations instead, in the same rounds: jankwatch with JANKWATCH_ARGS on a, a second one
 # with JANKWATCH_B_ARGS on b, c bare; each server over c, and b over a: their servers' parts
 # (what each hooks on the whole machine, both pay alike, c too, so it is not seen).
+# FLOOR_PARTS (switch,waking,waits,samplers, comma-separated) measures 3. alone, with the parts
+# named: what each of the machine's hooks costs a GET (FLOOR_PARTS=waking, then =waits, ...).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -230,9 +232,9 @@ floor_parts()
 
 measure_floor()
 {
-	local out=$WORK/floor.out parts
+	local out=$WORK/floor.out parts=${FLOOR_PARTS:-}
 
-	parts=$(floor_parts)
+	[[ -n $parts ]] || parts=$(floor_parts)
 	# The wait system calls' tracepoints: libbpf finds their ids in tracefs, mounted in a
 	# mount namespace of the floor's own when the machine has none ($0: the inner shell's).
 	# shellcheck disable=SC2016
@@ -260,7 +262,9 @@ main()
 		die "CLIENTS: '$CLIENTS' is not a number from 1 to 256"
 	fi
 	((CLIENTS == 1)) || BATCH=2
-	[[ -n ${JANKWATCH_B_ARGS:-} ]] || need bpftrace bpftrace
+	[[ -n ${JANKWATCH_B_ARGS:-}${FLOOR_PARTS:-} ]] || need bpftrace bpftrace
+	[[ -z ${FLOOR_PARTS:-} ]] || [[ $FLOOR_PARTS =~ ^(switch|waking|waits|samplers)(,(switch|waking|waits|samplers))*$ ]] ||
+		die "FLOOR_PARTS: '$FLOOR_PARTS' is not a list of switch, waking, waits, samplers"
 	case $SERVER in
 	redis)
 		need redis-server redis-server
@@ -284,6 +288,14 @@ main()
 	log "$SERVER servers a ${PID[a]}, b ${PID[b]}, c ${PID[c]} on CPU 0; the client and the tools on CPU 1"
 	if [[ -n ${JANKWATCH_B_ARGS:-} ]]; then
 		measure_two
+		return
+	fi
+	if [[ -n ${FLOOR_PARTS:-} ]]; then
+		measure_floor
+		echo "the machine's hooks ($FLOOR_PARTS), empty, on and off every $TOGGLE_MS ms:" \
+			"${SECONDS_EACH} s, batches of $BATCH GETs on each of $CLIENTS connection(s)"
+		echo "us a GET, each on span less the off spans around it: mean ci95 median q1 q3 spans"
+		python3 "$ROOT/bench/side_by_side.py" toggle "$WORK/floor.rounds" "$WORK/floor.toggles"
 		return
 	fi
 	measure_jankwatch
