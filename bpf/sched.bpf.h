@@ -228,15 +228,16 @@ int on_thread_switch(struct bpf_perf_event_data *ctx)
 	if (s->off_ns)
 		caught_up(prev, s);
 	/*
-	 * Both read as bitfields, which take a field whatever its size or width: a plain load of
-	 * on_rq fails to relocate on 7.2 (its type is not 6.x's int there).
+	 * Both read as bitfields, which take a field whatever its size or width (a plain load of
+	 * on_rq fails to relocate on 7.2: its type is not 6.x's int there); loaded directly, as
+	 * the current task's BTF pointer allows, not through a helper call.
 	 */
-	preempt = BPF_CORE_READ_BITFIELD_PROBED(prev, on_rq);
+	preempt = BPF_CORE_READ_BITFIELD(prev, on_rq);
 	if (preempt) {
 		struct sched_entity___delayed *se = (void *)&prev->se;
 
 		if (bpf_core_field_exists(se->sched_delayed))
-			preempt = !BPF_CORE_READ_BITFIELD_PROBED(se, sched_delayed);
+			preempt = !BPF_CORE_READ_BITFIELD(se, sched_delayed);
 	}
 	switched_out(ctx, prev, s, preempt);
 	/*

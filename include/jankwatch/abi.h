@@ -440,20 +440,42 @@ struct jw_waker {
  * slot; both check the tid. User space reads it to see a task that is still running: a hang.
  */
 struct jw_task_state {
+	/*
+	 * First, within 64 bytes: what sched_waking's program reads and writes. It runs in the
+	 * waker's context, on another CPU than the thread's own programs, which keep these lines
+	 * dirty: each line it touches is a miss there.
+	 */
+	__u32 tid;		/* the thread the slot is for */
+	__u32 depth;		/* open dispatches recorded in sp[] */
+	__u32 flags;		/* enum jw_task_flags of the current task */
+	__u32 off_state;	/* why the thread left the CPU: enum jw_off_state */
+	__u64 off_ns;		/* when it left the CPU inside a task; 0 while on CPU */
+	/* The thread was woken outside a task (in the loop's wait) then, not yet taken by a task. */
+	__u64 wake_ns;
+	/*
+	 * Syscall mode on uprobes: the thread may be blocked in a wait it entered before its probes
+	 * were attached (a new program is watched once it is seen so): no return probe will see
+	 * that wait end, so its wakeup begins the task instead, once the probes are all in (map
+	 * probes_ready). 1: armed; 2: a task begun at such a wakeup, undone if the thread
+	 * sleeps on in the same wait (the wakeup found nothing ready). Cleared at the first wait
+	 * edge the probes see.
+	 */
+	__u16 first_wait;
+	/*
+	 * Syscall mode: which hooks (one JW_WAIT_BY_* bit) saw the thread's last wait begin: the
+	 * uprobes at its entry, or the tracepoints where it slept or returned (bpf/wait.bpf.h).
+	 */
+	__u16 wait_by;
+	__u32 slot;		/* the thread's row in the blocks array */
 	__u64 seq;		/* number of the current (or last) task */
 	__u64 start_ns;		/* start of the outermost open dispatch */
-	__u64 sp[JW_MAX_NEST];	/* stack pointer at each open dispatch entry, outermost first */
-	__u32 depth;		/* open dispatches recorded in sp[] */
 	__u32 probe_id;		/* probe of the outermost dispatch */
 	__u32 pid;
-	__u32 slot;		/* the thread's row in the blocks array */
-	__u32 flags;		/* enum jw_task_flags of the current task */
-	__u32 tid;		/* the thread the slot is for */
+	__u64 sp[JW_MAX_NEST];	/* stack pointer at each open dispatch entry, outermost first */
 	__u32 samples;
 	__u32 sample_drops;
 	__u32 switches;
-	__u32 off_state;	/* why the thread left the CPU: enum jw_off_state */
-	__u64 off_ns;		/* when it left the CPU inside a task; 0 while on CPU */
+	__u32 pad0;
 	__u64 runq_ns;
 	__u64 blocked_ns;
 	__u64 io_ns;
@@ -477,15 +499,6 @@ struct jw_task_state {
 	__u64 cur_handler;
 	__u64 cur_off;		/* runq_ns + blocked_ns when the one running began */
 	/*
-	 * Syscall mode on uprobes: the thread may be blocked in a wait it entered before its probes
-	 * were attached (a new program is watched once it is seen so): no return probe will see
-	 * that wait end, so its wakeup begins the task instead, once the probes are all in (map
-	 * probes_ready). 1: armed; 2: a task begun at such a wakeup, undone if the thread
-	 * sleeps on in the same wait (the wakeup found nothing ready). Cleared at the first wait
-	 * edge the probes see.
-	 */
-	__u16 first_wait;
-	/*
 	 * Syscall mode: 1 once the probes of the thread's process were seen all attached (map
 	 * probes_ready); until then no wait's return begins a task, which would miss the
 	 * dispatches and presets' probes not yet in (on the system call tracepoints the waits are
@@ -499,21 +512,13 @@ struct jw_task_state {
 	 */
 	__u64 py_tstate;
 	__u32 py_probe;
-	/*
-	 * Syscall mode: which hooks (one JW_WAIT_BY_* bit) saw the thread's last wait begin: the
-	 * uprobes at its entry, or the tracepoints where it slept or returned (bpf/wait.bpf.h).
-	 */
-	__u16 wait_by;
-	__u16 py_pad;
 	__u64 py_timer_type;	/* asyncio's TimerHandle type, once a timer's was seen; 0: not yet */
 	/*
-	 * Queueing delay. wake_ns: the thread was woken outside a task (in the loop's wait) then,
-	 * not yet taken by a task (0: no such wakeup). ready_ns: when the work of the current run
-	 * was ready, the run being the tasks since that wakeup (syscall mode: since the wait's
-	 * return, when it did not sleep); 0: unknown. delay_ns: the outermost task's delay,
-	 * cur_delay_ns the running inner dispatch's; JW_DELAY_UNKNOWN when not known.
+	 * Queueing delay (and wake_ns, above). ready_ns: when the work of the current run was
+	 * ready, the run being the tasks since that wakeup (syscall mode: since the wait's return,
+	 * when it did not sleep); 0: unknown. delay_ns: the outermost task's delay, cur_delay_ns
+	 * the running inner dispatch's; JW_DELAY_UNKNOWN when not known.
 	 */
-	__u64 wake_ns;
 	__u64 ready_ns;
 	__u64 delay_ns;
 	__u64 cur_delay_ns;
@@ -565,6 +570,9 @@ struct jw_task_state {
 	__u64 run_off;
 	__u64 exec_off;
 };
+
+_Static_assert(__builtin_offsetof(struct jw_task_state, pid) == 60,
+	       "the fields sched_waking's program touches fit in 64 bytes");
 
 /* A delay that is not known: the thread was not seen waking before the run began. */
 #define JW_DELAY_UNKNOWN (~0ULL)
