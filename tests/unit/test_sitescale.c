@@ -2,7 +2,8 @@
 /*
  * Unit tests of the scaling of sampled handler sites' rows: what a window's calls per iteration
  * add for the iterations of the gap after it, less what the rows counted themselves, row by row;
- * never shrinking; a reset ending it; the table of what is added, by row.
+ * never shrinking; a reset ending it; the table of what is added, by row; the windows' lengths
+ * and periods past the limit.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -221,6 +222,43 @@ static void test_nothing_open(void **state)
 	jw_row_extras_free(&x);
 }
 
+/*
+ * The windows past handler_sites: a second in every N up to a minute; past it a shorter window
+ * each minute, so that the share hooked (window over period) stays one N-th; the shortest
+ * window, then the longest period, where N grows past them.
+ */
+static void test_plan(void **state)
+{
+	const uint64_t s = 1000000000ULL;
+	static const struct {
+		double rate, most;
+		uint64_t every, window_ns, period_ns;
+	} cases[] = {
+		{ 1000, 500, 2, 1000000000ULL, 2000000000ULL },
+		{ 1500, 500, 3, 1000000000ULL, 3000000000ULL },	/* exact: not rounded up */
+		{ 1500.5, 500, 4, 1000000000ULL, 4000000000ULL },
+		{ 9368, 500, 19, 1000000000ULL, 19000000000ULL },
+		{ 30000, 500, 60, 1000000000ULL, 60000000000ULL },
+		{ 34225, 500, 69, 869565217ULL, 869565217ULL * 69 },
+		{ 120000, 500, 240, JW_SITES_MIN_WINDOW_NS, JW_SITES_MIN_WINDOW_NS * 240 },
+		{ 1000000, 500, 2000, JW_SITES_MIN_WINDOW_NS, JW_SITES_MIN_WINDOW_NS * 2000 },
+		{ 1000000, 1, 2400, JW_SITES_MIN_WINDOW_NS, JW_SITES_MAX_PERIOD_NS },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct jw_sites_plan p = jw_sites_plan(cases[i].rate, cases[i].most);
+
+		assert_int_equal(p.every, cases[i].every);
+		assert_int_equal(p.window_ns, cases[i].window_ns);
+		assert_int_equal(p.period_ns, cases[i].period_ns);
+		/* One N-th of the time on; each minute while a window of the shortest fits. */
+		assert_int_equal(p.window_ns * p.every, p.period_ns);
+		if (p.every * JW_SITES_MIN_WINDOW_NS <= JW_SITES_MAX_EVERY * s)
+			assert_true(p.period_ns <= JW_SITES_MAX_EVERY * s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_never_shrinks),
 		cmocka_unit_test(test_reset_ends_it),
 		cmocka_unit_test(test_nothing_open),
+		cmocka_unit_test(test_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

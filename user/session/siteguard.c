@@ -4,6 +4,7 @@
  * in windows past the limit, and their rows' counts scaled meanwhile (sitescale.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,12 +123,33 @@ void jw_watched__scale_sites(struct jw_watched *w, const struct jw_watch_how *ho
 	free(counts);
 }
 
+/* Said once, the first time @w's sites go off: how they sample from now on. */
+static void say_windows(const struct jw_watched *w, double rate, int64_t most,
+			const struct jw_sites_plan *plan)
+{
+	char how[96];
+
+	if (plan->window_ns == 1000000000ULL)
+		snprintf(how, sizeof(how), "one second in every %llu",
+			 (unsigned long long)plan->every);
+	else
+		snprintf(how, sizeof(how), "%.2f s in every %.0f s, one %llu-th of the time",
+			 plan->window_ns / 1e9, plan->period_ns / 1e9,
+			 (unsigned long long)plan->every);
+	jw_log(JW_LOG_WARN, "pid %d (%s): %.0f callbacks/s through its handler sites, over "
+	       "handler_sites=%lld: from now on they are hooked %s (a sample, its rows' counts "
+	       "scaled to the loop's iterations; the stacks name its janks' handlers meanwhile)",
+	       w->proc.target.pid, w->proc.target.comm, rate, (long long)most, how);
+}
+
 void jw_watched__guard_sites(struct jw_watched *w, const struct jw_watch_how *how,
 			     const struct jw_task_state *st, uint64_t now)
 {
 	int64_t most = how->cfg->params.v[JW_P_HANDLER_SITES];
 	uint32_t calls = st->site_calls - w->site_calls_seen;
-	double rate, every;
+	uint64_t window = w->site_window_ns ? w->site_window_ns : 1000000000ULL;
+	struct jw_sites_plan plan;
+	double rate;
 
 	if (!how->syscall_mode || !has_sites(w))
 		return;
@@ -145,7 +167,7 @@ void jw_watched__guard_sites(struct jw_watched *w, const struct jw_watch_how *ho
 		w->site_seen_ns = now;
 		return;
 	}
-	if (w->site_seen_ns && now - w->site_seen_ns < 1000000000ULL)
+	if (w->site_seen_ns && now - w->site_seen_ns < window)
 		return;
 	if (w->site_seen_ns) {
 		rate = calls * 1e9 / (double)(now - w->site_seen_ns);
@@ -154,22 +176,21 @@ void jw_watched__guard_sites(struct jw_watched *w, const struct jw_watch_how *ho
 			scale_window(w, how, true);
 		} else if (rate > (double)most) {
 			/* Off long enough that over time it makes at most @most calls a second. */
-			every = (double)(uint64_t)(rate / (double)most);
-			every += every * (double)most < rate;	/* rounded up */
-			every = every > JW_SITES_MAX_EVERY ? JW_SITES_MAX_EVERY : every;
+			plan = jw_sites_plan(rate, (double)most);
 			scale_window(w, how, false);
 			jw_attach__drop_sites(how->attach, w->proc.target.pid, w->slot);
-			w->sites_off_until = now + (uint64_t)(every - 1) * 1000000000ULL;
+			/*
+			 * Off N - 1 times as long as this window was on (to the first look past
+			 * its length), so that the share hooked is one N-th.
+			 */
+			w->sites_off_until = now + (now - w->site_seen_ns) * (plan.every - 1);
+			w->site_window_ns = plan.window_ns;
 			if (!w->sites_windowed++)
-				jw_log(JW_LOG_WARN, "pid %d (%s): %.0f callbacks/s through its handler "
-				       "sites, over handler_sites=%lld: from now on they are hooked one "
-				       "second in every %.0f (a sample, its rows' counts scaled to the "
-				       "loop's iterations; the stacks name its janks' handlers "
-				       "meanwhile)", w->proc.target.pid, w->proc.target.comm,
-				       rate, (long long)most, every);
+				say_windows(w, rate, most, &plan);
 		} else {
 			/* Under the limit: hooked from now on, every call counted. */
 			jw_sitescale_reset(&w->scale);
+			w->site_window_ns = 0;
 		}
 	}
 	w->site_calls_seen = st->site_calls;

@@ -212,3 +212,22 @@ void jw_sitescale_free(struct jw_sitescale *sc)
 	free(sc->rows);
 	memset(sc, 0, sizeof(*sc));
 }
+
+struct jw_sites_plan jw_sites_plan(double rate, double most)
+{
+	struct jw_sites_plan p = { .window_ns = 1000000000ULL };
+	double every = (double)(uint64_t)(rate / most), max_every;
+
+	every += every * most < rate;	/* rounded up */
+	max_every = (double)(JW_SITES_MAX_PERIOD_NS / JW_SITES_MIN_WINDOW_NS);
+	p.every = every > max_every ? (uint64_t)max_every : (uint64_t)every;
+	if (p.every <= JW_SITES_MAX_EVERY) {
+		p.period_ns = p.every * p.window_ns;
+		return p;
+	}
+	p.window_ns = JW_SITES_MAX_EVERY * p.window_ns / p.every;
+	if (p.window_ns < JW_SITES_MIN_WINDOW_NS)
+		p.window_ns = JW_SITES_MIN_WINDOW_NS;
+	p.period_ns = p.window_ns * p.every;
+	return p;
+}

@@ -22,6 +22,30 @@
 #include "base/hindex.h"
 #include "jankwatch/abi.h"
 
+/*
+ * How a thread's handler sites sample once past handler_sites: on for @window_ns in every
+ * @period_ns, one @every-th of the time.
+ */
+struct jw_sites_plan {
+	uint64_t window_ns, period_ns;
+	uint64_t every;
+};
+
+/* The longest period of a second's window: the windows sample each minute while they can. */
+#define JW_SITES_MAX_EVERY 60
+/* The shortest window; and the longest period of any (beyond it, the limit is not kept). */
+#define JW_SITES_MIN_WINDOW_NS 250000000ULL
+#define JW_SITES_MAX_PERIOD_NS 600000000000ULL
+
+/*
+ * The windows that keep sites making @rate calls a second while on (measured in a window) at
+ * most @most a second over time (@rate > @most > 0): N, the rate over the limit rounded up; a
+ * second in every N seconds up to JW_SITES_MAX_EVERY; past it a window of JW_SITES_MAX_EVERY / N
+ * seconds each minute (the share hooked keeps falling as the rate rises), at least
+ * JW_SITES_MIN_WINDOW_NS, in a period of N of them, at most JW_SITES_MAX_PERIOD_NS.
+ */
+struct jw_sites_plan jw_sites_plan(double rate, double most);
+
 /* What is added to statistics rows' counts, by row. */
 struct jw_row_extras {
 	struct jw_row_extra {

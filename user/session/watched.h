@@ -66,6 +66,7 @@ struct jw_watched {
 	uint32_t site_calls_seen;
 	uint64_t site_seen_ns;
 	uint64_t sites_off_until;	/* its sites are off until then (CLOCK_MONOTONIC); 0: on */
+	uint64_t site_window_ns;	/* how long they stay on, a window (0: a second) */
 	uint32_t sites_windowed;	/* how many times they were taken off */
 	struct jw_sitescale scale;	/* its rows' counts while they are */
 };
@@ -104,16 +105,14 @@ void jw_watched__attach_sites(struct jw_watched *w, const struct jw_watch_how *h
 
 /* Its handler sites' cost guard (siteguard.c): */
 
-/* The longest a process's handler sites stay off: they sample at least one second in this. */
-#define JW_SITES_MAX_EVERY 60
-
 /*
- * Its handler sites' cost, from its thread's state @st read at @now: once a second, when they
- * ran more calls a second than handler_sites allows, they are taken off for long enough that
- * over time they make at most that many (said the first time), then hooked again for a second,
- * and so on: its handler rows' timings are a sample of one second in every N, their counts
- * scaled to the loop's iterations (sitescale.h). The first time over, they stay on a second more,
- * the first window.
+ * Its handler sites' cost, from its thread's state @st read at @now: at the end of each window
+ * (a second to begin with), when they ran more calls a second than handler_sites allows, they
+ * are taken off for long enough that over time they make at most that many (said the first
+ * time), then hooked again for a window, and so on: its handler rows' timings are a sample of
+ * one second in every N (jw_sites_plan(): past a minute, a shorter window), their counts scaled
+ * to the loop's iterations (sitescale.h). The first time over, they stay on a second
+ * more, the first window.
  */
 void jw_watched__guard_sites(struct jw_watched *w, const struct jw_watch_how *how,
 			     const struct jw_task_state *st, uint64_t now);
