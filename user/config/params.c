@@ -83,8 +83,9 @@ static const struct param_def params_table[] = {
 	[JW_P_HANDLER_SITES] = { JW_P_HANDLER_SITES, "handler_sites", 500, 0, 1000000, 0, 0,
 		"probes where the loop calls its callbacks (a preset's handler sites) name every "
 		"callback's statistics row and a timer's lateness, while a process makes at most "
-		"this many such calls a second (past it: hooked one second in N, the rows' counts "
-		"scaled; two probe hits a call); 0: none" },
+		"this many such calls a second (past it: hooked one N-th of the time, a second in N "
+		"or past N = 60 a shorter window each minute, the rows' counts scaled; two probe "
+		"hits a call); 0: none" },
 	[JW_P_EVENTS_KEEP] = { JW_P_EVENTS_KEEP, "events_keep", 1, 1, JW_EVENTS_KEEP_MAX, 0, 0,
 		"rotated events.jsonl files kept (events.jsonl.1 .. .N), 1 MiB each" },
 	[JW_P_EVENTS_LINE_MAX] = { JW_P_EVENTS_LINE_MAX, "events_line_max", JW_EVENTS_LINE_DEFAULT,
