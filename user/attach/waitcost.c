@@ -17,7 +17,6 @@
 #define BATCHES 7
 /* The tracepoints' cost: rounds of calls without them and with them, each call timed. */
 #define TP_ROUNDS 5
-_Static_assert(TP_ROUNDS == 5, "tracepoints_ns()'s debug line prints each round's difference");
 #define TP_CALLS 400
 /*
  * A wait's probes are hit as the thread comes back from sleeping, where a uprobe costs more than
@@ -104,6 +103,8 @@ static double low_ns_per_call(void (*fn)(unsigned int))
 static double tracepoints_ns(struct jw_attach *a)
 {
 	double d[TP_ROUNDS], without = 0, with = 0;
+	char each[TP_ROUNDS * 12] = "";
+	size_t used = 0;
 	int r;
 
 	for (r = 0; r < TP_ROUNDS; r++) {
@@ -113,10 +114,12 @@ static double tracepoints_ns(struct jw_attach *a)
 		with = low_ns_per_call(call_getppid);
 		jw_attach__trial_tracepoints(a, false);
 		d[r] = with - without;
+		if (used < sizeof(each))
+			used += (size_t)snprintf(each + used, sizeof(each) - used, " %.0f", d[r]);
 	}
 	jw_log(JW_LOG_DEBUG, "wait_tracepoints=2: getppid() %.0f ns, %.0f ns with the tracepoints "
-	       "(the last of %d rounds; the rounds' differences %.0f %.0f %.0f %.0f %.0f ns)",
-	       without, with, TP_ROUNDS, d[0], d[1], d[2], d[3], d[4]);
+	       "(the last of %d rounds; the rounds' differences%s ns)", without, with, TP_ROUNDS,
+	       each);
 	with = jw_median(d, TP_ROUNDS);
 	return with > 0 ? with : 0;
 }
