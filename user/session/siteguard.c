@@ -129,7 +129,7 @@ static void say_windows(const struct jw_watched *w, double rate, int64_t most,
 {
 	char how[96];
 
-	if (plan->window_ns == 1000000000ULL)
+	if (plan->window_ns == JW_SITES_WINDOW_NS)
 		snprintf(how, sizeof(how), "one second in every %llu",
 			 (unsigned long long)plan->every);
 	else
@@ -147,7 +147,7 @@ void jw_watched__guard_sites(struct jw_watched *w, const struct jw_watch_how *ho
 {
 	int64_t most = how->cfg->params.v[JW_P_HANDLER_SITES];
 	uint32_t calls = st->site_calls - w->site_calls_seen;
-	uint64_t window = w->site_window_ns ? w->site_window_ns : 1000000000ULL;
+	uint64_t window = w->site_window_ns ? w->site_window_ns : JW_SITES_WINDOW_NS;
 	struct jw_sites_plan plan;
 	double rate;
 

@@ -215,7 +215,7 @@ void jw_sitescale_free(struct jw_sitescale *sc)
 
 struct jw_sites_plan jw_sites_plan(double rate, double most)
 {
-	struct jw_sites_plan p = { .window_ns = 1000000000ULL };
+	struct jw_sites_plan p = { .window_ns = JW_SITES_WINDOW_NS };
 	double every = (double)(uint64_t)(rate / most), max_every;
 
 	every += every * most < rate;	/* rounded up */

@@ -31,6 +31,8 @@ struct jw_sites_plan {
 	uint64_t every;
 };
 
+/* A window's length while the period fits a minute, and the first window's. */
+#define JW_SITES_WINDOW_NS 1000000000ULL
 /* The longest period of a second's window: the windows sample each minute while they can. */
 #define JW_SITES_MAX_EVERY 60
 /* The shortest window; and the longest period of any (beyond it, the limit is not kept). */
