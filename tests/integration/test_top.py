@@ -69,9 +69,11 @@ def screens(redis, logs, work):
             stop.wait(0.7)
 
     wait_for(lambda: process_age_s(redis.pid) >= 3, 10, "redis to be 3 s old")
+    # Each file the test waits for is written whole, then renamed: the shell creates a file it
+    # redirects to before the command writes it, and the test once read `after` empty.
     command = (f"stty -g > {work}/before; {JW_BIN} top -p {redis.pid} --log-dir {logs.path} "
                f"--set ignore_startup_time=3 --all 2> {work}/err; echo $? > {work}/rc; "
-               f"stty -g > {work}/after; sleep 120")
+               f"stty -g > {work}/after.part; mv {work}/after.part {work}/after; sleep 120")
     term = Tmux(command)
     loader = threading.Thread(target=load)
     try:
@@ -127,7 +129,7 @@ def screens(redis, logs, work):
     # top -- CMD: the program writes to a file; jankwatch's messages come after the screen.
     term = Tmux(f"{JW_BIN} top --log-dir {logs.path} -- sh -c 'for i in 1 2 3 4 5 6 7 8; do "
                 f"echo program line $i; echo program error $i >&2; sleep 0.5; done'; "
-                f"echo rc=$? > {work}/rc2; sleep 120")
+                f"echo rc=$? > {work}/rc2.part; mv {work}/rc2.part {work}/rc2; sleep 120")
     try:
         wait_for(lambda: "jankwatch top:" in term.screen(), READY_TIMEOUT_S, "top's first frame")
         seen = []

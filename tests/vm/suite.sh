@@ -40,6 +40,9 @@ run_test()
 	*) why="exit $rc" ;;
 	esac
 	echo "FAIL $1 ($why, $secs s)"
+	# The checks that failed first, then the whole output: a display that keeps only the head
+	# of a long output (CI's) still shows why.
+	grep -E '^(FAIL|SKIP|Traceback)' "$out" | sed 's/^/  ! /'
 	sed 's/^/    /' "$out"
 	failed=$((failed + 1))
 }
