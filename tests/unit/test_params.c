@@ -45,7 +45,7 @@ static const struct range_case ranges[] = {
 	  "allowed 1..1000000" },
 	{ JW_P_STATS_MAX_ENTRIES, "stats_max_entries", 1500, 1, 1000000, "allowed 1..1000000" },
 	{ JW_P_WAIT_TRACEPOINTS, "wait_tracepoints", 2, 0, 3, "allowed 0..3" },
-	{ JW_P_HANDLER_SITES, "handler_sites", 500, 0, 1000000, "allowed 0..1000000" },
+	{ JW_P_HANDLER_SITES, "handler_sites", 100, 0, 1000000, "allowed 0..1000000" },
 	/* SPEC's F16 row: the ones for log shippers, the journal and the metrics. */
 	{ JW_P_EVENTS_KEEP, "events_keep", 1, 1, 100, "allowed 1..100" },
 	{ JW_P_EVENTS_LINE_MAX, "events_line_max", 4096, 2048, 1048576, "allowed 2048..1048576" },

@@ -80,7 +80,7 @@ static const struct param_def params_table[] = {
 		"and again as the loop's pace moves; 3 no hook on the waits: a task from the "
 		"thread's switch back in after sleeping in a wait to its next sleep in one (a wait "
 		"that returns without sleeping does not split its tasks)" },
-	[JW_P_HANDLER_SITES] = { JW_P_HANDLER_SITES, "handler_sites", 500, 0, 1000000, 0, 0,
+	[JW_P_HANDLER_SITES] = { JW_P_HANDLER_SITES, "handler_sites", 100, 0, 1000000, 0, 0,
 		"probes where the loop calls its callbacks (a preset's handler sites) name every "
 		"callback's statistics row and a timer's lateness, while a process makes at most "
 		"this many such calls a second (past it: hooked one N-th of the time, a second in N "
