@@ -272,3 +272,46 @@ uprobe:$2:$3 { @start[tid] = nsecs; }
 uretprobe:$2:$3 /@start[tid]/ { @ns = hist(nsecs - @start[tid]); delete(@start[tid]); }
 EOF
 }
+
+# Writes nginx's configuration for the servers' benches into directory @1 (nginx.conf, and
+# www/small, the 6-byte file every GET asks for), serving 127.0.0.1:@2; @3 "single": one
+# process (master_process off) keeping a connection for every request, "worker": a master and
+# one worker, which runs as nobody (the file readable to it).
+write_nginx_conf()
+{
+	local dir=$1 port=$2 how keep=''
+
+	mkdir -p "$dir/www"
+	printf 'hello\n' >"$dir/www/small"
+	case $3 in
+	single)
+		how="master_process off;"
+		keep=" keepalive_requests 100000000;"
+		;;
+	worker)
+		how="worker_processes 1;"
+		chmod 755 "$dir" "$dir/www"
+		chmod 644 "$dir/www/small"
+		;;
+	*) die "write_nginx_conf: '$3' is neither single nor worker" ;;
+	esac
+	cat >"$dir/nginx.conf" <<CONF
+$how
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	client_body_temp_path $dir/body;
+	proxy_temp_path $dir/proxy;
+	fastcgi_temp_path $dir/fastcgi;
+	uwsgi_temp_path $dir/uwsgi;
+	scgi_temp_path $dir/scgi;
+	server {
+		listen 127.0.0.1:$port;
+		root $dir/www;$keep
+	}
+}
+CONF
+}

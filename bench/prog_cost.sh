@@ -1,32 +1,47 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# What each of jankwatch's BPF programs costs a redis GET: one redis-server on CPU 0 watched by
-# `jankwatch -p` on CPU 1, one client (bench/getmix.c, batches of 10 GETs) on CPU 1 for SECONDS
-# after a warm-up of 8 s, and the kernel's statistics of every loaded BPF program
-# (kernel.bpf_stats_enabled) before and after: runs a GET, ns a run, ns a GET. A program's time
-# is counted from its first instruction to its return (the kernel's clock read around it, ~90
-# ns a run here for an empty one); the hook's own cost (a uprobe's trap) is not in it.
-# Usage: bench/prog_cost.sh [SECONDS] [BUILD_DIR] [-- JANKWATCH_ARGS...]   (root)
-# BUILD_DIR (default build/) lets a worktree's build of another commit be measured beside this
-# one's, alternated: bench/prog_cost.sh 8 /tmp/prev/build; bench/prog_cost.sh 8; ...
+# What each of jankwatch's BPF programs costs a GET: one server (redis-server, or nginx as one
+# process) on CPU 0 watched by `jankwatch -p` on CPU 1, its client (bench/getmix.c: batches of
+# 10 GETs with one connection, of 2 on each of CLIENTS) on CPU 1 for SECONDS after a warm-up of
+# 8 s, and the kernel's statistics of every loaded BPF program (kernel.bpf_stats_enabled) before
+# and after: runs a GET, ns a run, ns a GET. A program's time is counted from its first
+# instruction to its return (the kernel's clock read around it, ~90 ns a run here for an empty
+# one); the hook's own cost (a uprobe's trap) is not in it.
+# Usage: bench/prog_cost.sh [-c CLIENTS] [--nginx] [SECONDS] [BUILD_DIR] [-- JANKWATCH_ARGS...]
+# (root). BUILD_DIR (default build/) lets a worktree's build of another commit be measured
+# beside this one's, alternated: bench/prog_cost.sh 8 /tmp/prev/build; bench/prog_cost.sh 8; ...
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+CLIENTS=1 SERVER=redis
+while [[ ${1:-} == -?* && $1 != -- ]]; do
+	case $1 in
+	-c)
+		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "-c: '${2:-}' is not a number of clients"
+		CLIENTS=$2
+		shift 2
+		;;
+	--nginx)
+		SERVER=nginx
+		shift
+		;;
+	*) die "$1: not an option (usage: bench/prog_cost.sh [-c CLIENTS] [--nginx] [SECONDS] [BUILD_DIR] [-- ARGS])" ;;
+	esac
+done
 SECONDS_EACH=${1:-8}
 BUILD=${2:-$ROOT/build}
 shift $(($# > 2 ? 2 : $#))
 [[ ${1:-} != -- ]] || shift
 # shellcheck disable=SC2034 # read by bench/lib.sh's wait_for_line and stop_tool
 READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
-WORK='' SERVER='' TOOL_PID='' STATS_WAS=''
-
-# shellcheck source=bench/lib.sh
-source "$ROOT/bench/lib.sh"
+WORK='' SERVER_PID='' TOOL_PID='' STATS_WAS=''
 
 cleanup()
 {
 	reap "$TOOL_PID"
-	reap "$SERVER"
+	reap "$SERVER_PID"
 	[[ -z $STATS_WAS ]] || sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS"
 	halt_poll_restore
 	[[ -z $WORK ]] || rm -rf "$WORK"
@@ -42,37 +57,54 @@ for p in json.load(sys.stdin):
 
 main()
 {
-	local port gets
+	local port gets batch=10
+	local -a mix=()
 
 	[[ $(id -u) == 0 ]] || die "run as root"
 	[[ $SECONDS_EACH =~ ^[1-9][0-9]*$ ]] || die "SECONDS: '$SECONDS_EACH' is not a number of seconds"
 	[[ -x $BUILD/jankwatch && -x $BUILD/bench/jw_bench_getmix ]] ||
 		die "no $BUILD/jankwatch or $BUILD/bench/jw_bench_getmix (cmake --build)"
-	need redis-server redis-server
-	need redis-tools redis-cli
 	need bpftool bpftool
 	WORK=$(mktemp -d)
 	trap cleanup EXIT
 	halt_poll_on
 	port=$(free_port)
-	taskset -c 0 redis-server --port "$port" --save '' --appendonly no >/dev/null 2>&1 &
-	SERVER=$!
-	until redis-cli -p "$port" set key:__rand_int__ xxx >/dev/null 2>&1; do
-		alive "$SERVER" || die "redis-server did not start"
-		sleep 0.1
-	done
-	taskset -c 1 "$BUILD/jankwatch" -v -p "$SERVER" --log-dir "$WORK/logs" "$@" \
+	if [[ $SERVER == nginx ]]; then
+		need nginx nginx
+		need curl curl
+		write_nginx_conf "$WORK/nginx" "$port" single
+		taskset -c 0 nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" >/dev/null 2>&1 &
+		SERVER_PID=$!
+		mix=(--http /small)
+		until [[ $(curl -s "http://127.0.0.1:$port/small" 2>/dev/null) == hello ]]; do
+			alive "$SERVER_PID" || die "nginx did not start"
+			sleep 0.1
+		done
+	else
+		need redis-server redis-server
+		need redis-tools redis-cli
+		taskset -c 0 redis-server --port "$port" --save '' --appendonly no >/dev/null 2>&1 &
+		SERVER_PID=$!
+		until redis-cli -p "$port" set key:__rand_int__ xxx >/dev/null 2>&1; do
+			alive "$SERVER_PID" || die "redis-server did not start"
+			sleep 0.1
+		done
+	fi
+	((CLIENTS == 1)) || batch=2
+	mix+=(-c "$CLIENTS")
+	taskset -c 1 "$BUILD/jankwatch" -v -p "$SERVER_PID" --log-dir "$WORK/logs" "$@" \
 		>"$WORK/jankwatch.out" 2>&1 &
 	TOOL_PID=$!
 	wait_for_line "$WORK/jankwatch.out" 'ready' "$TOOL_PID" jankwatch
-	taskset -c 1 "$BUILD/bench/jw_bench_getmix" 0 8 10 "$port" >/dev/null
+	taskset -c 1 "$BUILD/bench/jw_bench_getmix" "${mix[@]}" 0 8 "$batch" "$port" >/dev/null
 	STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled)
 	sysctl -qw kernel.bpf_stats_enabled=1
 	snapshot "$WORK/before"
-	taskset -c 1 "$BUILD/bench/jw_bench_getmix" 0 "$SECONDS_EACH" 10 "$port" >"$WORK/rounds"
+	taskset -c 1 "$BUILD/bench/jw_bench_getmix" "${mix[@]}" 0 "$SECONDS_EACH" "$batch" "$port" \
+		>"$WORK/rounds"
 	snapshot "$WORK/after"
-	gets=$(($(wc -l <"$WORK/rounds") * 10))
-	echo "redis GET, 1 client, $SECONDS_EACH s: $((gets / SECONDS_EACH)) GETs a second;" \
+	gets=$(($(wc -l <"$WORK/rounds") * batch * CLIENTS))
+	echo "$SERVER GET, $CLIENTS client(s), $SECONDS_EACH s: $((gets / SECONDS_EACH)) GETs a second;" \
 		"$BUILD/jankwatch $*"
 	python3 - "$WORK/before" "$WORK/after" "$gets" <<'EOF'
 import sys

@@ -112,30 +112,9 @@ start_nginx()
 {
 	local master
 
-	mkdir -p "$WORK/nginx/www"
-	printf 'hello\n' >"$WORK/nginx/www/small"
-	# Its worker runs as nobody: the file must be readable to it.
-	chmod 755 "$WORK" "$WORK/nginx" "$WORK/nginx/www"
-	chmod 644 "$WORK/nginx/www/small"
-	cat >"$WORK/nginx/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/error.log;
-events { worker_connections 1024; }
-http {
-	access_log off;
-	client_body_temp_path $WORK/nginx/body;
-	proxy_temp_path $WORK/nginx/proxy;
-	fastcgi_temp_path $WORK/nginx/fastcgi;
-	uwsgi_temp_path $WORK/nginx/uwsgi;
-	scgi_temp_path $WORK/nginx/scgi;
-	server {
-		listen 127.0.0.1:$1;
-		root $WORK/nginx/www;
-	}
-}
-EOF
+	# Its worker runs as nobody: $WORK must be open to it.
+	chmod 755 "$WORK"
+	write_nginx_conf "$WORK/nginx" "$1" worker
 	taskset -c 0 nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" >"$WORK/nginx.log" 2>&1 &
 	master=$!
 	until [[ $(curl -s "http://127.0.0.1:$1/small" 2>/dev/null) == hello ]]; do

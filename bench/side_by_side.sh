@@ -77,28 +77,7 @@ start_server()
 	cp -L "$BIN" "$dir/${BIN##*/}"
 	PORT[$s]=$(free_port)
 	if [[ $SERVER == nginx ]]; then
-		mkdir -p "$dir/www"
-		printf 'hello\n' >"$dir/www/small"
-		cat >"$dir/nginx.conf" <<EOF
-master_process off;
-daemon off;
-pid $dir/nginx.pid;
-error_log $dir/error.log;
-events { worker_connections 1024; }
-http {
-	access_log off;
-	client_body_temp_path $dir/body;
-	proxy_temp_path $dir/proxy;
-	fastcgi_temp_path $dir/fastcgi;
-	uwsgi_temp_path $dir/uwsgi;
-	scgi_temp_path $dir/scgi;
-	server {
-		listen 127.0.0.1:${PORT[$s]};
-		root $dir/www;
-		keepalive_requests 100000000;
-	}
-}
-EOF
+		write_nginx_conf "$dir" "${PORT[$s]}" single
 		taskset -c 0 "$dir/${BIN##*/}" -c "$dir/nginx.conf" -p "$dir" >"$WORK/$s.log" 2>&1 &
 	else
 		taskset -c 0 "$dir/${BIN##*/}" --port "${PORT[$s]}" --bind 127.0.0.1 --save '' \
