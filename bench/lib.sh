@@ -273,6 +273,12 @@ uretprobe:$2:$3 /@start[tid]/ { @ns = hist(nsecs - @start[tid]); delete(@start[t
 EOF
 }
 
+# Whether the nginx of write_nginx_conf on port @1 serves its file.
+nginx_answers()
+{
+	[[ $(curl -s "http://127.0.0.1:$1/small" 2>/dev/null) == hello ]]
+}
+
 # Writes nginx's configuration for the servers' benches into directory @1 (nginx.conf, and
 # www/small, the 6-byte file every GET asks for), serving 127.0.0.1:@2; @3 "single": one
 # process (master_process off) keeping a connection for every request, "worker": a master and

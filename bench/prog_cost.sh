@@ -76,7 +76,7 @@ main()
 		taskset -c 0 nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" >/dev/null 2>&1 &
 		SERVER_PID=$!
 		mix=(--http /small)
-		until [[ $(curl -s "http://127.0.0.1:$port/small" 2>/dev/null) == hello ]]; do
+		until nginx_answers "$port"; do
 			alive "$SERVER_PID" || die "nginx did not start"
 			sleep 0.1
 		done

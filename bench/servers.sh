@@ -117,7 +117,7 @@ start_nginx()
 	write_nginx_conf "$WORK/nginx" "$1" worker
 	taskset -c 0 nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" >"$WORK/nginx.log" 2>&1 &
 	master=$!
-	until [[ $(curl -s "http://127.0.0.1:$1/small" 2>/dev/null) == hello ]]; do
+	until nginx_answers "$1"; do
 		alive "$master" || die "nginx exited: $(tail -n 3 "$WORK/nginx.log")"
 		sleep 0.05
 	done

@@ -95,7 +95,7 @@ start_server()
 server_answers()
 {
 	if [[ $SERVER == nginx ]]; then
-		[[ $(curl -s "http://127.0.0.1:${PORT[$1]}/small" 2>/dev/null) == hello ]]
+		nginx_answers "${PORT[$1]}"
 	else
 		redis-cli -p "${PORT[$1]}" ping >/dev/null 2>&1
 	fi
