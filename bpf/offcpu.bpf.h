@@ -34,15 +34,15 @@ static __noinline void switch_begins(struct task_struct *task, struct jw_task_st
 }
 
 /*
- * Watched thread @task (@s), off the CPU since s->off_ns, runs again from @now: the time goes where
- * its switch out put it, or (woken in its wait on the switches alone) its task begins.
+ * Watched thread @task (@s), off the CPU since @off (s->off_ns, taken by the caller), runs again
+ * from @now: the time goes where its switch out put it, or (woken in its wait on the switches
+ * alone) its task begins.
  */
 static __always_inline void switched_in(struct task_struct *task, struct jw_task_state *s,
-					__u64 now)
+					__u64 off, __u64 now)
 {
-	__u64 d = now - s->off_ns;
+	__u64 d = now - off;
 
-	s->off_ns = 0;
 	__sync_fetch_and_add(&off_cpu_watched, -1);
 	if (s->off_state == JW_OFF_WAKING) {
 		switch_begins(task, s, now);
@@ -84,10 +84,10 @@ static __always_inline bool switch_in_wanted(const struct jw_task_state *s)
  */
 static __noinline void caught_up(struct task_struct *task, struct jw_task_state *s)
 {
-	__u64 now = bpf_ktime_get_ns(), ran = 0, on_cpu, at;
+	__u64 now = bpf_ktime_get_ns(), off = s->off_ns, ran = 0, on_cpu, at;
 	struct bpf_perf_event_value v;
 
-	if (!s->off_ns)
+	if (!off)
 		return;
 	/* Each read kept apart: the verifier refuses one load from either pointer. */
 	if (s->run_off != JW_RUN_UNREAD &&
@@ -102,7 +102,17 @@ static __noinline void caught_up(struct task_struct *task, struct jw_task_state 
 		ran = on_cpu - s->exec_off;
 	}
 	at = now > ran ? now - ran : now;
-	switched_in(task, s, at > s->off_ns ? at : s->off_ns);
+	/*
+	 * Taken before it is counted, and only if no other program took it first: the sampler's
+	 * (on_sample(), from its timer's interrupt) may run inside a program of the same thread and
+	 * catch up itself. A uprobe's programs run with interrupts on and, since 6.0, outside the
+	 * count (bpf_prog_active) that keeps a perf event's program from running inside another's;
+	 * raw tracepoints' never were in it. Read again after such a catch-up, the time off was
+	 * 0 and the run-queue time took the whole clock (seen: 150 s in a 300 ms task).
+	 */
+	if (__sync_val_compare_and_swap(&s->off_ns, off, 0) != off)
+		return;
+	switched_in(task, s, off, at > off ? at : off);
 }
 
 #endif

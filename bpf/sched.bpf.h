@@ -188,8 +188,12 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	if (!off_cpu_watched)
 		return 0;
 	s = task_state_of(next);
-	if (s && s->off_ns)
-		switched_in(next, s, now ? now : bpf_ktime_get_ns());
+	if (s && s->off_ns) {
+		__u64 off = s->off_ns;
+
+		s->off_ns = 0;
+		switched_in(next, s, off, now ? now : bpf_ktime_get_ns());
+	}
 	return 0;
 }
 

@@ -23,6 +23,8 @@
  * of each then ends with an 8th field, <queued_ns>: how long the item waited, from its post to
  * its task's begin (behind the items before it, for all but the first).
  * With --epoll the loop waits in epoll_wait() instead of poll() (--fed's loop still polls).
+ * With --naps N a slow task sleeps its --ms in N naps, each inside a dispatch() nested in the
+ * task's (a probe's program runs on the thread right after each of its switches back in).
  * With --format a busy task spins formatting text (format_work(): snprintf, the C library's own
  * code, which in musl's libc.so has neither a symbol nor CFI for most of it).
  * Once the wait after a slow task of the main loop has returned, it prints "around <n>
@@ -51,9 +53,13 @@
 
 #include "busy.h"
 
-enum kind { FAST, BUSY, SLEEP, PIPE, MIXED };
+enum kind { FAST, BUSY, SLEEP, PIPE, MIXED, NAPS, NAP };
 
-static const char *const kind_names[] = { "fast", "busy", "sleep", "pipe", "mixed" };
+static const char *const kind_names[] = { "fast", "busy", "sleep", "pipe", "mixed", "naps",
+					  "nap" };
+
+/* --naps N: a slow task sleeps its --ms in N naps, each in a dispatch() of its own inside it. */
+static unsigned int naps;
 
 /* --pipe: the task waits on a pipe that the "jw-waker" thread writes --ms later. */
 static int go_pipe[2], done_pipe[2];
@@ -230,6 +236,17 @@ static void spin_work(unsigned int ms)
 static __thread unsigned long long body_begin, body_end;
 static __thread int dispatch_depth;
 
+__attribute__((noinline)) void dispatch(enum kind kind, unsigned int ms, int depth);
+
+/* --naps: @ms slept in @naps naps, each in a nested dispatch() (NAP: its @ms in microseconds). */
+static __attribute__((noinline)) void nap_work(unsigned int ms)
+{
+	unsigned int i;
+
+	for (i = 0; i < naps; i++)
+		dispatch(NAP, ms * 1000 / naps, 0);
+}
+
 __attribute__((noinline)) void dispatch(enum kind kind, unsigned int ms, int depth)
 {
 	if (!dispatch_depth++)
@@ -249,6 +266,10 @@ __attribute__((noinline)) void dispatch(enum kind kind, unsigned int ms, int dep
 		pipe_work(ms);
 	else if (kind == MIXED)
 		mixed_work(ms);
+	else if (kind == NAPS)
+		nap_work(ms);
+	else if (kind == NAP)
+		usleep(ms);
 	else
 		fast_work();
 	/* Work after the calls keeps them real calls, not tail jumps. */
@@ -374,7 +395,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: jw_target [--busy|--sleep|--pipe|--mixed] [--ms MS] [--every MS] [--fast MS] "
 			"[--nest DEPTH] [--count N] [--longjmp] [--queue] [--spin] [--hold] "
-			"[--fed N] [--twin] [--epoll] [--format]\n");
+			"[--fed N] [--twin] [--epoll] [--format] [--naps N]\n");
 	exit(2);
 }
 
@@ -421,6 +442,8 @@ int main(int argc, char **argv)
 			twin = 1;
 		else if (!strcmp(argv[i], "--epoll"))
 			epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+		else if (i + 1 < argc && !strcmp(argv[i], "--naps") && atoi(argv[i + 1]) > 0)
+			kind = NAPS, naps = atoi(argv[++i]);
 		else
 			usage();
 	}
