@@ -30,9 +30,15 @@ while [[ ${1:-} == -?* && $1 != -- ]]; do
 	*) die "$1: not an option (usage: bench/prog_cost.sh [-c CLIENTS] [--nginx] [SECONDS] [BUILD_DIR] [-- ARGS])" ;;
 	esac
 done
-SECONDS_EACH=${1:-8}
-BUILD=${2:-$ROOT/build}
-shift $(($# > 2 ? 2 : $#))
+SECONDS_EACH=8 BUILD=$ROOT/build
+if [[ ${1:-} != -- && $# -gt 0 ]]; then
+	SECONDS_EACH=$1
+	shift
+fi
+if [[ ${1:-} != -- && $# -gt 0 ]]; then
+	BUILD=$1
+	shift
+fi
 [[ ${1:-} != -- ]] || shift
 # shellcheck disable=SC2034 # read by bench/lib.sh's wait_for_line and stop_tool
 READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
