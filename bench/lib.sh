@@ -321,3 +321,60 @@ http {
 }
 CONF
 }
+
+# Starts server @1 (redis or nginx: one process, write_nginx_conf's "single") from binary @2 on
+# CPU 0, serving 127.0.0.1:@3, its files in directory @4 (nginx's configuration, the server's
+# output in server.log): its pid in STARTED_PID once it answers, and for redis with
+# key:__rand_int__ set (the key bench/getmix.c asks for).
+start_bench_server()
+{
+	local kind=$1 bin=$2 port=$3 dir=$4
+
+	mkdir -p "$dir"
+	if [[ $kind == nginx ]]; then
+		write_nginx_conf "$dir" "$port" single
+		taskset -c 0 "$bin" -c "$dir/nginx.conf" -p "$dir" >"$dir/server.log" 2>&1 &
+	else
+		taskset -c 0 "$bin" --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+			--daemonize no >"$dir/server.log" 2>&1 &
+	fi
+	STARTED_PID=$!
+	until bench_server_answers "$kind" "$port"; do
+		alive "$STARTED_PID" || die "$kind on port $port exited: $(tail -n 3 "$dir/server.log")"
+		sleep 0.05
+	done
+	[[ $kind == nginx ]] || redis-cli -p "$port" set key:__rand_int__ xxx >/dev/null
+}
+
+# Whether server @1 (redis or nginx) on port @2 answers.
+bench_server_answers()
+{
+	if [[ $1 == nginx ]]; then
+		nginx_answers "$2"
+	else
+		redis-cli -p "$2" ping >/dev/null 2>&1
+	fi
+}
+
+# A bench's positional arguments @2... as [SECONDS] [BUILD_DIR] [-- ARGS...]: SECONDS_EACH
+# (default @1), BUILD (default build/ of the checkout) and the words after -- in REST.
+bench_positional()
+{
+	local dflt=$1
+
+	shift
+	# shellcheck disable=SC2034 # the sourcing bench's
+	SECONDS_EACH=$dflt BUILD=$ROOT/build
+	if [[ ${1:-} != -- && $# -gt 0 ]]; then
+		# shellcheck disable=SC2034
+		SECONDS_EACH=$1
+		shift
+	fi
+	if [[ ${1:-} != -- && $# -gt 0 ]]; then
+		# shellcheck disable=SC2034
+		BUILD=$1
+		shift
+	fi
+	[[ ${1:-} != -- ]] || shift
+	REST=("$@")
+}

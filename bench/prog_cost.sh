@@ -30,16 +30,9 @@ while [[ ${1:-} == -?* && $1 != -- ]]; do
 	*) die "$1: not an option (usage: bench/prog_cost.sh [-c CLIENTS] [--nginx] [SECONDS] [BUILD_DIR] [-- ARGS])" ;;
 	esac
 done
-SECONDS_EACH=8 BUILD=$ROOT/build
-if [[ ${1:-} != -- && $# -gt 0 ]]; then
-	SECONDS_EACH=$1
-	shift
-fi
-if [[ ${1:-} != -- && $# -gt 0 ]]; then
-	BUILD=$1
-	shift
-fi
-[[ ${1:-} != -- ]] || shift
+declare -a REST=()
+bench_positional 8 "$@"
+set -- "${REST[@]}"
 # shellcheck disable=SC2034 # read by bench/lib.sh's wait_for_line and stop_tool
 READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
 WORK='' SERVER_PID='' TOOL_PID='' STATS_WAS=''
@@ -78,24 +71,14 @@ main()
 	if [[ $SERVER == nginx ]]; then
 		need nginx nginx
 		need curl curl
-		write_nginx_conf "$WORK/nginx" "$port" single
-		taskset -c 0 nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" >/dev/null 2>&1 &
-		SERVER_PID=$!
 		mix=(--http /small)
-		until nginx_answers "$port"; do
-			alive "$SERVER_PID" || die "nginx did not start"
-			sleep 0.1
-		done
+		start_bench_server nginx "$(command -v nginx)" "$port" "$WORK/nginx"
 	else
 		need redis-server redis-server
 		need redis-tools redis-cli
-		taskset -c 0 redis-server --port "$port" --save '' --appendonly no >/dev/null 2>&1 &
-		SERVER_PID=$!
-		until redis-cli -p "$port" set key:__rand_int__ xxx >/dev/null 2>&1; do
-			alive "$SERVER_PID" || die "redis-server did not start"
-			sleep 0.1
-		done
+		start_bench_server redis "$(command -v redis-server)" "$port" "$WORK/redis"
 	fi
+	SERVER_PID=$STARTED_PID
 	((CLIENTS == 1)) || batch=2
 	mix+=(-c "$CLIENTS")
 	taskset -c 1 "$BUILD/jankwatch" -v -p "$SERVER_PID" --log-dir "$WORK/logs" "$@" \

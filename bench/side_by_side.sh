@@ -76,29 +76,8 @@ start_server()
 	mkdir -p "$dir"
 	cp -L "$BIN" "$dir/${BIN##*/}"
 	PORT[$s]=$(free_port)
-	if [[ $SERVER == nginx ]]; then
-		write_nginx_conf "$dir" "${PORT[$s]}" single
-		taskset -c 0 "$dir/${BIN##*/}" -c "$dir/nginx.conf" -p "$dir" >"$WORK/$s.log" 2>&1 &
-	else
-		taskset -c 0 "$dir/${BIN##*/}" --port "${PORT[$s]}" --bind 127.0.0.1 --save '' \
-			--appendonly no --daemonize no >"$WORK/$s.log" 2>&1 &
-	fi
-	PID[$s]=$!
-	until server_answers "$s"; do
-		alive "${PID[$s]}" || die "$SERVER $s exited: $(tail -n 3 "$WORK/$s.log")"
-		sleep 0.05
-	done
-	[[ $SERVER == nginx ]] ||
-		redis-cli -p "${PORT[$s]}" set key:__rand_int__ xxx >/dev/null
-}
-
-server_answers()
-{
-	if [[ $SERVER == nginx ]]; then
-		nginx_answers "${PORT[$1]}"
-	else
-		redis-cli -p "${PORT[$1]}" ping >/dev/null 2>&1
-	fi
+	start_bench_server "$SERVER" "$dir/${BIN##*/}" "${PORT[$s]}" "$dir"
+	PID[$s]=$STARTED_PID
 }
 
 # The client's rounds over servers @3... into @1, after a warm-up of @2 s.

@@ -37,16 +37,9 @@ while [[ ${1:-} == -?* && $1 != -- ]]; do
 	*) die "$1: not an option (usage: bench/where.sh [-c CLIENTS] [--nginx] [--bare] [SECONDS] [BUILD_DIR] [-- ARGS])" ;;
 	esac
 done
-SECONDS_EACH=30 BUILD=$ROOT/build
-if [[ ${1:-} != -- && $# -gt 0 ]]; then
-	SECONDS_EACH=$1
-	shift
-fi
-if [[ ${1:-} != -- && $# -gt 0 ]]; then
-	BUILD=$1
-	shift
-fi
-[[ ${1:-} != -- ]] || shift
+declare -a REST=()
+bench_positional 30 "$@"
+set -- "${REST[@]}"
 # shellcheck disable=SC2034 # read by bench/lib.sh's wait_for_line and stop_tool
 READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
 WORK='' TOOL_PID='' PERF_PID=''
@@ -65,32 +58,9 @@ cleanup()
 	[[ -z $WORK ]] || rm -rf "$WORK"
 }
 
-# Starts server @1 (a or b) on CPU 0, on port @2; its pid into SERVERS.
-start_server()
-{
-	local name=$1 port=$2
-
-	if [[ $SERVER == nginx ]]; then
-		write_nginx_conf "$WORK/$name" "$port" single
-		taskset -c 0 nginx -c "$WORK/$name/nginx.conf" -p "$WORK/$name" >/dev/null 2>&1 &
-		SERVERS+=($!)
-		until nginx_answers "$port"; do
-			alive "${SERVERS[-1]}" || die "nginx $name did not start"
-			sleep 0.1
-		done
-	else
-		taskset -c 0 redis-server --port "$port" --save '' --appendonly no >/dev/null 2>&1 &
-		SERVERS+=($!)
-		until redis-cli -p "$port" set key:__rand_int__ xxx >/dev/null 2>&1; do
-			alive "${SERVERS[-1]}" || die "redis-server $name did not start"
-			sleep 0.1
-		done
-	fi
-}
-
 main()
 {
-	local port_a port_b batch=10
+	local port_a port_b bin batch=10
 	local -a mix=()
 
 	[[ $(id -u) == 0 ]] || die "run as root"
@@ -103,17 +73,21 @@ main()
 		need nginx nginx
 		need curl curl
 		mix=(--http /small)
+		bin=$(command -v nginx)
 	else
 		need redis-server redis-server
 		need redis-tools redis-cli
+		bin=$(command -v redis-server)
 	fi
 	WORK=$(mktemp -d)
 	trap cleanup EXIT
 	halt_poll_on
 	port_a=$(free_port)
-	start_server a "$port_a"
+	start_bench_server "$SERVER" "$bin" "$port_a" "$WORK/a"
+	SERVERS+=("$STARTED_PID")
 	port_b=$(free_port)
-	start_server b "$port_b"
+	start_bench_server "$SERVER" "$bin" "$port_b" "$WORK/b"
+	SERVERS+=("$STARTED_PID")
 	((CLIENTS == 1)) || batch=2
 	mix+=(-c "$CLIENTS")
 	if [[ -z $BARE ]]; then
