@@ -43,6 +43,8 @@ set -- "${REST[@]}"
 # shellcheck disable=SC2034 # read by bench/lib.sh's wait_for_line and stop_tool
 READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
 WORK='' TOOL_PID='' PERF_PID=''
+# perf's samples a second, and the client's warm-up (s), which the profile leaves out too.
+PERF_HZ=5000 WARMUP_S=3
 declare -a SERVERS=()
 
 cleanup()
@@ -96,12 +98,11 @@ main()
 		TOOL_PID=$!
 		wait_for_line "$WORK/jankwatch.out" 'ready' "$TOOL_PID" jankwatch
 	fi
-	# The warm-up (3 s, the client's own) is left out of the profile too.
-	taskset -c 1 "$BUILD/bench/jw_bench_getmix" "${mix[@]}" 3 "$SECONDS_EACH" "$batch" \
+	taskset -c 1 "$BUILD/bench/jw_bench_getmix" "${mix[@]}" "$WARMUP_S" "$SECONDS_EACH" "$batch" \
 		"$port_a" "$port_b" >"$WORK/rounds" &
 	local mix_pid=$!
-	sleep 3
-	perf record -q -g -C 0 -F 5000 -o "$WORK/perf.data" -- sleep "$((SECONDS_EACH - 1))" \
+	sleep "$WARMUP_S"
+	perf record -q -g -C 0 -F "$PERF_HZ" -o "$WORK/perf.data" -- sleep "$((SECONDS_EACH - 1))" \
 		>/dev/null 2>&1 &
 	PERF_PID=$!
 	wait "$mix_pid" || die "the client failed"
@@ -116,12 +117,13 @@ main()
 	fi
 	perf script -i "$WORK/perf.data" -F pid,ip,sym >"$WORK/samples" 2>/dev/null
 	python3 - "$WORK/rounds" "${SERVERS[0]}" "${SERVERS[1]}" "$batch" "$CLIENTS" \
-		"$WORK/samples" <<'EOF'
+		"$WORK/samples" "$PERF_HZ" <<'EOF'
 import collections, statistics, sys
 
 rounds = [l.split() for l in open(sys.argv[1]) if l.startswith("round ")]
 a, b, batch, clients = (int(x) for x in sys.argv[2:6])
 samples = open(sys.argv[6])
+ns_per_sample = 1e9 / int(sys.argv[7])
 gets = len(rounds) * batch * clients  # each server's, in every round
 if not rounds:
     sys.exit("where.sh: the client made no round")
@@ -161,7 +163,6 @@ for line in list(samples) + [""]:
         pid = int(f[0]) if f[0].isdigit() else -1
     else:
         frames.append(f[1] if len(f) > 1 else "?")
-ns_per_sample = 1e9 / 5000
 per_get = lambda n: n * ns_per_sample / gets
 print(f"CPU 0's samples: a {total[a]}, b {total[b]}: a over b {per_get(total[a] - total[b]):+.0f} "
       "ns a GET")

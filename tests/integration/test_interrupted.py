@@ -5,8 +5,8 @@ uprobe's program on the same thread (since 6.0 those run outside the count that 
 perf event program from running inside another). Both may take the thread's switch back in
 (sched_hooks=1: no program sees it; the first to run after does): taken twice, the time off the
 CPU read 0 after the other's catch-up, and the task got the whole clock since boot as blocked or
-run-queue time (seen: runq_ms 150378 of a 300 ms python task in the x86-64 6.12 VM; 48 events of
-10,565 with the naps below, before the catch-up claimed the time before counting it).
+run-queue time (seen: runq_ms 150378 of a 300 ms python task in the x86-64 6.12 VM; 182 events of
+894 with the naps below, before the catch-up claimed the time before counting it).
 
 jw_target --naps 40: each task sleeps 40 naps of 50 us, each in a dispatch() nested in the
 task's, whose return probe runs right after the switch back in; the sampler fires every 1 ms.
