@@ -16,8 +16,8 @@ require_bpf()
 
 
 # What wait_tracepoints=2 weighs (user/attach/waitmode.h): the tracepoints are taken when they
-# cost under 1/2 of the uprobes and save at least 5 ms of CPU per second.
-TP_FACTOR, TP_SAVING_MS = 2, 5.0
+# cost under 1/2 of the uprobes and save at least 2 ms of CPU per second.
+TP_FACTOR, TP_SAVING_MS = 2, 2.0
 # How the line names the tracepoints: the wait system calls' own where the kernel has them, else
 # raw_syscalls'.
 OWN_EVENTS = "syscall mode on the wait system calls' own exit tracepoints"

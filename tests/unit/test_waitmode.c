@@ -43,13 +43,15 @@ static void test_busy_machine_keeps_uprobes(void **state)
 	assert_null(strstr(why, "not enough saved"));
 }
 
-/* Cheaper, but by less than half, or by less than 5 ms of CPU per s: the uprobes still. */
+/* Cheaper, but by less than half, or by less than 2 ms of CPU per s: the uprobes still. */
 static void test_margins(void **state)
 {
 	/* 100k/s x 180 = 18 ms/s against 20k/s x 1400 = 28 ms/s: under half is not reached. */
 	struct jw_wait_costs under_half = costs(50000, 10000);
-	/* 1000/s x 180 = 0.18 ms/s against 800/s x 1400 = 1.12 ms/s: 0.94 ms/s saved. */
-	struct jw_wait_costs small = costs(500, 400);
+	/* 2000/s x 180 = 0.36 ms/s against 1600/s x 1400 = 2.24 ms/s: 1.88 ms/s saved. */
+	struct jw_wait_costs small = costs(1000, 800);
+	/* 2000/s x 180 = 0.36 ms/s against 1800/s x 1400 = 2.52 ms/s: 2.16 ms/s saved. */
+	struct jw_wait_costs just = costs(1000, 900);
 	/* 10000/s x 180 = 1.8 ms/s against 8000/s x 1400 = 11.2 ms/s: both margins met. */
 	struct jw_wait_costs enough = costs(5000, 4000);
 	char why[512];
@@ -59,6 +61,7 @@ static void test_margins(void **state)
 	assert_non_null(strstr(why, "not enough saved"));
 	assert_false(jw_wait_choose_tracepoints(&small, why, sizeof(why)));
 	assert_non_null(strstr(why, "not enough saved"));
+	assert_true(jw_wait_choose_tracepoints(&just, why, sizeof(why)));
 	assert_true(jw_wait_choose_tracepoints(&enough, why, sizeof(why)));
 }
 

@@ -27,10 +27,13 @@ struct jw_wait_costs {
  * The tracepoints' cost grows with the whole machine's load, the uprobes' stays with the watched
  * loop: they are chosen only when, at the rates measured, they cost the machine less than
  * 1/JW_WAIT_TP_FACTOR of what the uprobes would, and save at least JW_WAIT_TP_SAVING_MS of CPU
- * per second (half a percent of a core).
+ * per second. The figures are waitcost.c's trials, a call made alone; in a busy server, caches
+ * cold, each way costs about four times its trial (nginx under 50 clients: 40-50 ns a system
+ * call against getppid()'s 10, 30-45 us a wait against 7-10), so the ratio holds and the saving
+ * is about four times what the trials say: 2 ms/s of them, about 1% of a core in place.
  */
 #define JW_WAIT_TP_FACTOR 2
-#define JW_WAIT_TP_SAVING_MS 5.0
+#define JW_WAIT_TP_SAVING_MS 2.0
 /* Chosen, they stay while they save this much (jw_wait_keep_tracepoints()). */
 #define JW_WAIT_TP_KEEP_MS 1.0
 
