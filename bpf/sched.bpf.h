@@ -124,8 +124,16 @@ static __always_inline __u64 switched_out(void *ctx, struct task_struct *prev,
 	__u64 now;
 	__u32 state;
 
-	if (!s->depth)
+	if (!s->depth) {
+		/*
+		 * On fexit (wait_fexit), attached before any thread was watched: a wait the thread
+		 * sleeps in after it was watched returns through them, and its return, not its
+		 * wakeup, begins the task (first_wait is for a wait entered before).
+		 */
+		if (s->first_wait == 1 && wait_fexit && !preempt && asleep_in_wait(prev))
+			s->first_wait = 0;
 		return 0;
+	}
 	if (s->first_wait == 2 && !preempt && asleep_in_wait(prev)) {
 		/*
 		 * The wakeup that began its first task found nothing ready (another worker took the

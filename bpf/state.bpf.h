@@ -197,6 +197,8 @@ __u64 off_cpu_watched;
  * mode (--probe's dispatches bound the tasks).
  */
 __u32 wait_hooks;
+/* The tracepoints' way is fexit on the wait system calls' functions (wait_fexit_*): set once. */
+bool wait_fexit;
 
 /*
  * The user stack pointer at the probe. Read before anything else and kept opaque to the

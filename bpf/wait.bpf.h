@@ -169,6 +169,15 @@ static __always_inline void wait_returned(struct task_struct *task, __u64 cookie
 	on_cpu_again(task, s);
 	if (!s || !probes_in(s) || !return_counts(s, by))
 		return;
+	if (s->first_wait == 2 && s->depth) {
+		/*
+		 * The wakeup that began a task (first_wakeup()) was from a wait whose return is seen
+		 * after all (fexit: entered after they were attached, by a thread watched later): that
+		 * task is undone, and this return begins one, the wakeup its delay.
+		 */
+		s->depth = 0;
+		s->wake_ns = s->start_ns;
+	}
 	s->first_wait = 0;	/* the probes see this thread's waits from here */
 	now = bpf_ktime_get_ns();
 	if (s->depth) {
@@ -286,6 +295,36 @@ int wait_sys_exit(void *ctx)
 	wait_returned(current_task(), wait_probe_id, JW_WAIT_BY_TRACEPOINTS);
 	return 0;
 }
+
+/*
+ * The same as fexit programs on the wait system calls' functions (__x64_sys_epoll_wait and the
+ * others of is_wait_syscall()), where the kernel has BPF trampolines: only the machine's waits
+ * run a program, and no other system call takes the tracing path. A tracing program is loaded
+ * for one function: one each, user space setting their targets (or leaving them unloaded; the
+ * compatible build, whose object has them too, always). A wait entered before they were
+ * attached returns unseen: a thread watched while in one has its wakeup begin the task
+ * (first_wait, as on the uprobes).
+ */
+#if JW_COMPAT
+#define WAIT_FEXIT_RETURNED() (void)ctx
+#else
+#define WAIT_FEXIT_RETURNED() wait_returned(current_task(), wait_probe_id, JW_WAIT_BY_TRACEPOINTS)
+#endif
+#define WAIT_FEXIT(i)                      \
+	SEC("fexit")                       \
+	int wait_fexit_##i(void *ctx)      \
+	{                                  \
+		(void)ctx;                 \
+		WAIT_FEXIT_RETURNED();     \
+		return 0;                  \
+	}
+WAIT_FEXIT(0)
+WAIT_FEXIT(1)
+WAIT_FEXIT(2)
+WAIT_FEXIT(3)
+WAIT_FEXIT(4)
+WAIT_FEXIT(5)
+WAIT_FEXIT(6)
 
 /*
  * wait_tracepoints=2: for a moment at start, how many system calls the whole machine makes

@@ -92,7 +92,7 @@ static void test_each_fallback_chosen(void **state)
 		char err[256];
 
 		if (k == JW_KF_RINGBUF || k == JW_KF_BTF || k == JW_KF_RUN_CTX_COOKIE ||
-		    k == JW_KF_UPROBE_SESSION || k == JW_KF_SYSCALL_EVENTS)
+		    k == JW_KF_UPROBE_SESSION || k == JW_KF_SYSCALL_EVENTS || k == JW_KF_FEXIT)
 			continue;
 		f.has[k] = 0;
 		assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
@@ -132,6 +132,39 @@ static void test_syscall_events(void **state)
 	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
 	assert_true(p.compat);
 	assert_true(p.syscall_events);
+}
+
+/*
+ * fexit on the wait system calls: in the full build, where one loaded, against the kernel's own
+ * BTF; not where the load was refused or could not be tried, nor with a BTF file (a kernel
+ * without BTF of its own has no function to attach one to), nor in the compatible build; never
+ * needed.
+ */
+static void test_fexit(void **state)
+{
+	struct jw_kernel_facts f = kernel("6.12.0", 6, 12);
+	struct jw_kernel_plan p;
+	char err[256];
+
+	(void)state;
+	f.has[JW_KF_FEXIT] = 1;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_true(p.fexit);
+	assert_int_equal(jw_kernel_plan_for(&f, true, &p, err, sizeof(err)), 0);
+	assert_false(p.fexit);
+	f.has[JW_KF_LOOP] = 0;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_true(p.compat);
+	assert_false(p.fexit);
+	f.has[JW_KF_LOOP] = 1;
+	f.has[JW_KF_FEXIT] = -EPERM;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_false(p.fexit);
+	f.has[JW_KF_FEXIT] = 0;
+	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
+	assert_false(p.fexit);
+	assert_false(p.compat);
+	assert_string_equal(p.lacks, "");
 }
 
 /*
@@ -269,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_each_fallback_chosen),
 		cmocka_unit_test(test_uprobe_session),
 		cmocka_unit_test(test_syscall_events),
+		cmocka_unit_test(test_fexit),
 		cmocka_unit_test(test_run_ctx_cookie),
 		cmocka_unit_test(test_no_btf),
 		cmocka_unit_test(test_refused_before_5_8),

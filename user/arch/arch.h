@@ -231,4 +231,10 @@ void jw_arch_cost_stepped(void);
  */
 uint32_t jw_arch_thread_size(long page_size, bool kasan);
 
+/*
+ * The prefix of the kernel's functions of the system calls (CONFIG_ARCH_HAS_SYSCALL_WRAPPER):
+ * "__x64_sys_" makes __x64_sys_epoll_wait, the function syscall mode's fexit programs take.
+ */
+const char *jw_arch_syscall_prefix(void);
+
 #endif

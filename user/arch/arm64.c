@@ -624,3 +624,8 @@ uint32_t jw_arch_thread_size(long page_size, bool kasan)
 
 	return page_size > (long)size ? (uint32_t)page_size : size;
 }
+
+const char *jw_arch_syscall_prefix(void)
+{
+	return "__arm64_sys_";
+}

@@ -518,3 +518,8 @@ uint32_t jw_arch_thread_size(long page_size, bool kasan)
 	(void)page_size;
 	return kasan ? 32768 : 16384;
 }
+
+const char *jw_arch_syscall_prefix(void)
+{
+	return "__x64_sys_";
+}

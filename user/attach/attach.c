@@ -264,6 +264,7 @@ struct jw_attach *jw_attach__open(const struct jw_attach_opts *opts)
 	}
 	bpf_program__set_autoload(a->skel->progs.dispatch_session, plan.session);
 	bpf_program__set_autoload(a->skel->progs.wait_session, plan.session);
+	jw_wait_tp_prepare(a);
 	if (plan.compat)
 		a->skel->rodata->thread_size = jw_kernel_thread_size();
 	a->skel->rodata->cookie_in_run_ctx = plan.run_ctx_cookie;
@@ -534,17 +535,33 @@ void jw_attach__unfollow(struct jw_attach *a, pid_t pid)
 	bpf_map__delete_elem(a->skel->maps.followed, &key, sizeof(key), 0);
 }
 
-int jw_attach__wait_tracepoints(struct jw_attach *a, bool *own)
+int jw_attach__wait_tracepoints(struct jw_attach *a, enum jw_wait_tp_kind *kind)
 {
 	int err;
 
 	jw_attach__drop_wait_tracepoints(a);
-	err = jw_wait_tp_attach(a, a->wait_tp, &a->n_wait_tp, own, false);
+	err = jw_wait_tp_attach(a, a->wait_tp, &a->n_wait_tp, kind, false);
 	if (err) {
 		a->n_wait_tp = 0;
 		jw_log(JW_LOG_ERROR, "cannot attach to the system call tracepoints: %s",
 		       strerror(-err));
 	}
+	return err;
+}
+
+bool jw_attach__wait_fexit(const struct jw_attach *a)
+{
+	return jw_wait_tp_fexit(a);
+}
+
+int jw_attach__wait_fexit_attach(struct jw_attach *a)
+{
+	int err;
+
+	jw_attach__drop_wait_tracepoints(a);
+	err = jw_wait_tp_attach_fexit(a, a->wait_tp, &a->n_wait_tp);
+	if (err)
+		a->n_wait_tp = 0;
 	return err;
 }
 

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "attach/kernel.h"
+#include "attach/wait_tp.h"
 #include "jankwatch/abi.h"
 
 struct jw_attach;
@@ -103,11 +104,18 @@ int jw_attach__wait(struct jw_attach *a, pid_t pid, const char *path, const char
 		    uint64_t offset, uint32_t probe_id, uint32_t slot);
 
 /*
- * Syscall mode on the system call tracepoints: every watched thread's wait system calls bound
- * its tasks, whatever code makes them; the wait system calls' own where the kernel has them
- * (@own true), else raw_syscalls'. 0 or -errno.
+ * Syscall mode on the kernel's side of the waits: every watched thread's wait system calls bound
+ * its tasks, whatever code makes them; fexit on their functions where the kernel allows it,
+ * else their own exit tracepoints where it has them, else raw_syscalls' (wait_tp.h): which, in
+ * @kind. 0 or -errno.
  */
-int jw_attach__wait_tracepoints(struct jw_attach *a, bool *own);
+int jw_attach__wait_tracepoints(struct jw_attach *a, enum jw_wait_tp_kind *kind);
+
+/* Whether jw_attach__wait_tracepoints() would take fexit: loaded, never refused. */
+bool jw_attach__wait_fexit(const struct jw_attach *a);
+
+/* jw_attach__wait_tracepoints() on fexit alone: 0, or -errno with nothing attached. */
+int jw_attach__wait_fexit_attach(struct jw_attach *a);
 
 /*
  * Which of syscall mode's two ways of seeing the waits counts from now (JW_WAIT_BY_* bits): the

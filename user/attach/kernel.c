@@ -17,6 +17,7 @@
 #include "arch/arch.h"
 #include "attach/kernel.h"
 #include "attach/links.h"
+#include "attach/sysevents.h"
 #include "base/log.h"
 
 /* A facility, and how to tell whether the running kernel has it. */
@@ -110,6 +111,40 @@ static int has_syscall_events(const struct btf *btf, int id)
 	return -ENOENT;
 }
 
+/*
+ * BPF trampolines: an fexit program on one of the wait system calls' functions (the first of
+ * this architecture's the kernel's BTF has) loads. Not attached: that costs the kernel an RCU
+ * grace period to undo at every start; a kernel that loads one and cannot attach it (no
+ * trampolines on its architecture) is found where syscall mode attaches them, which then takes
+ * the tracepoints (attach/wait_tp.h). This machine's kind of refusal (EPERM) is at the load.
+ */
+static int has_fexit(const struct btf *btf, int id)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FEXIT);
+	char name[64];
+	int fd;
+
+	id = -1;
+	for (size_t i = 0; btf && i < JW_WAIT_SYSCALLS && id <= 0; i++) {
+		snprintf(name, sizeof(name), "%s%s", jw_arch_syscall_prefix(),
+			 jw_sysevents_name(i));
+		id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	}
+	if (id <= 0)
+		return 0;
+	opts.attach_btf_id = (__u32)id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "jw_fexit", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), &opts);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 static const struct fact facts[JW_KF_COUNT] = {
 	[JW_KF_RINGBUF] = { "ringbuf", "BPF ring buffer maps", "5.8", has_map, BPF_MAP_TYPE_RINGBUF },
 	[JW_KF_BTF] = { "btf", "BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)", "5.5", has_btf, 0 },
@@ -130,6 +165,8 @@ static const struct fact facts[JW_KF_COUNT] = {
 				   "6.13", has_uprobe_session, 0 },
 	[JW_KF_SYSCALL_EVENTS] = { "syscall_events", "a program on one system call's tracepoints "
 				   "(CONFIG_FTRACE_SYSCALLS)", "4.14", has_syscall_events, 0 },
+	[JW_KF_FEXIT] = { "fexit", "BPF trampolines (fexit programs on kernel functions)", "5.5",
+			  has_fexit, 0 },
 };
 
 const char *jw_kernel_fact_name(enum jw_kernel_fact fact)
@@ -231,6 +268,8 @@ int jw_kernel_plan_for(const struct jw_kernel_facts *f, bool btf_file,
 	plan->run_ctx_cookie = !plan->compat && plan->cookies && f->has[JW_KF_RUN_CTX_COOKIE] > 0;
 	/* Either build; an unknown answer tries them, and raw_syscalls when tracefs has none. */
 	plan->syscall_events = f->has[JW_KF_SYSCALL_EVENTS] != 0;
+	/* The wait system calls' returns on fexit: the full build, where one loads. */
+	plan->fexit = !plan->compat && !btf_file && f->has[JW_KF_FEXIT] > 0;
 	return 0;
 }
 

@@ -26,6 +26,7 @@ enum jw_kernel_fact {
 	JW_KF_RUN_CTX_COOKIE,	/* a probe's cookie read from its run context (6.2): optional */
 	JW_KF_UPROBE_SESSION,	/* uprobe sessions (6.13): optional, neither build needs them */
 	JW_KF_SYSCALL_EVENTS,	/* a BPF program on one system call's tracepoints: optional */
+	JW_KF_FEXIT,		/* BPF trampolines, fexit on the wait system calls (5.5): optional */
 	JW_KF_COUNT,
 };
 
@@ -43,6 +44,7 @@ struct jw_kernel_plan {
 	bool session;		/* a dispatch's entry and return as one uprobe session (full build) */
 	bool run_ctx_cookie;	/* probes read their cookie from their run context (full build) */
 	bool syscall_events;	/* syscall mode may hook the wait system calls' own tracepoints */
+	bool fexit;		/* syscall mode may hook the wait system calls' returns by fexit */
 	char lacks[256];	/* what the compatible build stands in for, named; "" for none */
 };
 

@@ -62,6 +62,9 @@ struct jw_attach {
 	struct jw_sysevents sysevents;
 	int sysevents_err;
 	bool sysevents_read;
+	/* The fexit programs loaded, by wait system call (wait_tp.c); NULL where none is */
+	struct bpf_program *fexit[JW_WAIT_SYSCALLS];
+	bool fexit_failed;	/* they would not attach: the tracepoints from then on */
 	struct jw_reaper *reaper;	/* destroys a forgotten process's links, off the loop */
 };
 

@@ -37,15 +37,15 @@ static int trial_failed(struct jw_attach *a, const char *what)
 
 int jw_attach__trial_tracepoints(struct jw_attach *a, bool on)
 {
+	enum jw_wait_tp_kind kind;
 	size_t n;
-	bool own;
 	int err;
 
 	jw_attach_trial_stop(a);
 	if (!on)
 		return 0;
 	/* As the waits would be hooked: their own tracepoints where the kernel has them. */
-	err = jw_wait_tp_attach(a, a->trial, &n, &own, true);
+	err = jw_wait_tp_attach(a, a->trial, &n, &kind, true);
 	if (err) {
 		errno = -err;
 		return trial_failed(a, "the system call tracepoints");

@@ -74,10 +74,12 @@ static const struct param_def params_table[] = {
 		1000000, 0, 0, "statistics rows kept; more go to the OVERFLOW row" },
 	[JW_P_WAIT_TRACEPOINTS] = { JW_P_WAIT_TRACEPOINTS, "wait_tracepoints", 2, 0, 3, 0, 0,
 		"syscall mode: 0 uprobes on the C library's wait functions (cost the watched loop "
-		"only); 1 the wait system calls' own exit tracepoints (cheaper per wait, but every "
-		"system call of the machine takes the tracing path; raw_syscalls' on a "
-		"kernel without them); 2 whichever costs the machine less, measured at start "
-		"and again as the loop's pace moves; 3 no hook on the waits: a task from the "
+		"only); 1 the wait system calls' returns in the kernel: fexit on their functions "
+		"where the kernel has BPF trampolines (a program on the machine's waits alone), "
+		"else their own exit tracepoints (cheaper per wait, but every system call of the "
+		"machine takes the tracing path; raw_syscalls' on a kernel without them); 2 fexit "
+		"where the kernel has it, else whichever of 0 and 1 costs the machine less, "
+		"measured at start and again as the loop's pace moves; 3 no hook on the waits: a task from the "
 		"thread's switch back in after sleeping in a wait to its next sleep in one (a wait "
 		"that returns without sleeping does not split its tasks)" },
 	[JW_P_HANDLER_SITES] = { JW_P_HANDLER_SITES, "handler_sites", 100, 0, 1000000, 0, 0,

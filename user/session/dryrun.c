@@ -143,6 +143,14 @@ static void print_waits(FILE *f, const struct session *s, const struct jw_kernel
 		fprintf(f, "waits         none: --probe's function bounds the tasks\n");
 		return;
 	}
+	if (plan->fexit && (wt == 1 || wt == 2)) {
+		fprintf(f, "waits         wait_tracepoints=%lld: fexit on the wait system calls' "
+			"functions (the kernel has BPF trampolines): a program on the machine's waits "
+			"alone, nothing per process; should the kernel refuse to attach them, %s%s\n",
+			(long long)wt, tps, wt == 2 ? " or uprobes on each process's wait functions "
+			"(below), whichever costs the machine less" : "");
+		return;
+	}
 	if (wt == 0)
 		fprintf(f, "waits         wait_tracepoints=0: uprobes on each process's wait "
 			"functions (below)\n");

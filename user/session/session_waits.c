@@ -22,7 +22,7 @@
 
 struct session_waits {
 	bool live;		/* wait_tracepoints=2: chosen again as the rates move */
-	bool own;		/* the tracepoints are the wait system calls' own */
+	enum jw_wait_tp_kind tp_kind;	/* which the kernel's hooks are, while in force */
 	bool unit_known;	/* costs.tp_ns and up_ns were measured */
 	struct jw_wait_costs costs;	/* the last measurement */
 	char why[512];		/* what the kind in force was chosen by */
@@ -77,8 +77,14 @@ static const char *kind_said(const struct session *s)
 		       "after sleeping in a wait to its next sleep in one)";
 	if (!s->how.wait_tracepoints)
 		return "uprobes on the C library's wait functions";
-	return s->waits->own ? "the wait system calls' own exit tracepoints"
-			     : "raw_syscalls' sys_exit tracepoint";
+	switch (s->waits->tp_kind) {
+	case JW_WAIT_TP_FEXIT:
+		return "fexit on the wait system calls' functions";
+	case JW_WAIT_TP_OWN:
+		return "the wait system calls' own exit tracepoints";
+	default:
+		return "raw_syscalls' sys_exit tracepoint";
+	}
 }
 
 /* Says the kind chosen at start and what it costs whom. */
@@ -93,7 +99,10 @@ static void say_first(const struct session *s)
 		       kind_said(s), sw->why);
 	else if (!s->how.wait_tracepoints)
 		jw_log(JW_LOG_INFO, "syscall mode on %s (%s%s)", kind_said(s), sw->why, again);
-	else if (sw->own)
+	else if (sw->tp_kind == JW_WAIT_TP_FEXIT)
+		jw_log(JW_LOG_INFO, "syscall mode on %s (%s%s): only the machine's waits run a "
+		       "program, no other system call pays", kind_said(s), sw->why, again);
+	else if (sw->tp_kind == JW_WAIT_TP_OWN)
 		jw_log(JW_LOG_INFO, "syscall mode on %s (%s%s): every system call of the machine "
 		       "takes the tracing path, only a wait's return runs a program", kind_said(s),
 		       sw->why, again);
@@ -108,7 +117,7 @@ int session_waits_choose(struct session *s)
 	pid_t tids[JW_MAX_RATE_TIDS];
 	struct session_waits *sw;
 	char detail[448];
-	bool emulated;
+	bool emulated, attached = false;
 	size_t n;
 	int err;
 
@@ -122,6 +131,14 @@ int session_waits_choose(struct session *s)
 		s->how.wait_tracepoints = asked == 1;
 		s->how.wait_switches = asked == 3;
 		snprintf(sw->why, sizeof(sw->why), "wait_tracepoints=%lld", (long long)asked);
+	} else if (jw_attach__wait_fexit(s->attach) && !jw_attach__wait_fexit_attach(s->attach)) {
+		/* A program on the machine's waits alone: less than either of the others. */
+		sw->live = false;
+		s->how.wait_tracepoints = attached = true;
+		sw->tp_kind = JW_WAIT_TP_FEXIT;
+		s->how.wait_fexit = true;
+		snprintf(sw->why, sizeof(sw->why), "wait_tracepoints=2: the kernel has BPF "
+			 "trampolines; kept");
 	} else if (s->how.holding || !(n = watched_waits(s, tids, &emulated))) {
 		/* Nothing waits yet: the way that costs nothing outside the watched processes. */
 		s->how.wait_tracepoints = false;
@@ -139,10 +156,11 @@ int session_waits_choose(struct session *s)
 	jw_attach__set_wait_hooks(s->attach, s->how.wait_switches     ? JW_WAIT_BY_SWITCHES :
 					     s->how.wait_tracepoints ? JW_WAIT_BY_TRACEPOINTS :
 								       JW_WAIT_BY_UPROBES);
-	if (s->how.wait_tracepoints) {
-		err = jw_attach__wait_tracepoints(s->attach, &sw->own);
+	if (s->how.wait_tracepoints && !attached) {
+		err = jw_attach__wait_tracepoints(s->attach, &sw->tp_kind);
 		if (err)
 			return err;
+		s->how.wait_fexit = sw->tp_kind == JW_WAIT_TP_FEXIT;
 	}
 	say_first(s);
 	return 0;
@@ -214,7 +232,7 @@ static void to_tracepoints(struct session *s, uint64_t now, const char *why)
 	int err;
 
 	/* Attached while the uprobes count: until the switch their programs return at once. */
-	err = jw_attach__wait_tracepoints(s->attach, &sw->own);
+	err = jw_attach__wait_tracepoints(s->attach, &sw->tp_kind);
 	if (err) {
 		jw_log(JW_LOG_WARN, "the waits stay on uprobes: the tracepoints cannot be attached "
 		       "(%s)", strerror(-err));
@@ -332,8 +350,16 @@ void session_waits_tick(struct session *s, uint64_t now)
 	struct session_waits *sw = s->waits;
 	bool due;
 
-	if (!sw || !sw->live)
+	if (!sw)
 		return;
+	if (!sw->live) {
+		/* The rate alone, for jankwatch stats. */
+		if (now - sw->rate_ns >= RATE_EVERY_NS) {
+			sw->rate = waits_rate(s, now);
+			sw->rate_ns = now;
+		}
+		return;
+	}
 	if (sw->settle_ns && now >= sw->settle_ns)
 		settled(s);
 	if (sw->count.on) {

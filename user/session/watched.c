@@ -391,6 +391,8 @@ static int attach_hooks(struct jw_watched *w, const struct jw_watch_how *how)
 {
 	const struct jw_target *t = &w->proc.target;
 	bool wait_probes = how->syscall_mode && !how->wait_tracepoints && !how->wait_switches;
+	/* Its waits' returns seen only from the next one on: uprobes, or fexit (wait_tp.h). */
+	bool first_wait = wait_probes || (how->syscall_mode && how->wait_fexit);
 	size_t k;
 	int ret;
 
@@ -399,7 +401,7 @@ static int attach_hooks(struct jw_watched *w, const struct jw_watch_how *how)
 	 * in progress began before its probes: its wakeup is seen instead (first_wait).
 	 */
 	ret = jw_attach__watch_thread(how->attach, t->pid, t->tid, w->slot,
-				      wait_probes && !how->holding);
+				      first_wait && !how->holding);
 	if (ret) {
 		jw_log(JW_LOG_ERROR, "cannot watch thread %d: %s", t->tid, strerror(-ret));
 		return ret;

@@ -32,6 +32,7 @@ struct jw_watch_how {
 	const struct jw_child *child;	/* -- CMD: the program started */
 	bool syscall_mode;		/* tasks bounded by the wait calls */
 	bool wait_tracepoints;		/* ... seen on the sys_enter/sys_exit tracepoints */
+	bool wait_fexit;		/* ... which are fexit on the wait system calls */
 	bool wait_switches;		/* ... by the thread's sleeps in them alone */
 	bool holding;			/* the program is held before its exec: nothing mapped yet */
 	bool cpu_samplers;		/* stacks from one sampler per CPU, none per thread */
