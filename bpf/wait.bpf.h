@@ -300,23 +300,18 @@ int wait_sys_exit(void *ctx)
  * The same as fexit programs on the wait system calls' functions (__x64_sys_epoll_wait and the
  * others of is_wait_syscall()), where the kernel has BPF trampolines: only the machine's waits
  * run a program, and no other system call takes the tracing path. A tracing program is loaded
- * for one function: one each, user space setting their targets (or leaving them unloaded; the
- * compatible build, whose object has them too, always). A wait entered before they were
- * attached returns unseen: a thread watched while in one has its wakeup begin the task
- * (first_wait, as on the uprobes).
+ * for one function: one each, user space setting their targets (or leaving them unloaded where
+ * the kernel has no trampolines, or no BTF of its own to name the functions by). In both builds:
+ * 5.10 has trampolines on x86-64. A wait entered before they were attached returns unseen: a
+ * thread watched while in one has its wakeup begin the task (first_wait, as on the uprobes).
  */
-#if JW_COMPAT
-#define WAIT_FEXIT_RETURNED() (void)ctx
-#else
-#define WAIT_FEXIT_RETURNED() wait_returned(current_task(), wait_probe_id, JW_WAIT_BY_TRACEPOINTS)
-#endif
-#define WAIT_FEXIT(i)                      \
-	SEC("fexit")                       \
-	int wait_fexit_##i(void *ctx)      \
-	{                                  \
-		(void)ctx;                 \
-		WAIT_FEXIT_RETURNED();     \
-		return 0;                  \
+#define WAIT_FEXIT(i)                                                                 \
+	SEC("fexit")                                                                  \
+	int wait_fexit_##i(void *ctx)                                                 \
+	{                                                                             \
+		(void)ctx;                                                            \
+		wait_returned(current_task(), wait_probe_id, JW_WAIT_BY_TRACEPOINTS); \
+		return 0;                                                             \
 	}
 WAIT_FEXIT(0)
 WAIT_FEXIT(1)

@@ -42,6 +42,14 @@ try:
     rc = jw.wait(SECONDS * 3)
     report = open(vg_log).read()
     print("\n".join(l for l in report.splitlines() if "SUMMARY" in l or "lost:" in l))
+    if not re.search(r"ERROR SUMMARY: 0 errors", report):
+        # The errors themselves, each with its stack: what comes before the heap summary, less
+        # valgrind's banner.
+        banner = ("Memcheck", "Copyright", "Using", "Command", "Parent")
+        errors = [l for l in report.split("HEAP SUMMARY")[0].splitlines()
+                  if re.match(r"==\d+== .*\S", l)
+                  and not l.split("== ", 1)[1].startswith(banner)]
+        print("\n".join(errors[:120]))
     check(rc == 0, f"jankwatch exits 0 under valgrind (got {rc}; 99: memcheck found errors)")
     check(re.search(r"ERROR SUMMARY: 0 errors", report),
           "memcheck: no error (see the valgrind log above)")

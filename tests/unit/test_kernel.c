@@ -135,10 +135,10 @@ static void test_syscall_events(void **state)
 }
 
 /*
- * fexit on the wait system calls: in the full build, where one loaded, against the kernel's own
- * BTF; not where the load was refused or could not be tried, nor with a BTF file (a kernel
- * without BTF of its own has no function to attach one to), nor in the compatible build; never
- * needed.
+ * fexit on the wait system calls: in either build (5.10's, the compatible one, has trampolines
+ * on x86-64), where one loaded, against the kernel's own BTF; not where the load was refused or
+ * could not be tried, nor with a BTF file (a kernel without BTF of its own has no function to
+ * attach one to); never needed.
  */
 static void test_fexit(void **state)
 {
@@ -155,6 +155,8 @@ static void test_fexit(void **state)
 	f.has[JW_KF_LOOP] = 0;
 	assert_int_equal(jw_kernel_plan_for(&f, false, &p, err, sizeof(err)), 0);
 	assert_true(p.compat);
+	assert_true(p.fexit);
+	assert_int_equal(jw_kernel_plan_for(&f, true, &p, err, sizeof(err)), 0);
 	assert_false(p.fexit);
 	f.has[JW_KF_LOOP] = 1;
 	f.has[JW_KF_FEXIT] = -EPERM;

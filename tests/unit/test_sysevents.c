@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "arch/arch.h"
 #include "attach/sysevents.h"
 
 /* A scratch events/ directory. */
@@ -148,6 +149,35 @@ static void test_none(void **state)
 	assert_null(jw_sysevents_name(JW_WAIT_SYSCALLS));
 }
 
+/*
+ * The wait system calls this architecture's table has, by name (fexit's functions are named
+ * after them): x86-64 all seven; arm64 not poll, select or epoll_wait, though its kernel's BTF
+ * has their functions. Each of the architecture's names is one of the seven.
+ */
+static void test_on_arch(void **state)
+{
+	size_t i, k, n = 0;
+
+	(void)state;
+	for (i = 0; i < JW_WAIT_SYSCALLS; i++) {
+		bool listed = false;
+
+		for (k = 0; k < jw_arch_n_wait_syscalls; k++)
+			listed |= !strcmp(jw_arch_wait_syscall_names[k], jw_sysevents_name(i));
+		assert_int_equal(jw_sysevents_on_arch(i), listed);
+		n += listed;
+	}
+	assert_int_equal(n, jw_arch_n_wait_syscalls);
+#if defined(__aarch64__)
+	assert_int_equal(n, 4);
+	assert_false(jw_sysevents_on_arch(0));	/* poll */
+	assert_true(jw_sysevents_on_arch(4));	/* ppoll */
+#elif defined(__x86_64__)
+	assert_int_equal(n, 7);
+#endif
+	assert_false(jw_sysevents_on_arch(JW_WAIT_SYSCALLS));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +185,7 @@ int main(void)
 		cmocka_unit_test(test_arm64),
 		cmocka_unit_test(test_half_and_malformed),
 		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_on_arch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,8 +13,12 @@
 
 #include "jankwatch/abi.h"
 
-/* The numbers of the wait system calls an event loop blocks in (/proc/PID/task/TID/syscall). */
+/*
+ * The numbers of the wait system calls an event loop blocks in (/proc/PID/task/TID/syscall), and
+ * their names in the same order (the kernel's: "pselect6"), which this architecture's table has.
+ */
 extern const long jw_arch_wait_syscalls[];
+extern const char *const jw_arch_wait_syscall_names[];
 extern const size_t jw_arch_n_wait_syscalls;
 
 /*

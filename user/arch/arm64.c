@@ -7,10 +7,16 @@
 
 #include "arch/arch.h"
 
-/* epoll_pwait pselect6 ppoll epoll_pwait2 (bpf/arch/arm64.h has them too) */
+/* The wait system calls: no poll, select or epoll_wait (bpf/arch/arm64.h has them too). */
 const long jw_arch_wait_syscalls[] = { 22, 72, 73, 441 };
+const char *const jw_arch_wait_syscall_names[] = {
+	"epoll_pwait", "pselect6", "ppoll", "epoll_pwait2",
+};
 const size_t jw_arch_n_wait_syscalls =
 	sizeof(jw_arch_wait_syscalls) / sizeof(jw_arch_wait_syscalls[0]);
+_Static_assert(sizeof(jw_arch_wait_syscall_names) / sizeof(jw_arch_wait_syscall_names[0]) ==
+	       sizeof(jw_arch_wait_syscalls) / sizeof(jw_arch_wait_syscalls[0]),
+	       "a name for each wait system call's number");
 
 static uint32_t insn_at(const uint8_t *p)
 {

@@ -8,10 +8,16 @@
 #include "arch/arch.h"
 #include "arch/x86_64_insn.h"
 
-/* poll select epoll_wait pselect6 ppoll epoll_pwait epoll_pwait2 (bpf/arch/x86.h has them too) */
+/* The wait system calls (bpf/arch/x86.h has them too). */
 const long jw_arch_wait_syscalls[] = { 7, 23, 232, 270, 271, 281, 441 };
+const char *const jw_arch_wait_syscall_names[] = {
+	"poll", "select", "epoll_wait", "pselect6", "ppoll", "epoll_pwait", "epoll_pwait2",
+};
 const size_t jw_arch_n_wait_syscalls =
 	sizeof(jw_arch_wait_syscalls) / sizeof(jw_arch_wait_syscalls[0]);
+_Static_assert(sizeof(jw_arch_wait_syscall_names) / sizeof(jw_arch_wait_syscall_names[0]) ==
+	       sizeof(jw_arch_wait_syscalls) / sizeof(jw_arch_wait_syscalls[0]),
+	       "a name for each wait system call's number");
 
 /* ---- Probe placement: the instructions at a function's entry ---- */
 

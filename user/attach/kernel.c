@@ -130,6 +130,8 @@ static int has_fexit(const struct btf *btf, int id)
 
 	id = -1;
 	for (size_t i = 0; btf && i < JW_WAIT_SYSCALLS && id <= 0; i++) {
+		if (!jw_sysevents_on_arch(i))
+			continue;
 		snprintf(name, sizeof(name), "%s%s", jw_arch_syscall_prefix(),
 			 jw_sysevents_name(i));
 		id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
@@ -137,7 +139,9 @@ static int has_fexit(const struct btf *btf, int id)
 	if (id <= 0)
 		return 0;
 	opts.attach_btf_id = (__u32)id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "jw_fexit", "GPL", insns,
+	/* No name: with one, libbpf asks the kernel whether it takes names, by a bpf() call
+	 * sized to the command that valgrind's model reads past. */
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns,
 			   sizeof(insns) / sizeof(insns[0]), &opts);
 	if (fd < 0)
 		return 0;
@@ -268,8 +272,8 @@ int jw_kernel_plan_for(const struct jw_kernel_facts *f, bool btf_file,
 	plan->run_ctx_cookie = !plan->compat && plan->cookies && f->has[JW_KF_RUN_CTX_COOKIE] > 0;
 	/* Either build; an unknown answer tries them, and raw_syscalls when tracefs has none. */
 	plan->syscall_events = f->has[JW_KF_SYSCALL_EVENTS] != 0;
-	/* The wait system calls' returns on fexit: the full build, where one loads. */
-	plan->fexit = !plan->compat && !btf_file && f->has[JW_KF_FEXIT] > 0;
+	/* The wait system calls' returns on fexit, where one loads: either build, the kernel's BTF. */
+	plan->fexit = !btf_file && f->has[JW_KF_FEXIT] > 0;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "attach/sysevents.h"
 
 /* bpf/arch/: x86-64's seven; arm64 has the last four only. */
@@ -25,6 +26,14 @@ static const char *const scratch_dirs[] = { "/run", "/tmp", "/data/local/tmp", "
 const char *jw_sysevents_name(size_t i)
 {
 	return i < JW_WAIT_SYSCALLS ? wait_syscalls[i] : NULL;
+}
+
+bool jw_sysevents_on_arch(size_t i)
+{
+	for (size_t k = 0; i < JW_WAIT_SYSCALLS && k < jw_arch_n_wait_syscalls; k++)
+		if (!strcmp(jw_arch_wait_syscall_names[k], wait_syscalls[i]))
+			return true;
+	return false;
 }
 
 /* The id in file @events/syscalls/sys_@which_@name/id; -errno when there is none. */

@@ -8,6 +8,7 @@
 #ifndef JW_ATTACH_SYSEVENTS_H
 #define JW_ATTACH_SYSEVENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The wait system calls an event loop blocks in, by name: every architecture's (bpf/arch/). */
@@ -26,6 +27,12 @@ struct jw_sysevents {
 
 /* The name of wait system call @i (< JW_WAIT_SYSCALLS). */
 const char *jw_sysevents_name(size_t i);
+
+/*
+ * Whether wait system call @i is this architecture's (user/arch/): arm64's kernel BTF has
+ * __arm64_sys_poll and the others it has no number for, never called.
+ */
+bool jw_sysevents_on_arch(size_t i);
 
 /*
  * Reads the ids of the events of the wait system calls this kernel has from the tracefs at

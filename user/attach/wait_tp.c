@@ -36,11 +36,9 @@ void jw_wait_tp_prepare(struct jw_attach *a)
 		a->fexit[i] = NULL;
 		snprintf(name, sizeof(name), "%s%s", jw_arch_syscall_prefix(),
 			 jw_sysevents_name(i));
-		/*
-		 * Where the kernel's BTF has the function: arm64's has the three it has no system
-		 * call for (poll, select, epoll_wait) too, never called.
-		 */
-		if (a->plan.fexit && !bpf_program__set_attach_target(prog, 0, name)) {
+		/* This architecture's, where the kernel's BTF has the function. */
+		if (a->plan.fexit && jw_sysevents_on_arch(i) &&
+		    !bpf_program__set_attach_target(prog, 0, name)) {
 			a->fexit[i] = prog;
 			n++;
 		}
