@@ -10,7 +10,9 @@
       What jw_bench_tp_floor --machine --toggle adds to a GET (every server alike, nobody
       watched): a round lies within an "on" span (attached, not yet detaching) or an "off"
       span, else it is left out; each on span's mean us a GET less the mean of the two off
-      spans around it, over the spans: mean, 95% interval, spans counted.
+      spans around it, over the spans: mean, 95% interval, spans counted. Then ("median:")
+      the same with each span's median round in place of its mean: a stall of the host
+      (milliseconds on one round) moves a span's mean by microseconds a GET, its median not.
   side_by_side.py report JW_ROUNDS BT_ROUNDS FLOOR_ROUNDS FLOOR_TOGGLES [CLIENTS [SERVER]]
       bench/side_by_side.sh's table: jankwatch's server (a) over the other (c) in JW_ROUNDS,
       the machine's hooks toggled (FLOOR_*), their sum, bpftrace's server (b) over the other
@@ -99,8 +101,9 @@ def spans(path):
     return out
 
 
-def toggled(rounds_path, toggles_path, k):
-    """Each on span's mean ns a GET (k 2: wall, 3: CPU) less that of the off spans around it."""
+def toggled(rounds_path, toggles_path, k, center=statistics.fmean):
+    """Each on span's ns a GET (k 2: wall, 3: CPU; its rounds' @center, their mean unless
+    said) less that of the off spans around it."""
     rs = rounds(rounds_path)
     begins = [x[0] for x in rs]
     means = []
@@ -111,7 +114,7 @@ def toggled(rounds_path, toggles_path, k):
                 break
             if x[1] <= end:
                 inside.append(statistics.fmean(x[k]))
-        means.append((state, statistics.fmean(inside) if inside else None))
+        means.append((state, center(inside) if inside else None))
     diffs = []
     for i in range(1, len(means) - 1):
         state, m = means[i]
@@ -125,8 +128,9 @@ def toggled(rounds_path, toggles_path, k):
 
 
 def toggle(rounds_path, toggles_path):
-    for k, what in ((2, ""), (3, "cpu:")):
-        print(summary(f"{what}toggled", toggled(rounds_path, toggles_path, k)))
+    for center, how in ((statistics.fmean, ""), (statistics.median, "median:")):
+        for k, what in ((2, ""), (3, "cpu:")):
+            print(summary(f"{how}{what}toggled", toggled(rounds_path, toggles_path, k, center)))
 
 
 def paired(path, k, i=0, ref=1):
@@ -153,29 +157,38 @@ def report(jw_path, bt_path, floor_path, toggles_path, clients, server):
     for k in (2, 3):
         jw = calibrated(jw_path, k, floor_path, 0)
         fl = figures(toggled(floor_path, toggles_path, k))
+        fm = figures(toggled(floor_path, toggles_path, k, statistics.median))
         bt = calibrated(bt_path, k, floor_path, 1)
         both = (jw[0] + fl[0], (jw[1] ** 2 + fl[1] ** 2) ** 0.5)
+        bothm = (jw[0] + fm[0], (jw[1] ** 2 + fm[1] ** 2) ** 0.5)
         rows.setdefault("jw", []).append(f"{jw[0]:6.2f} +- {jw[1]:4.2f} ({jw[2]:5.2f})")
         rows.setdefault("fl", []).append(f"{fl[0]:6.2f} +- {fl[1]:4.2f} ({fl[2]:5.2f})")
         rows.setdefault("both", []).append(f"{both[0]:6.2f} +- {both[1]:4.2f}        ")
+        rows.setdefault("fm", []).append(f"{fm[0]:6.2f} +- {fm[1]:4.2f} ({fm[2]:5.2f})")
+        rows.setdefault("bothm", []).append(f"{bothm[0]:6.2f} +- {bothm[1]:4.2f}        ")
         rows.setdefault("bt", []).append(f"{bt[0]:6.2f} +- {bt[1]:4.2f} ({bt[2]:5.2f})")
-        ratio = f"{both[0] / bt[0]:.2f}, its server's part {jw[0] / bt[0]:.2f}" if bt[0] > 0 \
-            else "n/a (bpftrace added nothing)"
+        # The ratio's range: each side at the far ends of its interval.
+        ratio = f"{both[0] / bt[0]:.2f} (at most {(both[0] + both[1]) / (bt[0] - bt[1]):.2f}; " \
+            f"{bothm[0] / bt[0]:.2f} by the medians), its server's part {jw[0] / bt[0]:.2f}" \
+            if bt[0] > bt[1] else "n/a (bpftrace added nothing)"
         rows.setdefault("ratio", []).append(ratio)
         if k == 2:
             # Requests a second kept: the bare server's time a GET over the watched one's.
             base = statistics.fmean(x[2][2] for x in rounds(floor_path)) / 1e3
             shares = [base / (base + both[0]), base / (base + jw[0]), base / (base + bt[0]),
-                      base]
+                      base, base / (base + bothm[0])]
     print(f"  jankwatch's server over the other   {rows['jw'][0]}    {rows['jw'][1]}")
     print(f"  + the machine's hooks (empty)       {rows['fl'][0]}    {rows['fl'][1]}")
     print(f"  = jankwatch's default, added        {rows['both'][0]}    {rows['both'][1]}")
+    print(f"  the hooks by each span's median     {rows['fm'][0]}    {rows['fm'][1]}")
+    print(f"  = added, by the spans' medians      {rows['bothm'][0]}    {rows['bothm'][1]}")
     print(f"  bpftrace's server over the other    {rows['bt'][0]}    {rows['bt'][1]}")
-    print(f"  jankwatch / bpftrace: {rows['ratio'][0]} (wall); {rows['ratio'][1]} (CPU)")
+    print(f"  jankwatch / bpftrace, by the wall: {rows['ratio'][0]}")
+    print(f"  jankwatch / bpftrace, by the CPU:  {rows['ratio'][1]}")
     print(f"  GETs a second kept, of a server nobody watches ({shares[3]:.2f} us a GET, the mean "
           "of c's in the third measure):")
-    print(f"    jankwatch's default {shares[0]:.3f} (its server's part alone {shares[1]:.3f}), "
-          f"bpftrace's pair {shares[2]:.3f}")
+    print(f"    jankwatch's default {shares[0]:.3f} ({shares[4]:.3f} by the spans' medians; its "
+          f"server's part alone {shares[1]:.3f}), bpftrace's pair {shares[2]:.3f}")
 
 
 def main(argv):

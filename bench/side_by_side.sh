@@ -30,6 +30,8 @@
 # (what each hooks on the whole machine, both pay alike, c too, so it is not seen).
 # FLOOR_PARTS (switch,waking,waits,samplers, comma-separated) measures 3. alone, with the parts
 # named: what each of the machine's hooks costs a GET (FLOOR_PARTS=waking, then =waits, ...).
+# ROUNDS_DIR (a folder) keeps the rounds, the toggles and what jankwatch said, for
+# bench/side_by_side.py to read again.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -65,7 +67,12 @@ cleanup()
 		reap "${PID[$s]}"
 	done
 	halt_poll_restore
-	[[ -z $WORK ]] || rm -rf "$WORK"
+	[[ -z $WORK ]] && return
+	if [[ -n ${ROUNDS_DIR:-} ]]; then
+		mkdir -p "$ROUNDS_DIR"
+		cp "$WORK"/*.rounds "$WORK"/*.toggles "$WORK"/*.said "$ROUNDS_DIR"/ 2>/dev/null || true
+	fi
+	rm -rf "$WORK"
 }
 
 # Starts server @1 (a, b or c) from its own copy of the server's binary, on CPU 0.
