@@ -106,7 +106,8 @@ static double low_ns_per_call(void (*fn)(unsigned int))
  * 1.0-1.2 without in two starts of six; hence short batches, and a low percentile of many. On
  * a VM whose system call costs ~1 us, the rounds' differences still spread over tens of ns
  * either way around the 10-30 that the tracepoints add: the median of five moved from 0 to 30
- * between starts, and tipped nginx under 50 clients onto the dearer uprobes; of fifteen, 7-29.
+ * between starts, and tipped nginx under 50 clients onto the dearer uprobes; of fifteen, 7-29 in
+ * six starts beside an idle redis (and 56 in one of bench/side_by_side.sh's).
  */
 static double tracepoints_ns(struct jw_attach *a)
 {
