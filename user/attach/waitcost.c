@@ -15,14 +15,9 @@
 #include "attach/waitcost.h"
 
 #define BATCHES 7
-/*
- * The tracepoints' cost: rounds of calls without them and with them, timed in batches of
- * TP_BATCH (a clock read is 25 ns on a VM's clock, and its steps are 10: what the tracepoints
- * add to one call, 10-40 ns, is within that of a call timed alone).
- */
-#define TP_ROUNDS 15
-#define TP_BATCH 16
-#define TP_BATCHES 100
+/* The tracepoints' cost: rounds of calls without them and with them, each call timed. */
+#define TP_ROUNDS 5
+#define TP_CALLS 400
 /*
  * A wait's probes are hit as the thread comes back from sleeping, where a uprobe costs more than
  * in a hot loop (its trap's path and the BPF program cold: 2.0x after 50 us asleep, 2.6x after
@@ -81,33 +76,29 @@ static double ns_per_cold_call(void (*fn)(unsigned int))
 
 /*
  * A call's own cost, read through what shares the CPU with it: the 10th percentile of
- * TP_BATCHES batches of TP_BATCH calls of @fn, each batch timed (one that was preempted, or met
- * an interrupt or the host's steal, reads more, never less), over TP_BATCH.
+ * TP_CALLS calls of @fn timed one by one (a call that was preempted, or met an interrupt or the
+ * host's steal, reads more, never less).
  */
 static double low_ns_per_call(void (*fn)(unsigned int))
 {
-	double v[TP_BATCHES];
+	double v[TP_CALLS];
 	int i;
 
-	for (i = 0; i < TP_BATCHES; i++) {
+	for (i = 0; i < TP_CALLS; i++) {
 		double t0 = now_ns();
 
-		fn(TP_BATCH);
-		v[i] = (now_ns() - t0) / TP_BATCH;
+		fn(1);
+		v[i] = now_ns() - t0;
 	}
-	return jw_percentile(v, TP_BATCHES, 10);
+	return jw_percentile(v, TP_CALLS, 10);
 }
 
 /*
  * What the tracepoints add to a system call of a thread they do not watch; < 0: unknown. The
  * median over TP_ROUNDS of a round's calls with them less its calls without them just before.
- * Long batches timed as a whole read the CPU's sharers too: beside a loaded redis whose client
- * shared jankwatch's CPU, the least of 7 batches with the tracepoints read 1.9-2.1 us against
- * 1.0-1.2 without in two starts of six; hence short batches, and a low percentile of many. On
- * a VM whose system call costs ~1 us, the rounds' differences still spread over tens of ns
- * either way around the 10-30 that the tracepoints add: the median of five moved from 0 to 30
- * between starts, and tipped nginx under 50 clients onto the dearer uprobes; of fifteen, 7-29 in
- * six starts beside an idle redis (and 56 in one of bench/side_by_side.sh's).
+ * Batches of calls timed as a whole read the CPU's sharers too: beside a loaded redis whose
+ * client shared jankwatch's CPU, the least of 7 batches with the tracepoints read 1.9-2.1 us
+ * against 1.0-1.2 without in two starts of six, and 0-80 ns more in the others.
  */
 static double tracepoints_ns(struct jw_attach *a)
 {
