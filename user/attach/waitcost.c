@@ -94,34 +94,40 @@ static double low_ns_per_call(void (*fn)(unsigned int))
 }
 
 /*
- * What the tracepoints add to a system call of a thread they do not watch; < 0: unknown. The
- * median over TP_ROUNDS of a round's calls with them less its calls without them just before.
- * Batches of calls timed as a whole read the CPU's sharers too: beside a loaded redis whose
- * client shared jankwatch's CPU, the least of 7 batches with the tracepoints read 1.9-2.1 us
- * against 1.0-1.2 without in two starts of six, and 0-80 ns more in the others.
+ * What the tracepoints add to a system call of a thread they do not watch: @rounds rounds, each
+ * its calls with them less its calls without them just before, into @out's reads (waitmode.h),
+ * whose median is its tp_ns; < 0 when no round could be made. Batches of calls timed as a whole
+ * read the CPU's sharers too: beside a loaded redis whose client shared jankwatch's CPU, the
+ * least of 7 batches with the tracepoints read 1.9-2.1 us against 1.0-1.2 without in two
+ * starts of six, and 0-80 ns more in the others.
  */
-static double tracepoints_ns(struct jw_attach *a)
+static void tracepoint_rounds(struct jw_attach *a, int rounds, struct jw_wait_costs *out)
 {
-	double d[TP_ROUNDS], without = 0, with = 0;
+	double without = 0, with = 0, d;
 	char each[TP_ROUNDS * 12] = "";
 	size_t used = 0;
 	int r;
 
-	for (r = 0; r < TP_ROUNDS; r++) {
+	for (r = 0; r < rounds; r++) {
 		without = low_ns_per_call(call_getppid);
 		if (jw_attach__trial_tracepoints(a, true))
-			return -1;
+			break;
 		with = low_ns_per_call(call_getppid);
 		jw_attach__trial_tracepoints(a, false);
-		d[r] = with - without;
+		d = with - without;
+		jw_wait_tp_read(out, d);
 		if (used < sizeof(each))
-			used += (size_t)snprintf(each + used, sizeof(each) - used, " %.0f", d[r]);
+			used += (size_t)snprintf(each + used, sizeof(each) - used, " %.0f", d);
 	}
-	jw_log(JW_LOG_DEBUG, "wait_tracepoints=2: getppid() %.0f ns, %.0f ns with the tracepoints "
-	       "(the last of %d rounds; the rounds' differences%s ns)", without, with, TP_ROUNDS,
-	       each);
-	with = jw_median(d, TP_ROUNDS);
-	return with > 0 ? with : 0;
+	if (!out->n_tp_reads) {
+		out->tp_ns = -1;
+		return;
+	}
+	if (r)
+		jw_log(JW_LOG_DEBUG, "wait_tracepoints=2: getppid() %.0f ns, %.0f ns with the "
+		       "tracepoints (the last of %d rounds; the rounds' differences%s ns; the median "
+		       "of all %u rounds %.0f ns)", without, with, r, each, out->n_tp_reads,
+		       out->tp_ns);
 }
 
 /* The file and file offset of this process's code at @addr. 0 or -errno. */
@@ -218,8 +224,13 @@ void jw_wait_count_end(struct jw_attach *a, struct jw_wait_count *wc, struct jw_
 
 void jw_wait_unit_costs(struct jw_attach *a, bool emulated, struct jw_wait_costs *out)
 {
-	out->tp_ns = tracepoints_ns(a);
+	tracepoint_rounds(a, TP_ROUNDS, out);
 	out->up_ns = uprobes_ns(a, emulated);
+}
+
+void jw_wait_tp_again(struct jw_attach *a, struct jw_wait_costs *out)
+{
+	tracepoint_rounds(a, TP_ROUNDS, out);
 }
 
 int jw_wait_costs_measure(struct jw_attach *a, const pid_t *tids, size_t n, bool emulated,

@@ -7,7 +7,8 @@
  * watched wait functions' probes sit on (emulated, or single-stepped), each call right after a
  * sleep, as a wait's return comes. The rates: the machine's system calls and the watched
  * threads' waits, counted for JW_WAIT_RATE_MS. About 0.6 s in all,
- * at start before any thread is watched; the rates again as the loops run (session_waits.h).
+ * at start before any thread is watched; the rates again as the loops run, and the tracepoints'
+ * rounds again while their reads leave the choice unsure (session_waits.h, waitmode.h).
  */
 #ifndef JW_WAITCOST_H
 #define JW_WAITCOST_H
@@ -32,6 +33,12 @@ int jw_wait_costs_measure(struct jw_attach *a, const pid_t *tids, size_t n, bool
 
 /* Only the costs per call (tp_ns, up_ns) of @out: not while the tracepoints are attached. */
 void jw_wait_unit_costs(struct jw_attach *a, bool emulated, struct jw_wait_costs *out);
+
+/*
+ * A trial more of the tracepoints, its rounds added to @out's reads (jw_wait_tp_unsure()): not
+ * while they are attached.
+ */
+void jw_wait_tp_again(struct jw_attach *a, struct jw_wait_costs *out);
 
 /* The rates, counted while jankwatch's loop goes on: from a start to an end. */
 struct jw_wait_count {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "attach/waitmode.h"
 
@@ -87,6 +88,31 @@ bool jw_wait_keep_tracepoints(const struct jw_wait_costs *c, char *why, size_t l
 	if (keep && (tp_ms * JW_WAIT_TP_FACTOR >= up_ms || up_ms - tp_ms < JW_WAIT_TP_SAVING_MS))
 		cost_ms(c, &tp_ms, &up_ms, ": the tracepoints stay while they save 1 ms/s", why, len);
 	return keep;
+}
+
+void jw_wait_tp_read(struct jw_wait_costs *c, double ns)
+{
+	double v[JW_WAIT_TP_READS];
+
+	if (c->n_tp_reads < JW_WAIT_TP_READS)
+		c->tp_reads[c->n_tp_reads++] = ns;
+	memcpy(v, c->tp_reads, c->n_tp_reads * sizeof(*v));
+	ns = jw_median(v, c->n_tp_reads);
+	c->tp_ns = ns > 0 ? ns : 0;
+}
+
+bool jw_wait_tp_unsure(const struct jw_wait_costs *c)
+{
+	struct jw_wait_costs low = *c;
+	char why[8];
+
+	if (!c->n_tp_reads || c->n_tp_reads >= JW_WAIT_TP_READS || c->up_ns < 0 ||
+	    jw_wait_choose_tracepoints(c, why, sizeof(why)))
+		return false;
+	low.tp_ns = jw_percentile(low.tp_reads, low.n_tp_reads, 25);
+	if (low.tp_ns < 0)
+		low.tp_ns = 0;
+	return jw_wait_choose_tracepoints(&low, why, sizeof(why));
 }
 
 bool jw_wait_rate_moved(double chosen, double now)

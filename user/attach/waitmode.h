@@ -15,12 +15,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The tracepoints' cost is read round by round (waitcost.c: calls without them, then with them);
+ * a round's read moves by tens of ns around the 10-30 they add to a call of ~1 us on this
+ * development VM, and the rounds of one trial move together (the medians of five rounds at ten
+ * starts: 0 to 56 ns), so that one trial can keep a loop on the costlier uprobes for good. The
+ * reads of every trial are kept, up to JW_WAIT_TP_READS, tp_ns their median; while the uprobes
+ * are in force by that median but the reads' lower quartile would take the tracepoints
+ * (jw_wait_tp_unsure()), the choice is made again JW_WAIT_UNSURE_S later with a trial more.
+ */
+#define JW_WAIT_TP_READS 30
+#define JW_WAIT_UNSURE_S 10
+
 struct jw_wait_costs {
 	double window_s;	/* how long the rates were counted */
 	uint64_t syscalls;	/* system calls of the whole machine in the window */
 	uint64_t waits;		/* of them, wait system calls of the watched threads */
 	double tp_ns;		/* added to each system call by the tracepoints; < 0: unknown */
 	double up_ns;		/* added to each wait by the uprobe pair; < 0: unknown */
+	double tp_reads[JW_WAIT_TP_READS];	/* every trial's rounds (jw_wait_tp_read()) */
+	unsigned int n_tp_reads;
 };
 
 /*
@@ -52,6 +66,15 @@ bool jw_wait_choose_tracepoints(const struct jw_wait_costs *c, char *why, size_t
  * Unknown costs or an empty window keep them. @why as above.
  */
 bool jw_wait_keep_tracepoints(const struct jw_wait_costs *c, char *why, size_t len);
+
+/* Adds round read @ns to @c's reads while there is room; tp_ns becomes their median (>= 0). */
+void jw_wait_tp_read(struct jw_wait_costs *c, double ns);
+
+/*
+ * Whether @c, which does not choose the tracepoints (jw_wait_choose_tracepoints()), would at the
+ * lower quartile of its reads, and has room for more: a trial more may change the choice.
+ */
+bool jw_wait_tp_unsure(const struct jw_wait_costs *c);
 
 /*
  * Syscall mode chooses again (wait_tracepoints=2) when the watched threads' waits a second moved

@@ -24,6 +24,7 @@ struct session_waits {
 	bool live;		/* wait_tracepoints=2: chosen again as the rates move */
 	enum jw_wait_tp_kind tp_kind;	/* which the kernel's hooks are, while in force */
 	bool unit_known;	/* costs.tp_ns and up_ns were measured */
+	bool unsure;		/* the uprobes kept, the tracepoints' reads across the choice */
 	struct jw_wait_costs costs;	/* the last measurement */
 	char why[512];		/* what the kind in force was chosen by */
 	double chosen_rate;	/* watched waits a second at the last choice; < 0: none yet */
@@ -111,6 +112,21 @@ static void say_first(const struct session *s)
 		       "runs a program", kind_said(s), sw->why, again);
 }
 
+/*
+ * After a choice: whether the uprobes were kept by a median the tracepoints' reads spread across
+ * (waitmode.h), so that the next choice comes sooner, with a trial more.
+ */
+static void note_unsure(struct session *s)
+{
+	struct session_waits *sw = s->waits;
+
+	sw->unsure = !s->how.wait_tracepoints && jw_wait_tp_unsure(&sw->costs);
+	if (sw->unsure)
+		jw_log(JW_LOG_DEBUG, "wait hooks: the tracepoints' %u reads (median %.0f ns) spread "
+		       "across the choice: read again in %d s", sw->costs.n_tp_reads,
+		       sw->costs.tp_ns, JW_WAIT_UNSURE_S);
+}
+
 int session_waits_choose(struct session *s)
 {
 	int64_t asked = s->cfg->params.v[JW_P_WAIT_TRACEPOINTS];
@@ -152,6 +168,7 @@ int session_waits_choose(struct session *s)
 		s->how.wait_tracepoints = jw_wait_choose_tracepoints(&sw->costs, detail,
 								     sizeof(detail));
 		snprintf(sw->why, sizeof(sw->why), "wait_tracepoints=2: %s", detail);
+		note_unsure(s);
 	}
 	jw_attach__set_wait_hooks(s->attach, s->how.wait_switches     ? JW_WAIT_BY_SWITCHES :
 					     s->how.wait_tracepoints ? JW_WAIT_BY_TRACEPOINTS :
@@ -306,6 +323,11 @@ static void start_count(struct session *s, uint64_t now)
 		jw_wait_unit_costs(s->attach, emulated, &sw->costs);
 		sw->unit_known = true;
 		now = jw_clock_ns(CLOCK_MONOTONIC);
+	} else if (sw->unsure && !s->how.wait_tracepoints &&
+		   !jw_attach__wait_tracepoints_going(s->attach)) {
+		/* Not while the last switch's tracepoints go: "without" would be with them. */
+		jw_wait_tp_again(s->attach, &sw->costs);
+		now = jw_clock_ns(CLOCK_MONOTONIC);
 	}
 	if (jw_wait_count_start(s->attach, tids, n, &sw->count)) {
 		sw->chosen_ns = now;	/* tried: again at the next due time */
@@ -343,6 +365,7 @@ static void choose_again(struct session *s, uint64_t now)
 		to_tracepoints(s, now, why);
 	else
 		to_uprobes(s, now, why);
+	note_unsure(s);
 }
 
 void session_waits_tick(struct session *s, uint64_t now)
@@ -378,7 +401,8 @@ void session_waits_tick(struct session *s, uint64_t now)
 		due = sw->rate > 0;	/* nothing ran at start: once something waits */
 	else
 		due = jw_wait_rate_moved(sw->chosen_rate, sw->rate) ||
-		      now - sw->chosen_ns >= JW_WAIT_RECHOOSE_S * NS_PER_S;
+		      now - sw->chosen_ns >= (sw->unsure ? JW_WAIT_UNSURE_S : JW_WAIT_RECHOOSE_S) *
+						     NS_PER_S;
 	if (due) {
 		jw_log(JW_LOG_DEBUG, "wait hooks: %.0f watched waits/s (%.0f at the last choice): "
 		       "counting the machine's system calls", sw->rate, sw->chosen_rate);
