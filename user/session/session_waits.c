@@ -183,11 +183,15 @@ int session_waits_choose(struct session *s)
 	return 0;
 }
 
-/* The watched threads' waits a second since the last look (their tasks: one per wait). */
+/*
+ * The watched threads' waits a second since the last look (their tasks: one per wait); < 0 when
+ * no thread was looked at before (a first look, after start or once all are new): a baseline.
+ */
 static double waits_rate(struct session *s, uint64_t now)
 {
 	struct session_waits *sw = s->waits;
 	uint64_t waits = 0;
+	bool known = false;
 	size_t i;
 
 	for (i = 0; i < s->n_slots && i < JW_MAX_PIDS; i++) {
@@ -199,12 +203,14 @@ static double waits_rate(struct session *s, uint64_t now)
 			sw->tid[i] = 0;
 			continue;
 		}
-		if (sw->tid[i] == w->proc.target.tid && st.seq >= sw->seq[i])
+		if (sw->tid[i] == w->proc.target.tid && st.seq >= sw->seq[i]) {
 			waits += st.seq - sw->seq[i];
+			known = true;
+		}
 		sw->tid[i] = w->proc.target.tid;
 		sw->seq[i] = st.seq;
 	}
-	return waits * 1e9 / (double)(now - sw->rate_ns);
+	return known ? waits * 1e9 / (double)(now - sw->rate_ns) : -1;
 }
 
 /* The time spent on the tracepoints so far, with the kind in force's share. */
@@ -368,6 +374,19 @@ static void choose_again(struct session *s, uint64_t now)
 	note_unsure(s);
 }
 
+/* The rate looked at now: false for a first look, which only takes the threads' counts. */
+static bool look_at_rate(struct session *s, uint64_t now)
+{
+	struct session_waits *sw = s->waits;
+	double rate = waits_rate(s, now);
+
+	sw->rate_ns = now;
+	if (rate < 0)
+		return false;
+	sw->rate = rate;
+	return true;
+}
+
 void session_waits_tick(struct session *s, uint64_t now)
 {
 	struct session_waits *sw = s->waits;
@@ -377,10 +396,8 @@ void session_waits_tick(struct session *s, uint64_t now)
 		return;
 	if (!sw->live) {
 		/* The rate alone, for jankwatch stats. */
-		if (now - sw->rate_ns >= RATE_EVERY_NS) {
-			sw->rate = waits_rate(s, now);
-			sw->rate_ns = now;
-		}
+		if (now - sw->rate_ns >= RATE_EVERY_NS)
+			look_at_rate(s, now);
 		return;
 	}
 	if (sw->settle_ns && now >= sw->settle_ns)
@@ -390,10 +407,8 @@ void session_waits_tick(struct session *s, uint64_t now)
 			choose_again(s, now);
 		return;
 	}
-	if (now - sw->rate_ns < RATE_EVERY_NS)
+	if (now - sw->rate_ns < RATE_EVERY_NS || !look_at_rate(s, now))
 		return;
-	sw->rate = waits_rate(s, now);
-	sw->rate_ns = now;
 	if (sw->settle_ns || s->how.holding ||
 	    (sw->switches && now - sw->since_ns < JW_WAIT_SWITCH_GAP_S * NS_PER_S))
 		return;
