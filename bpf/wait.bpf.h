@@ -323,8 +323,9 @@ WAIT_FEXIT(6)
 
 /*
  * wait_tracepoints=2: for a moment at start, how many system calls the whole machine makes
- * (JW_RATE_SYSCALLS) and how many of them are waits of the threads about to be watched
- * (JW_RATE_WAITS), which decides which of the two ways to hook the waits costs the machine less.
+ * (JW_RATE_SYSCALLS), how many of them are waits (JW_RATE_MACHINE_WAITS: each would run the
+ * waits' exit program) and how many waits of the threads about to be watched (JW_RATE_WAITS),
+ * which decides which of the two ways to hook the waits costs the machine less.
  * Detached once counted.
  */
 struct {
@@ -357,7 +358,10 @@ int BPF_PROG(count_syscalls, struct pt_regs *regs, long id)
 	if (stopped)
 		return 0;
 	count_rate(JW_RATE_SYSCALLS);
-	if (is_wait_syscall(id) && bpf_map_lookup_elem(&rate_tids, &tid))
+	if (!is_wait_syscall(id))
+		return 0;
+	count_rate(JW_RATE_MACHINE_WAITS);
+	if (bpf_map_lookup_elem(&rate_tids, &tid))
 		count_rate(JW_RATE_WAITS);
 	return 0;
 }

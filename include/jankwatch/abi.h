@@ -221,6 +221,7 @@ enum jw_drop {
 enum jw_rate {
 	JW_RATE_SYSCALLS = 0,	/* every system call of the machine */
 	JW_RATE_WAITS,		/* wait system calls of the threads in rate_tids */
+	JW_RATE_MACHINE_WAITS,	/* wait system calls of the whole machine */
 	JW_RATE_COUNT,
 };
 

@@ -10,11 +10,15 @@
 
 #include "attach/waitmode.h"
 
-/* Figures of this machine: 180 ns per system call with the tracepoints, 1400 ns per wait. */
+/*
+ * Figures of this machine: 180 ns per system call with the tracepoints, a wait's as much, and
+ * 1400 ns per wait with the uprobes; the watched threads' are the machine's only waits.
+ */
 static struct jw_wait_costs costs(uint64_t syscalls, uint64_t waits)
 {
-	return (struct jw_wait_costs){ .window_s = 0.5, .syscalls = syscalls, .waits = waits,
-				       .tp_ns = 180, .up_ns = 1400 };
+	return (struct jw_wait_costs){ .window_s = 0.5, .syscalls = syscalls,
+				       .machine_waits = waits, .waits = waits, .tp_ns = 180,
+				       .tpw_ns = 180, .up_ns = 1400 };
 }
 
 /* A busy loop making most of the machine's system calls: the tracepoints, with the figures. */
@@ -26,7 +30,8 @@ static void test_busy_loop_takes_tracepoints(void **state)
 	(void)state;
 	assert_true(jw_wait_choose_tracepoints(&c, why, sizeof(why)));
 	/* 1.6M/s x 180 ns = 288 ms/s against 1.56M/s x 1400 ns = 2184 ms/s. */
-	assert_non_null(strstr(why, "1600000 system calls/s"));
+	assert_non_null(strstr(why, "1600000 system calls/s on the machine, 1560000 of them waits: "
+				    "40000 x 180 ns + 1560000 x 180 ns with the tracepoints"));
 	assert_non_null(strstr(why, "= 288.00 ms/s"));
 	assert_non_null(strstr(why, "1560000 watched waits/s"));
 	assert_non_null(strstr(why, "= 2184.00 ms/s"));
@@ -63,6 +68,35 @@ static void test_margins(void **state)
 	assert_non_null(strstr(why, "not enough saved"));
 	assert_true(jw_wait_choose_tracepoints(&just, why, sizeof(why)));
 	assert_true(jw_wait_choose_tracepoints(&enough, why, sizeof(why)));
+}
+
+/*
+ * Other processes' waits run the tracepoints' exit program too: a client waiting twice for each
+ * of the watched loop's waits makes the tracepoints cost three times the loop's waits. 100k
+ * system calls/s, 40k of them waits, 10k the loop's, at 20 ns a call, 150 a wait and 500 for
+ * the uprobes: 60k x 20 + 40k x 150 = 7.2 ms/s against 5 ms/s: the uprobes. The same with the
+ * loop's waits the only ones: 90k x 20 + 10k x 150 = 3.3 against 5: by less than half, kept.
+ * And a count of the machine's waits under the loop's (counted apart): the loop's are taken.
+ */
+static void test_other_waits(void **state)
+{
+	struct jw_wait_costs c = { .window_s = 1, .syscalls = 100000, .machine_waits = 40000,
+				   .waits = 10000, .tp_ns = 20, .tpw_ns = 150, .up_ns = 500 };
+	char why[512];
+
+	(void)state;
+	assert_false(jw_wait_choose_tracepoints(&c, why, sizeof(why)));
+	assert_non_null(strstr(why, "100000 system calls/s on the machine, 40000 of them waits: "
+				    "60000 x 20 ns + 40000 x 150 ns with the tracepoints = 7.20 ms/s"));
+	c.machine_waits = 10000;
+	assert_false(jw_wait_choose_tracepoints(&c, why, sizeof(why)));
+	assert_non_null(strstr(why, "= 3.30 ms/s"));
+	assert_non_null(strstr(why, "not enough saved"));
+	c.up_ns = 1000;	/* 3.3 against 10 ms/s */
+	assert_true(jw_wait_choose_tracepoints(&c, why, sizeof(why)));
+	c.machine_waits = 9000;
+	assert_true(jw_wait_choose_tracepoints(&c, why, sizeof(why)));
+	assert_non_null(strstr(why, "10000 of them waits: 90000 x 20 ns + 10000 x 150 ns"));
 }
 
 /* Nothing measured: the uprobes, and why. */
@@ -194,20 +228,21 @@ static void test_tp_reads(void **state)
 
 	(void)state;
 	for (i = 0; i < 5; i++)
-		jw_wait_tp_read(&c, first[i]);
+		jw_wait_tp_read(&c, first[i], 100);
 	assert_int_equal(c.n_tp_reads, 5);
 	assert_true(c.tp_ns == 30);
 	/* The reads stay in their order: the median sorted a copy. */
 	assert_true(c.tp_reads[1] == 80);
-	jw_wait_tp_read(&c, 10);
-	jw_wait_tp_read(&c, 10);
+	jw_wait_tp_read(&c, 10, 100);
+	jw_wait_tp_read(&c, 10, 100);
 	assert_true(c.tp_ns == 20);	/* 0 10 10 20 30 51 80 */
-	jw_wait_tp_read(&c, -40);
+	jw_wait_tp_read(&c, -40, -40);
 	assert_true(c.tp_ns == 15);	/* -40 0 10 10 20 30 51 80 */
 	for (i = 0; i < JW_WAIT_TP_READS; i++)
-		jw_wait_tp_read(&c, -90);
+		jw_wait_tp_read(&c, -90, -90);
 	assert_int_equal(c.n_tp_reads, JW_WAIT_TP_READS);
 	assert_true(c.tp_ns == 0);	/* a median under 0 reads as nothing added */
+	assert_true(c.tpw_ns == 0);
 }
 
 /*
@@ -218,8 +253,8 @@ static void test_tp_reads(void **state)
  */
 static void test_tp_unsure(void **state)
 {
-	struct jw_wait_costs c = { .window_s = 1, .syscalls = 166742, .waits = 1222,
-				   .up_ns = 6917 };
+	struct jw_wait_costs c = { .window_s = 1, .syscalls = 166742, .machine_waits = 1222,
+				   .waits = 1222, .up_ns = 6917 };
 	struct jw_wait_costs high, low, full;
 	double first[] = { 0, 80, 51, 30, 20 };
 	char why[512];
@@ -228,9 +263,9 @@ static void test_tp_unsure(void **state)
 	(void)state;
 	high = low = c;
 	for (i = 0; i < 5; i++) {
-		jw_wait_tp_read(&c, first[i]);
-		jw_wait_tp_read(&high, 60 + first[i]);
-		jw_wait_tp_read(&low, first[i] / 4);
+		jw_wait_tp_read(&c, first[i], 100);
+		jw_wait_tp_read(&high, 60 + first[i], 100);
+		jw_wait_tp_read(&low, first[i] / 4, 100);
 	}
 	assert_false(jw_wait_choose_tracepoints(&c, why, sizeof(why)));
 	assert_true(jw_wait_tp_unsure(&c));
@@ -239,7 +274,7 @@ static void test_tp_unsure(void **state)
 	assert_false(jw_wait_tp_unsure(&low));
 	/* Read again, lower: the median follows, and the tracepoints are chosen. */
 	for (i = 0; i < 5; i++)
-		jw_wait_tp_read(&c, 8 + i);
+		jw_wait_tp_read(&c, 8 + i, 100);
 	assert_true(c.tp_ns == 11.5);	/* 0 8 9 10 11 12 20 30 51 80 */
 	assert_true(jw_wait_choose_tracepoints(&c, why, sizeof(why)));
 	assert_false(jw_wait_tp_unsure(&c));
@@ -247,7 +282,7 @@ static void test_tp_unsure(void **state)
 	full = high;
 	full.n_tp_reads = 0;
 	for (i = 0; i < JW_WAIT_TP_READS; i++)
-		jw_wait_tp_read(&full, i % 2 ? 0 : 60);
+		jw_wait_tp_read(&full, i % 2 ? 0 : 60, 100);
 	assert_false(jw_wait_tp_unsure(&full));
 	/* Nothing read, or the uprobes' cost unknown: nothing to read again for. */
 	full.n_tp_reads = 0;
@@ -262,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_busy_loop_takes_tracepoints),
 		cmocka_unit_test(test_busy_machine_keeps_uprobes),
 		cmocka_unit_test(test_margins),
+		cmocka_unit_test(test_other_waits),
 		cmocka_unit_test(test_unknowns_keep_uprobes),
 		cmocka_unit_test(test_short_buffer),
 		cmocka_unit_test(test_keep_tracepoints),

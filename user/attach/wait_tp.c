@@ -136,8 +136,23 @@ static int own_events(struct jw_attach *a)
 }
 
 /*
- * The wait system calls' own exit events into @out (@cost_only: one); 0 or -errno with none.
- * Their entries have no program: a wait that sleeps ends its task at the switch.
+ * The one event a trial of the cost attaches: epoll_pwait's, the wait it times (waitcost.c),
+ * every architecture's; else the first.
+ */
+static size_t trial_event(const struct jw_sysevents *ev)
+{
+	size_t i;
+
+	for (i = 0; i < ev->n; i++)
+		if (!strcmp(ev->ev[i].name, "epoll_pwait"))
+			return i;
+	return 0;
+}
+
+/*
+ * The wait system calls' own exit events into @out (@cost_only: one, trial_event()'s); 0 or
+ * -errno with none. Their entries have no program: a wait that sleeps ends its task at the
+ * switch.
  */
 static int attach_own(struct jw_attach *a, struct jw_link *out, size_t *n, bool cost_only)
 {
@@ -146,7 +161,7 @@ static int attach_own(struct jw_attach *a, struct jw_link *out, size_t *n, bool 
 	int err;
 
 	*n = 0;
-	for (i = 0; i < ev->n; i++) {
+	for (i = cost_only ? trial_event(ev) : 0; i < ev->n; i++) {
 		out[*n] = on_tracepoint_id(a->skel->progs.wait_sys_exit, ev->ev[i].exit);
 		if (!out[*n].bpf)
 			goto fail;

@@ -46,8 +46,9 @@ int jw_wait_tp_attach_fexit(struct jw_attach *a, struct jw_link *out, size_t *n)
  * kind in @kind: fexit where loaded (one the kernel refuses to attach is said at -v, and the
  * tracepoints taken from then on), else the tracepoints. The tracepoints' ids are read once and
  * kept in @a; a kernel that has none, or a tracefs that cannot be read, takes raw_syscalls,
- * said once at -v. With @cost_only, the tracepoints, only the exit of one: what any other system
- * call pays is the same with one as with all (wait_tracepoints=2's measurement), and each link
+ * said once at -v. With @cost_only, the tracepoints, only the exit of one, epoll_pwait's: what
+ * any other system call pays is the same with one as with all, and a wait's exit runs the same
+ * program on any of them (wait_tracepoints=2's measurement times an epoll_pwait); each link
  * takes a grace period to go. 0, or -errno with nothing attached.
  */
 int jw_wait_tp_attach(struct jw_attach *a, struct jw_link *out, size_t *n,

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,17 @@ static void call_getppid(unsigned int n)
 {
 	while (n--)
 		syscall(SYS_getppid);
+}
+
+/* An empty epoll set of this process's, for call_wait(): a wait that returns at once. */
+static int wait_fd = -1;
+
+static void call_wait(unsigned int n)
+{
+	struct epoll_event ev;
+
+	while (n--)
+		syscall(SYS_epoll_pwait, wait_fd, &ev, 1, 0, NULL, (size_t)8);
 }
 
 static void call_emulated(unsigned int n)
@@ -94,40 +106,51 @@ static double low_ns_per_call(void (*fn)(unsigned int))
 }
 
 /*
- * What the tracepoints add to a system call of a thread they do not watch: @rounds rounds, each
- * its calls with them less its calls without them just before, into @out's reads (waitmode.h),
- * whose median is its tp_ns; < 0 when no round could be made. Batches of calls timed as a whole
+ * What the tracepoints add to a system call of a thread they do not watch, and to a wait of one
+ * (its exit program runs; a wait that returns at once): @rounds rounds, each its calls with them
+ * less its calls without them just before, into @out's reads (waitmode.h), whose medians are its
+ * tp_ns and tpw_ns; tp_ns < 0 when no round could be made. Batches of calls timed as a whole
  * read the CPU's sharers too: beside a loaded redis whose client shared jankwatch's CPU, the
  * least of 7 batches with the tracepoints read 1.9-2.1 us against 1.0-1.2 without in two
  * starts of six, and 0-80 ns more in the others.
  */
 static void tracepoint_rounds(struct jw_attach *a, int rounds, struct jw_wait_costs *out)
 {
-	double without = 0, with = 0, d;
-	char each[TP_ROUNDS * 12] = "";
+	double without = 0, with = 0, wait_without, d, dw;
+	char each[TP_ROUNDS * 24] = "";
 	size_t used = 0;
 	int r;
 
-	for (r = 0; r < rounds; r++) {
+	wait_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (wait_fd < 0)
+		jw_log(JW_LOG_WARN, "cannot time a wait with the tracepoints: epoll_create1: %s",
+		       strerror(errno));
+	for (r = 0; r < rounds && wait_fd >= 0; r++) {
 		without = low_ns_per_call(call_getppid);
+		wait_without = low_ns_per_call(call_wait);
 		if (jw_attach__trial_tracepoints(a, true))
 			break;
 		with = low_ns_per_call(call_getppid);
+		dw = low_ns_per_call(call_wait) - wait_without;
 		jw_attach__trial_tracepoints(a, false);
 		d = with - without;
-		jw_wait_tp_read(out, d);
+		jw_wait_tp_read(out, d, dw);
 		if (used < sizeof(each))
-			used += (size_t)snprintf(each + used, sizeof(each) - used, " %.0f", d);
+			used += (size_t)snprintf(each + used, sizeof(each) - used, " %.0f/%.0f", d,
+						 dw);
 	}
+	if (wait_fd >= 0)
+		close(wait_fd);
+	wait_fd = -1;
 	if (!out->n_tp_reads) {
 		out->tp_ns = -1;
 		return;
 	}
 	if (r)
 		jw_log(JW_LOG_DEBUG, "wait_tracepoints=2: getppid() %.0f ns, %.0f ns with the "
-		       "tracepoints (the last of %d rounds; the rounds' differences%s ns; the median "
-		       "of all %u rounds %.0f ns)", without, with, r, each, out->n_tp_reads,
-		       out->tp_ns);
+		       "tracepoints (the last of %d rounds; the rounds' differences on it and on a "
+		       "wait%s ns; the medians of all %u rounds %.0f and %.0f ns)", without, with, r,
+		       each, out->n_tp_reads, out->tp_ns, out->tpw_ns);
 }
 
 /* The file and file offset of this process's code at @addr. 0 or -errno. */
@@ -214,12 +237,15 @@ void jw_wait_count_end(struct jw_attach *a, struct jw_wait_count *wc, struct jw_
 	if (!jw_attach__read_rates(a, after)) {
 		out->window_s = (now_ns() - wc->t0_ns) / 1e9;
 		out->syscalls = after[JW_RATE_SYSCALLS] - wc->before[JW_RATE_SYSCALLS];
+		out->machine_waits = after[JW_RATE_MACHINE_WAITS] -
+				     wc->before[JW_RATE_MACHINE_WAITS];
 		out->waits = after[JW_RATE_WAITS] - wc->before[JW_RATE_WAITS];
 	}
 	jw_attach__count_rates(a, wc->tids, wc->n_tids, false);
 	wc->on = false;
-	jw_log(JW_LOG_DEBUG, "wait hooks: %" PRIu64 " system calls, %" PRIu64 " of them watched "
-	       "waits, in %.3f s", out->syscalls, out->waits, out->window_s);
+	jw_log(JW_LOG_DEBUG, "wait hooks: %" PRIu64 " system calls, %" PRIu64 " of them waits, %"
+	       PRIu64 " the watched threads', in %.3f s", out->syscalls, out->machine_waits,
+	       out->waits, out->window_s);
 }
 
 void jw_wait_unit_costs(struct jw_attach *a, bool emulated, struct jw_wait_costs *out)

@@ -43,13 +43,18 @@ static bool costs_known(const struct jw_wait_costs *c, char *why, size_t len)
 static void cost_ms(const struct jw_wait_costs *c, double *tp_ms, double *up_ms, const char *tail,
 		    char *why, size_t len)
 {
-	double syscalls_s = c->syscalls / c->window_s, waits_s = c->waits / c->window_s;
+	double waits_s = c->waits / c->window_s;
+	/* Counted apart, at slightly different moments: the machine's hold the watched ones. */
+	uint64_t mwaits = c->machine_waits > c->waits ? c->machine_waits : c->waits;
+	uint64_t others = c->syscalls > mwaits ? c->syscalls - mwaits : 0;
+	double mwaits_s = mwaits / c->window_s, others_s = others / c->window_s;
 
-	*tp_ms = syscalls_s * c->tp_ns / 1e6;
+	*tp_ms = (others_s * c->tp_ns + mwaits_s * c->tpw_ns) / 1e6;
 	*up_ms = waits_s * c->up_ns / 1e6;
-	snprintf(why, len, "%.0f system calls/s on the machine x %.0f ns with the tracepoints = "
-		 "%.2f ms/s; %.0f watched waits/s x %.0f ns with uprobes = %.2f ms/s%s", syscalls_s,
-		 c->tp_ns, *tp_ms, waits_s, c->up_ns, *up_ms, tail);
+	snprintf(why, len, "%.0f system calls/s on the machine, %.0f of them waits: %.0f x %.0f ns "
+		 "+ %.0f x %.0f ns with the tracepoints = %.2f ms/s; %.0f watched waits/s x %.0f ns "
+		 "with uprobes = %.2f ms/s%s", others_s + mwaits_s, mwaits_s, others_s, c->tp_ns,
+		 mwaits_s, c->tpw_ns, *tp_ms, waits_s, c->up_ns, *up_ms, tail);
 }
 
 bool jw_wait_choose_tracepoints(const struct jw_wait_costs *c, char *why, size_t len)
@@ -90,15 +95,24 @@ bool jw_wait_keep_tracepoints(const struct jw_wait_costs *c, char *why, size_t l
 	return keep;
 }
 
-void jw_wait_tp_read(struct jw_wait_costs *c, double ns)
+/* The median of @reads[0..@n) (@n > 0), at least 0, leaving them in their order. */
+static double median_of_reads(const double *reads, unsigned int n)
 {
-	double v[JW_WAIT_TP_READS];
+	double v[JW_WAIT_TP_READS], m;
 
-	if (c->n_tp_reads < JW_WAIT_TP_READS)
-		c->tp_reads[c->n_tp_reads++] = ns;
-	memcpy(v, c->tp_reads, c->n_tp_reads * sizeof(*v));
-	ns = jw_median(v, c->n_tp_reads);
-	c->tp_ns = ns > 0 ? ns : 0;
+	memcpy(v, reads, n * sizeof(*v));
+	m = jw_median(v, n);
+	return m > 0 ? m : 0;
+}
+
+void jw_wait_tp_read(struct jw_wait_costs *c, double call_ns, double wait_ns)
+{
+	if (c->n_tp_reads < JW_WAIT_TP_READS) {
+		c->tp_reads[c->n_tp_reads] = call_ns;
+		c->tpw_reads[c->n_tp_reads++] = wait_ns;
+	}
+	c->tp_ns = median_of_reads(c->tp_reads, c->n_tp_reads);
+	c->tpw_ns = median_of_reads(c->tpw_reads, c->n_tp_reads);
 }
 
 bool jw_wait_tp_unsure(const struct jw_wait_costs *c)
@@ -110,8 +124,9 @@ bool jw_wait_tp_unsure(const struct jw_wait_costs *c)
 	    jw_wait_choose_tracepoints(c, why, sizeof(why)))
 		return false;
 	low.tp_ns = jw_percentile(low.tp_reads, low.n_tp_reads, 25);
-	if (low.tp_ns < 0)
-		low.tp_ns = 0;
+	low.tpw_ns = jw_percentile(low.tpw_reads, low.n_tp_reads, 25);
+	low.tp_ns = low.tp_ns > 0 ? low.tp_ns : 0;
+	low.tpw_ns = low.tpw_ns > 0 ? low.tpw_ns : 0;
 	return jw_wait_choose_tracepoints(&low, why, sizeof(why));
 }
 

@@ -30,16 +30,22 @@
 struct jw_wait_costs {
 	double window_s;	/* how long the rates were counted */
 	uint64_t syscalls;	/* system calls of the whole machine in the window */
-	uint64_t waits;		/* of them, wait system calls of the watched threads */
-	double tp_ns;		/* added to each system call by the tracepoints; < 0: unknown */
+	uint64_t machine_waits;	/* of them, wait system calls (any thread's) */
+	uint64_t waits;		/* of those, the watched threads' */
+	double tp_ns;		/* added to each other system call by the tracepoints; < 0: unknown */
+	double tpw_ns;		/* added by them to each wait: its exit program runs */
 	double up_ns;		/* added to each wait by the uprobe pair; < 0: unknown */
-	double tp_reads[JW_WAIT_TP_READS];	/* every trial's rounds (jw_wait_tp_read()) */
+	/* Every trial's rounds (jw_wait_tp_read()): a system call's, a wait's. */
+	double tp_reads[JW_WAIT_TP_READS], tpw_reads[JW_WAIT_TP_READS];
 	unsigned int n_tp_reads;
 };
 
 /*
- * The tracepoints' cost grows with the whole machine's load, the uprobes' stays with the watched
- * loop: they are chosen only when, at the rates measured, they cost the machine less than
+ * The tracepoints cost every system call of the machine the tracing path (tp_ns), and every wait
+ * of the machine, any process's, its exit program too (tpw_ns: the watched threads' as well,
+ * whose uprobes cost up_ns instead). Their cost grows with the whole machine's load, the
+ * uprobes' stays with the watched loop: they are chosen only when, at the rates measured, they
+ * cost the machine less than
  * 1/JW_WAIT_TP_FACTOR of what the uprobes would, and save at least JW_WAIT_TP_SAVING_MS of CPU
  * per second. The figures are waitcost.c's trials, a call made alone; in a busy server, caches
  * cold, each way costs about four times its trial (nginx under 50 clients: 40-50 ns a system
@@ -67,8 +73,11 @@ bool jw_wait_choose_tracepoints(const struct jw_wait_costs *c, char *why, size_t
  */
 bool jw_wait_keep_tracepoints(const struct jw_wait_costs *c, char *why, size_t len);
 
-/* Adds round read @ns to @c's reads while there is room; tp_ns becomes their median (>= 0). */
-void jw_wait_tp_read(struct jw_wait_costs *c, double ns);
+/*
+ * Adds a round's reads, @call_ns on a system call and @wait_ns on a wait, to @c's while there is
+ * room; tp_ns and tpw_ns become their medians (>= 0).
+ */
+void jw_wait_tp_read(struct jw_wait_costs *c, double call_ns, double wait_ns);
 
 /*
  * Whether @c, which does not choose the tracepoints (jw_wait_choose_tracepoints()), would at the
