@@ -32,11 +32,13 @@ READY_TIMEOUT_MS=60000 STOP_TIMEOUT_MS=15000
 # samplers-cpu and samplers-thread are jankwatch's default with samplers=1 and samplers=0 (its
 # samplers one per CPU, one per watched thread; the default, samplers=2, chooses by the rates).
 # switches is jankwatch's default with wait_tracepoints=3 (no hook on the waits: the scheduler's
-# programs alone bound the tasks). With one client, one more run counts the BPF programs of a
-# jankwatch configuration (SERVERS_PROGRAMS, default: default) when it is among them.
+# programs alone bound the tasks). For the workloads SERVERS_PROGRAMS_FOR names (default: the
+# one-client ones, redis-c1 nginx-c1), one more run counts the BPF programs of a jankwatch
+# configuration (SERVERS_PROGRAMS, default: default) when it is among them.
 read -r -a CONFIGS <<<"${SERVERS_CONFIGS:-bare default syscall bpftrace}"
 read -r -a WORKLOADS <<<"${SERVERS_WORKLOADS:-redis-c1 redis-c50 nginx-c1 nginx-c50}"
 PROGRAMS=${SERVERS_PROGRAMS:-default}
+PROGRAMS_FOR=" ${SERVERS_PROGRAMS_FOR:-redis-c1 nginx-c1} "
 SETTLE_S=1		# after a tool says it is ready, before the client runs
 # Then the load for this long, not measured, in every configuration alike: a server's steady
 # state, where jankwatch's wait hooks have followed its pace (they switch within a few seconds).
@@ -251,7 +253,7 @@ run_workload()
 				"(CPU 0's steal ${steal} ms)"
 		done < <(rotated "$rep" "${CONFIGS[@]}")
 	done
-	[[ $w != *-c1 || " ${CONFIGS[*]} " != *" $PROGRAMS "* ]] ||
+	[[ $PROGRAMS_FOR != *" $w "* || " ${CONFIGS[*]} " != *" $PROGRAMS "* ]] ||
 		programs "$w" "$port" "$pid" >"$WORK/$w.programs"
 }
 
