@@ -25,6 +25,7 @@ struct session_waits {
 	enum jw_wait_tp_kind tp_kind;	/* which the kernel's hooks are, while in force */
 	bool unit_known;	/* costs.tp_ns and up_ns were measured */
 	bool unsure;		/* the uprobes kept, the tracepoints' reads across the choice */
+	bool reads_failed;	/* a trial more made no round: none tried again */
 	struct jw_wait_costs costs;	/* the last measurement */
 	char why[512];		/* what the kind in force was chosen by */
 	double chosen_rate;	/* watched waits a second at the last choice; < 0: none yet */
@@ -120,7 +121,8 @@ static void note_unsure(struct session *s)
 {
 	struct session_waits *sw = s->waits;
 
-	sw->unsure = !s->how.wait_tracepoints && jw_wait_tp_unsure(&sw->costs);
+	sw->unsure = !s->how.wait_tracepoints && !sw->reads_failed &&
+		     jw_wait_tp_unsure(&sw->costs);
 	if (sw->unsure)
 		jw_log(JW_LOG_DEBUG, "wait hooks: the tracepoints' %u reads (median %.0f ns) spread "
 		       "across the choice: read again in %d s", sw->costs.n_tp_reads,
@@ -331,8 +333,13 @@ static void start_count(struct session *s, uint64_t now)
 		now = jw_clock_ns(CLOCK_MONOTONIC);
 	} else if (sw->unsure && !s->how.wait_tracepoints &&
 		   !jw_attach__wait_tracepoints_going(s->attach)) {
+		unsigned int reads = sw->costs.n_tp_reads;
+
 		/* Not while the last switch's tracepoints go: "without" would be with them. */
 		jw_wait_tp_again(s->attach, &sw->costs);
+		/* No round could be made: not again every 10 s, the choice stands as it was. */
+		if (sw->costs.n_tp_reads == reads)
+			sw->reads_failed = true;
 		now = jw_clock_ns(CLOCK_MONOTONIC);
 	}
 	if (jw_wait_count_start(s->attach, tids, n, &sw->count)) {
