@@ -6,19 +6,26 @@
       Each server's us a GET over REF's in the same round (the servers named in the order of
       the rounds' columns; REF is one of them): the mean of the rounds' differences with its
       95% interval, their median and quartiles.
-  side_by_side.py toggle ROUNDS TOGGLES
+  side_by_side.py toggle ROUNDS TOGGLES [NAME...]
       What jw_bench_tp_floor --machine --toggle adds to a GET (every server alike, nobody
       watched): a round lies within an "on" span (attached, not yet detaching) or an "off"
       span, else it is left out; each on span's mean us a GET less the mean of the two off
       spans around it, over the spans: mean, 95% interval, spans counted. Then ("median:")
       the same with each span's median round in place of its mean: a stall of the host
       (milliseconds on one round) moves a span's mean by microseconds a GET, its median not.
-  side_by_side.py report JW_ROUNDS BT_ROUNDS FLOOR_ROUNDS FLOOR_TOGGLES [CLIENTS [SERVER]]
+      With the servers' NAMEs (the rounds' columns in order), each server's own as well
+      ("toggled:NAME"): a hook on one server's thread alone (its part "thread").
+  side_by_side.py report JW_ROUNDS BT_ROUNDS FLOOR_ROUNDS FLOOR_TOGGLES [CLIENTS [SERVER
+                        [THREAD]]]
       bench/side_by_side.sh's table: jankwatch's server (a) over the other (c) in JW_ROUNDS,
       the machine's hooks toggled (FLOOR_*), their sum, bpftrace's server (b) over the other
       in BT_ROUNDS, and the ratios. FLOOR_ROUNDS' columns are a, b and c, nobody watching
       them: what a and b differ from c there is taken off the two tools' figures. Then the
-      GETs a second each keeps, of c's.
+      GETs a second each keeps, of c's. With THREAD "thread", the floor also toggled an
+      empty program on a's own switch event, as jankwatch hooks a watched thread: the
+      machine's hooks are then b's and c's alone, a's own hook a's toggled figure over
+      theirs (a row of its own, part of jankwatch's server over the other), and the servers'
+      own difference is taken from the off spans alone.
 Each figure twice: by the wall clock, then ("cpu:") by the CPU time a GET took (the server's
 thread's and the client's, both in the same round).
 Prints one line per figure: "<name> <mean_us> <ci95_us> <median_us> <q1_us> <q3_us> <n>" (for
@@ -101,9 +108,9 @@ def spans(path):
     return out
 
 
-def toggled(rounds_path, toggles_path, k, center=statistics.fmean):
+def toggled(rounds_path, toggles_path, k, center=statistics.fmean, col=None):
     """Each on span's ns a GET (k 2: wall, 3: CPU; its rounds' @center, their mean unless
-    said) less that of the off spans around it."""
+    said) less that of the off spans around it: the servers' mean, or column @col's alone."""
     rs = rounds(rounds_path)
     begins = [x[0] for x in rs]
     means = []
@@ -113,7 +120,7 @@ def toggled(rounds_path, toggles_path, k, center=statistics.fmean):
             if x[0] > end:
                 break
             if x[1] <= end:
-                inside.append(statistics.fmean(x[k]))
+                inside.append(statistics.fmean(x[k]) if col is None else x[k][col])
         means.append((state, center(inside) if inside else None))
     diffs = []
     for i in range(1, len(means) - 1):
@@ -127,38 +134,64 @@ def toggled(rounds_path, toggles_path, k, center=statistics.fmean):
     return diffs
 
 
-def toggle(rounds_path, toggles_path):
+def toggle(rounds_path, toggles_path, names):
+    if names and len(rounds(rounds_path)[0][2]) != len(names):
+        sys.exit(f"side_by_side.py: {rounds_path}: not {len(names)} columns")
     for center, how in ((statistics.fmean, ""), (statistics.median, "median:")):
         for k, what in ((2, ""), (3, "cpu:")):
             print(summary(f"{how}{what}toggled", toggled(rounds_path, toggles_path, k, center)))
+            for i, name in enumerate(names):
+                print(summary(f"{how}{what}toggled:{name}",
+                              toggled(rounds_path, toggles_path, k, center, i)))
 
 
-def paired(path, k, i=0, ref=1):
-    """The rounds' differences (k 2: wall, 3: CPU), column @i less column @ref."""
-    return [x[k][i] - x[k][ref] for x in rounds(path)]
+def paired(rs, k, i=0, ref=1):
+    """Rounds @rs' differences (k 2: wall, 3: CPU), column @i less column @ref."""
+    return [x[k][i] - x[k][ref] for x in rs]
 
 
-def calibrated(path, k, calib_path, i):
+def off_rounds(rounds_path, toggles_path):
+    """The rounds that lie within an off span: nothing attached."""
+    offs = [(b, e) for state, b, e in spans(toggles_path) if state == "off"]
+    return [x for x in rounds(rounds_path)
+            if any(b <= x[0] and x[1] <= e for b, e in offs)]
+
+
+def calibrated(path, k, calib, i):
     """(mean, 95% interval, median) of @path's first column over its second in the same
-    rounds, less what column @i of @calib_path (the floor's rounds, nobody watching: a b c)
+    rounds, less what column @i of rounds @calib (the floor's, nobody watching: a b c)
     differed from its last then: the servers' own difference."""
-    m = figures(paired(path, k))
-    c = figures(paired(calib_path, k, i, 2))
+    m = figures(paired(rounds(path), k))
+    c = figures(paired(calib, k, i, 2))
     return m[0] - c[0], (m[1] ** 2 + c[1] ** 2) ** 0.5, m[2] - c[2]
 
 
-def report(jw_path, bt_path, floor_path, toggles_path, clients, server):
+def hooks(floor_path, toggles_path, k, center, thread):
+    """The machine's hooks toggled (figures()), and with @thread a's own hook over them: each on
+    span's a less the mean of b and c, less the same of the off spans around it (figures(), or
+    None)."""
+    if not thread:
+        return figures(toggled(floor_path, toggles_path, k, center)), None
+    b, c, a = (toggled(floor_path, toggles_path, k, center, i) for i in (1, 2, 0))
+    machine = [(x + y) / 2 for x, y in zip(b, c)]
+    return figures(machine), figures([x - y for x, y in zip(a, machine)])
+
+
+def report(jw_path, bt_path, floor_path, toggles_path, clients, server, thread):
     what = "redis GET" if server == "redis" else f"{server} GET of a 6-byte file"
     print(f"{what}, {clients} client{'s' if clients != '1' else ''}: us a GET, the mean of "
           "the rounds' differences +- its 95%")
     print("interval (median)            by the wall clock           by the CPU (server thread")
     print("                                                         + client thread)")
     rows, shares = {}, []
+    calib = off_rounds(floor_path, toggles_path) if thread else rounds(floor_path)
     for k in (2, 3):
-        jw = calibrated(jw_path, k, floor_path, 0)
-        fl = figures(toggled(floor_path, toggles_path, k))
-        fm = figures(toggled(floor_path, toggles_path, k, statistics.median))
-        bt = calibrated(bt_path, k, floor_path, 1)
+        jw = calibrated(jw_path, k, calib, 0)
+        fl, th = hooks(floor_path, toggles_path, k, statistics.fmean, thread)
+        fm = hooks(floor_path, toggles_path, k, statistics.median, thread)[0]
+        bt = calibrated(bt_path, k, calib, 1)
+        if th:
+            rows.setdefault("th", []).append(f"{th[0]:6.2f} +- {th[1]:4.2f} ({th[2]:5.2f})")
         both = (jw[0] + fl[0], (jw[1] ** 2 + fl[1] ** 2) ** 0.5)
         bothm = (jw[0] + fm[0], (jw[1] ** 2 + fm[1] ** 2) ** 0.5)
         rows.setdefault("jw", []).append(f"{jw[0]:6.2f} +- {jw[1]:4.2f} ({jw[2]:5.2f})")
@@ -178,6 +211,8 @@ def report(jw_path, bt_path, floor_path, toggles_path, clients, server):
             shares = [base / (base + both[0]), base / (base + jw[0]), base / (base + bt[0]),
                       base, base / (base + bothm[0])]
     print(f"  jankwatch's server over the other   {rows['jw'][0]}    {rows['jw'][1]}")
+    if thread:
+        print(f"    its thread's switch event, empty  {rows['th'][0]}    {rows['th'][1]}")
     print(f"  + the machine's hooks (empty)       {rows['fl'][0]}    {rows['fl'][1]}")
     print(f"  = jankwatch's default, added        {rows['both'][0]}    {rows['both'][1]}")
     print(f"  the hooks by each span's median     {rows['fm'][0]}    {rows['fm'][1]}")
@@ -194,11 +229,11 @@ def report(jw_path, bt_path, floor_path, toggles_path, clients, server):
 def main(argv):
     if len(argv) >= 4 and argv[1] == "pairs":
         pairs(argv[2], argv[3:])
-    elif len(argv) == 4 and argv[1] == "toggle":
-        toggle(argv[2], argv[3])
-    elif len(argv) in (6, 7, 8) and argv[1] == "report":
+    elif len(argv) >= 4 and argv[1] == "toggle":
+        toggle(argv[2], argv[3], argv[4:])
+    elif len(argv) in (6, 7, 8, 9) and argv[1] == "report" and argv[8:] in ([], ["thread"]):
         report(*argv[2:6], argv[6] if len(argv) >= 7 else "1",
-               argv[7] if len(argv) == 8 else "redis")
+               argv[7] if len(argv) >= 8 else "redis", len(argv) == 9)
     else:
         sys.exit(__doc__)
 

@@ -13,7 +13,11 @@
 #      calls' exits unless its waits ended on the uprobes, a sampler on each CPU), attached and
 #      detached every 500 ms; rounds of a, b and c. What the hooks cost every process's GETs,
 #      c's too, which 1. cannot see: each on span against the off spans around it. And a's and
-#      b's own difference from c, taken off 1. and 2.
+#      b's own difference from c, taken off 1. and 2. Where jankwatch hooked its threads' own
+#      switch events (sched_hooks=1, not sched_switch), an empty program on a's as well: what
+#      that hook costs a's GETs (a's on spans against b's and c's), a part of 1. said apart,
+#      the rest of 1. being what jankwatch's programs do; the servers' own difference then from
+#      the off spans alone.
 # jankwatch's default adds 1. + 3.; bpftrace's pair adds 2. (no program of it runs elsewhere).
 # Usage: bench/side_by_side.sh [SECONDS] [CLIENTS] [redis|nginx]   (root; cmake --build build)
 # With nginx, three nginx servers instead (one process each, master_process off, from its own
@@ -28,8 +32,10 @@
 # configurations instead, in the same rounds: jankwatch with JANKWATCH_ARGS on a, a second one
 # with JANKWATCH_B_ARGS on b, c bare; each server over c, and b over a: their servers' parts
 # (what each hooks on the whole machine, both pay alike, c too, so it is not seen).
-# FLOOR_PARTS (switch,waking,waits,samplers, comma-separated) measures 3. alone, with the parts
-# named: what each of the machine's hooks costs a GET (FLOOR_PARTS=waking, then =waits, ...).
+# FLOOR_PARTS (switch,waking,waits,samplers,thread, comma-separated) measures 3. alone, with the
+# parts named: what each of the machine's hooks costs a GET (FLOOR_PARTS=waking, then =waits,
+# ...), each server's apart too; thread: an empty program on server a's own switch event, the
+# hook jankwatch's default puts on a watched thread (b and c, unhooked, are its control).
 # ROUNDS_DIR (a folder) keeps the rounds, the toggles and what jankwatch said, for
 # bench/side_by_side.py to read again.
 set -euo pipefail
@@ -41,6 +47,7 @@ CLIENTS=${2:-1}
 SERVER=${3:-redis}
 # jankwatch's wait hooks and samplers follow the load within a few seconds; the same for all.
 WARMUP_S=10
+PARTS='switch|waking|waits|samplers|thread'	# FLOOR_PARTS' names
 BATCH=10	# GETs a batch with one client; with more, 2 on each connection
 TOGGLE_MS=500
 # shellcheck disable=SC2034 # read by bench/lib.sh's wait_for_line and stop_tool
@@ -185,7 +192,7 @@ floor_parts()
 	local switch=switch,
 
 	! grep -q "context switches: each watched thread's own" "$WORK/jankwatch.said" ||
-		switch=
+		switch=thread,
 	if grep -E "syscall mode on|syscall mode's waits now on|wait hooks: staying on" \
 		"$WORK/jankwatch.said" | tail -n 1 |
 		grep -Eq "on (uprobes on the C library|the scheduler's switches alone)"; then
@@ -197,16 +204,18 @@ floor_parts()
 
 measure_floor()
 {
-	local out=$WORK/floor.out parts=${FLOOR_PARTS:-}
+	local out=$WORK/floor.out parts=${FLOOR_PARTS:-} tid=()
 
 	[[ -n $parts ]] || parts=$(floor_parts)
+	[[ ,$parts, != *,thread,* ]] || tid=(--tid "${PID[a]}")
 	# The wait system calls' tracepoints: libbpf finds their ids in tracefs, mounted in a
 	# mount namespace of the floor's own when the machine has none ($0: the inner shell's).
 	# shellcheck disable=SC2016
 	taskset -c 1 unshare -m sh -c 'mountpoint -q /sys/kernel/tracing ||
 		mount -t tracefs nodev /sys/kernel/tracing &&
-		exec "$0" --machine --parts "$2" --toggle "$1"' \
-		"$BUILD/bench/jw_bench_tp_floor" "$TOGGLE_MS" "$parts" >"$WORK/floor.toggles" 2>"$out" &
+		t=$1 p=$2 && shift 2 && exec "$0" --machine --parts "$p" --toggle "$t" "$@"' \
+		"$BUILD/bench/jw_bench_tp_floor" "$TOGGLE_MS" "$parts" "${tid[@]}" \
+		>"$WORK/floor.toggles" 2>"$out" &
 	TOOL_PID=$!
 	wait_for_line "$out" 'ready' "$TOOL_PID" "jw_bench_tp_floor --machine --toggle"
 	log "nobody watching, the machine's hooks as jankwatch had them ($parts) on and off every" \
@@ -228,8 +237,8 @@ main()
 	fi
 	((CLIENTS == 1)) || BATCH=2
 	[[ -n ${JANKWATCH_B_ARGS:-}${FLOOR_PARTS:-} ]] || need bpftrace bpftrace
-	[[ -z ${FLOOR_PARTS:-} ]] || [[ $FLOOR_PARTS =~ ^(switch|waking|waits|samplers)(,(switch|waking|waits|samplers))*$ ]] ||
-		die "FLOOR_PARTS: '$FLOOR_PARTS' is not a list of switch, waking, waits, samplers"
+	[[ -z ${FLOOR_PARTS:-} ]] || [[ $FLOOR_PARTS =~ ^($PARTS)(,($PARTS))*$ ]] ||
+		die "FLOOR_PARTS: '$FLOOR_PARTS' is not a list of ${PARTS//|/, }"
 	case $SERVER in
 	redis)
 		need redis-server redis-server
@@ -260,7 +269,8 @@ main()
 		echo "the machine's hooks ($FLOOR_PARTS), empty, on and off every $TOGGLE_MS ms:" \
 			"${SECONDS_EACH} s, batches of $BATCH GETs on each of $CLIENTS connection(s)"
 		echo "us a GET, each on span less the off spans around it: mean ci95 median q1 q3 spans"
-		python3 "$ROOT/bench/side_by_side.py" toggle "$WORK/floor.rounds" "$WORK/floor.toggles"
+		python3 "$ROOT/bench/side_by_side.py" toggle "$WORK/floor.rounds" "$WORK/floor.toggles" \
+			a b c
 		return
 	fi
 	measure_jankwatch
@@ -268,8 +278,12 @@ main()
 	measure_floor
 	echo "side by side: ${SECONDS_EACH} s each, batches of $BATCH GETs on each of $CLIENTS" \
 		"connection(s); the machine: $(nproc) CPUs, $(uname -r)"
+	local thread=()
+
+	[[ $(floor_parts) != thread,* ]] || thread=(thread)
 	python3 "$ROOT/bench/side_by_side.py" report "$WORK/jankwatch.rounds" \
-		"$WORK/bpftrace.rounds" "$WORK/floor.rounds" "$WORK/floor.toggles" "$CLIENTS" "$SERVER"
+		"$WORK/bpftrace.rounds" "$WORK/floor.rounds" "$WORK/floor.toggles" "$CLIENTS" "$SERVER" \
+		"${thread[@]}"
 	echo "jankwatch said, when the rounds ended:"
 	grep -E "syscall mode|wait hooks: (staying|now)|samplers: one|handler sites, over" \
 		"$WORK/jankwatch.said" | sed 's/^jankwatch: /  /' | cut -c1-200 || true

@@ -7,7 +7,9 @@
  * the tracepoints' ids there). With --machine, to what jankwatch's default hooks on every thread
  * of the machine (sched_switch, sched_waking, the exits of the wait system calls the kernel
  * has, a cpu-clock sampler every 10 ms on each CPU; tracefs mounted), or with --parts LIST the
- * ones named (switch, waking, waits, samplers, comma-separated); with --toggle MS as well,
+ * ones named (switch, waking, waits, samplers, comma-separated; and thread, with --tid TID:
+ * thread TID's own switch event, as --thread has it, which jankwatch's default puts on each
+ * watched thread, not on the machine); with --toggle MS as well,
  * on for MS and off for MS in turns, printing "on <begin> <end>" and "off <begin> <end>" on
  * stdout: when the attaching (detaching) began and when it was done, in ns of CLOCK_MONOTONIC.
  * With --thread TID, to thread TID's switches alone: a software event counting its switches
@@ -33,7 +35,7 @@ static const char *const waits[] = { "poll", "select", "epoll_wait", "pselect6",
 				     "epoll_pwait", "epoll_pwait2" };
 
 #define MAX_CPUS 256
-#define MAX_LINKS (2 + sizeof(waits) / sizeof(waits[0]) + MAX_CPUS)
+#define MAX_LINKS (3 + sizeof(waits) / sizeof(waits[0]) + MAX_CPUS)
 #define SAMPLE_PERIOD_NS 10000000ULL	/* jankwatch's sample_period_ms */
 
 struct held {
@@ -113,9 +115,13 @@ static int attach_thread(struct held *h, struct bpf_program *prog, int tid)
 	return err;
 }
 
-/* --machine's parts (--parts), all by default. */
-enum { PART_SWITCH = 1, PART_WAKING = 2, PART_WAITS = 4, PART_SAMPLERS = 8, PART_ALL = 15 };
-static const char *const part_names[] = { "switch", "waking", "waits", "samplers" };
+/*
+ * --machine's parts (--parts), all but thread by default; thread: --tid TID's own switch event,
+ * what jankwatch's sched_hooks=1 puts on each watched thread (the hook, not on the machine).
+ */
+enum { PART_SWITCH = 1, PART_WAKING = 2, PART_WAITS = 4, PART_SAMPLERS = 8, PART_ALL = 15,
+       PART_THREAD = 16 };
+static const char *const part_names[] = { "switch", "waking", "waits", "samplers", "thread" };
 
 /* The parts named in comma-separated @list; 0 when one is not a part. */
 static unsigned int parse_parts(const char *list)
@@ -135,8 +141,8 @@ static unsigned int parse_parts(const char *list)
 	return parts;
 }
 
-/* --machine: its @parts, all or nothing (-errno, said). */
-static int attach_machine(struct held *h, struct tp_floor_bpf *skel, unsigned int parts)
+/* --machine: its @parts (thread: thread @tid's), all or nothing (-errno, said). */
+static int attach_machine(struct held *h, struct tp_floor_bpf *skel, unsigned int parts, long tid)
 {
 	size_t i, n_waits = 0;
 	int err = 0;
@@ -170,6 +176,13 @@ static int attach_machine(struct held *h, struct tp_floor_bpf *skel, unsigned in
 			strerror(-err));
 		goto fail;
 	}
+	if (parts & PART_THREAD)
+		err = attach_thread(h, skel->progs.machine_sample, (int)tid);
+	if (err) {
+		fprintf(stderr, "jw_bench_tp_floor: cannot attach to thread %ld's switches: %s\n",
+			tid, strerror(-err));
+		goto fail;
+	}
 	return 0;
 fail:
 	drop_all(h);
@@ -185,7 +198,8 @@ static unsigned long long mono_ns(void)
 }
 
 /* --machine --toggle MS: on and off in turns until a signal. 0 or -errno. */
-static int toggle(struct held *h, struct tp_floor_bpf *skel, unsigned int parts, unsigned int ms)
+static int toggle(struct held *h, struct tp_floor_bpf *skel, unsigned int parts, long tid,
+		  unsigned int ms)
 {
 	int err;
 
@@ -194,7 +208,7 @@ static int toggle(struct held *h, struct tp_floor_bpf *skel, unsigned int parts,
 	for (;;) {
 		unsigned long long begin = mono_ns();
 
-		err = attach_machine(h, skel, parts);
+		err = attach_machine(h, skel, parts, tid);
 		if (err)
 			return err;
 		printf("on %llu %llu\n", begin, mono_ns());
@@ -215,7 +229,8 @@ static int toggle(struct held *h, struct tp_floor_bpf *skel, unsigned int parts,
 static int usage(void)
 {
 	fprintf(stderr, "usage: jw_bench_tp_floor [--clock | --syscall NAME | --thread TID | "
-		"--machine [--parts switch,waking,waits,samplers] [--toggle MS]]\n");
+		"--machine [--parts switch,waking,waits,samplers,thread] [--tid TID] "
+		"[--toggle MS]]\n");
 	return 2;
 }
 
@@ -248,12 +263,18 @@ int main(int argc, char **argv)
 			parts = parse_parts(argv[i + 1]);
 			if (!parts)
 				return usage();
+		} else if (!strcmp(argv[i], "--tid")) {
+			tid = strtol(argv[i + 1], &end, 10);
+			if (*end || tid <= 0 || tid > 1L << 30)
+				return usage();
 		} else {
 			return usage();
 		}
 	}
 	if (argc != 1 && !syscall_name && !clock && !machine && !thread)
 		return usage();
+	if (machine && !(parts & PART_THREAD) != !tid)
+		return usage();	/* the thread part and its --tid go together */
 	err = hold_init("jw_bench_tp_floor");
 	if (err) {
 		fprintf(stderr, "jw_bench_tp_floor: cannot install signal handlers: %s\n",
@@ -276,7 +297,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (toggle_ms) {
-		err = toggle(&h, skel, parts, (unsigned int)toggle_ms);
+		err = toggle(&h, skel, parts, tid, (unsigned int)toggle_ms);
 		goto out;
 	}
 	if (thread) {
@@ -285,7 +306,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "jw_bench_tp_floor: cannot attach to thread %ld's switches: "
 				"%s\n", tid, strerror(-err));
 	} else if (machine) {
-		err = attach_machine(&h, skel, parts);
+		err = attach_machine(&h, skel, parts, tid);
 	} else if (syscall_name) {
 		err = attach_syscall(&h, skel->progs.sys_floor_enter, "enter", syscall_name, false);
 		if (!err)
