@@ -34,7 +34,12 @@ def check_hang(kind, task_ms, hang_ms, extra, frame):
           f"{kind}: one hang and one jank event ({[e['event'] for e in events]})")
     hang, jank = hangs[0], janks[0]
     check(events.index(hang) < events.index(jank), f"{kind}: the hang comes first")
-    check(hang["begin_time"] == jank["begin_time"], f"{kind}: both are the same task")
+    if hang["begin_time"] != jank["begin_time"]:
+        print("\n".join(jw.err))
+        print("\n".join(l for l in jw.out if l.startswith("{")))
+        print("\n".join(target.out))
+    check(hang["begin_time"] == jank["begin_time"],
+          f"{kind}: both are the same task (begun {hang['begin_time']} and {jank['begin_time']})")
     mine = task_of(jank, tasks, f"{kind}: the events match one task of the program")
     end_ms = mono_to_epoch_ms(mine.begin_ns + mine.dur_ns)
     # Raised once the task had run hang_ms, within a few checks (sample_interval, 150 ms).
