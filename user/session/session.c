@@ -356,6 +356,11 @@ static void read_clocks(struct session *s)
 	if (moved)
 		jw_log(JW_LOG_INFO, "the wall clock was stepped by %+.1f ms: the times of tasks after "
 		       "it are by the new one", moved / 1e6);
+	else if (s->clocks.steps != steps)
+		jw_log(JW_LOG_INFO, "the boot clock moved by %+.1f ms against the monotonic one (a "
+		       "suspend, or the machine paused): boot times after it are by the new offset",
+		       (double)(s->clocks.boottime_ns -
+				s->clocks.was[s->clocks.n_was - 1].boottime_ns) / 1e6);
 	if (s->raw && s->clocks.steps != steps &&
 	    (ret = jw_raw_write_clocks(s->raw, s->clocks.was[s->clocks.n_was - 1].until_ns,
 				       s->clocks.realtime_ns, s->clocks.boottime_ns)))
