@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The clocks' offsets through their steps: a monotonic time converts with the offset of its own
- * moment, reading noise is not a step, and the last JW_CLOCKS_STEPS steps are kept.
+ * moment, reading noise is not a step, a step of one clock leaves the other's offset, and the last
+ * JW_CLOCKS_STEPS steps are kept.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,6 +71,30 @@ static void test_suspend(void **state)
 	assert_int_equal(jw_clocks_realtime_at(&c, 25 * S), 1060 * S);
 }
 
+static void test_other_clock_kept(void **state)
+{
+	struct jw_clocks c = at(1000 * S, 5 * S);
+	int64_t i;
+
+	(void)state;
+	/*
+	 * A machine paused again and again (the boot clock 2 ms on each time), the wall clock's
+	 * reading off by a few hundred us of drift each time: more steps than are kept, and a time
+	 * before all of them still converts as it did before the first.
+	 */
+	for (i = 1; i <= JW_CLOCKS_STEPS + 2; i++) {
+		assert_int_equal(jw_clocks_note(&c, (uint64_t)(i * S), 1000 * S + (i % 2) * 300000,
+						5 * S + i * 2 * MS), 0);
+		assert_int_equal(c.realtime_ns, 1000 * S);
+	}
+	assert_int_equal(c.n_was, JW_CLOCKS_STEPS);
+	assert_int_equal(jw_clocks_epoch_ms(&c, S / 2 + 999999), 1000500);
+	assert_int_equal(c.boottime_ns, 5 * S + (JW_CLOCKS_STEPS + 2) * 2 * MS);
+	/* A wall step keeps the boot clock's offset where its reading is only noise. */
+	assert_int_equal(jw_clocks_note(&c, 20 * S, 1001 * S, c.boottime_ns + 500000), S);
+	assert_int_equal(c.boottime_ns, 5 * S + (JW_CLOCKS_STEPS + 2) * 2 * MS);
+}
+
 static void test_last_steps_kept(void **state)
 {
 	struct jw_clocks c = at(0, 0);
@@ -107,6 +132,7 @@ int main(void)
 		cmocka_unit_test(test_no_step),
 		cmocka_unit_test(test_wall_step),
 		cmocka_unit_test(test_suspend),
+		cmocka_unit_test(test_other_clock_kept),
 		cmocka_unit_test(test_last_steps_kept),
 		cmocka_unit_test(test_read),
 	};

@@ -60,10 +60,15 @@ int64_t jw_clocks_note(struct jw_clocks *c, uint64_t mono_ns, int64_t realtime_n
 		       int64_t boottime_ns)
 {
 	bool wall = distance(realtime_ns, c->realtime_ns) >= STEP_NS;
+	bool boot = distance(boottime_ns, c->boottime_ns) >= STEP_NS;
 	int64_t moved = wall ? realtime_ns - c->realtime_ns : 0;
 
-	/* Tens of ns of reading noise are not kept: the offsets stay those of the last step. */
-	if (!wall && distance(boottime_ns, c->boottime_ns) < STEP_NS)
+	/*
+	 * Tens of ns of reading noise are not kept: the offsets stay those of the last step; and a
+	 * clock that did not step keeps its own where the other did, so that a time converts the
+	 * same before and after a step of the other clock, however many of them came since.
+	 */
+	if (!wall && !boot)
 		return 0;
 	if (c->n_was == JW_CLOCKS_STEPS) {
 		memmove(c->was, c->was + 1, sizeof(c->was) - sizeof(c->was[0]));
@@ -74,8 +79,10 @@ int64_t jw_clocks_note(struct jw_clocks *c, uint64_t mono_ns, int64_t realtime_n
 		.realtime_ns = c->realtime_ns,
 		.boottime_ns = c->boottime_ns,
 	};
-	c->realtime_ns = realtime_ns;
-	c->boottime_ns = boottime_ns;
+	if (wall)
+		c->realtime_ns = realtime_ns;
+	if (boot)
+		c->boottime_ns = boottime_ns;
 	c->steps++;
 	return moved;
 }
