@@ -48,6 +48,7 @@ SERVER=${3:-redis}
 # jankwatch's wait hooks and samplers follow the load within a few seconds; the same for all.
 WARMUP_S=10
 PARTS='switch|waking|waits|samplers|thread'	# FLOOR_PARTS' names
+FLOOR_THREAD=()	# (thread) once measure_floor hooked a's own switch event too
 BATCH=10	# GETs a batch with one client; with more, 2 on each connection
 TOGGLE_MS=500
 # shellcheck disable=SC2034 # read by bench/lib.sh's wait_for_line and stop_tool
@@ -207,7 +208,10 @@ measure_floor()
 	local out=$WORK/floor.out parts=${FLOOR_PARTS:-} tid=()
 
 	[[ -n $parts ]] || parts=$(floor_parts)
-	[[ ,$parts, != *,thread,* ]] || tid=(--tid "${PID[a]}")
+	if [[ ,$parts, == *,thread,* ]]; then
+		tid=(--tid "${PID[a]}")
+		FLOOR_THREAD=(thread)
+	fi
 	# The wait system calls' tracepoints: libbpf finds their ids in tracefs, mounted in a
 	# mount namespace of the floor's own when the machine has none ($0: the inner shell's).
 	# shellcheck disable=SC2016
@@ -278,12 +282,9 @@ main()
 	measure_floor
 	echo "side by side: ${SECONDS_EACH} s each, batches of $BATCH GETs on each of $CLIENTS" \
 		"connection(s); the machine: $(nproc) CPUs, $(uname -r)"
-	local thread=()
-
-	[[ $(floor_parts) != thread,* ]] || thread=(thread)
 	python3 "$ROOT/bench/side_by_side.py" report "$WORK/jankwatch.rounds" \
 		"$WORK/bpftrace.rounds" "$WORK/floor.rounds" "$WORK/floor.toggles" "$CLIENTS" "$SERVER" \
-		"${thread[@]}"
+		"${FLOOR_THREAD[@]}"
 	echo "jankwatch said, when the rounds ended:"
 	grep -E "syscall mode|wait hooks: (staying|now)|samplers: one|handler sites, over" \
 		"$WORK/jankwatch.said" | sed 's/^jankwatch: /  /' | cut -c1-200 || true

@@ -98,6 +98,7 @@ static int attach_samplers(struct held *h, struct bpf_program *prog)
 /*
  * --thread TID: @prog on every context switch of thread @tid alone (a software event counting
  * its switches out, each one an overflow), where --machine's switch runs on every thread's.
+ * 0 or -errno, said.
  */
 static int attach_thread(struct held *h, struct bpf_program *prog, int tid)
 {
@@ -107,11 +108,12 @@ static int attach_thread(struct held *h, struct bpf_program *prog, int tid)
 	int fd, err;
 
 	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = keep(h, bpf_program__attach_perf_event(prog, fd));
-	if (err)
+	err = fd < 0 ? -errno : keep(h, bpf_program__attach_perf_event(prog, fd));
+	if (err && fd >= 0)
 		close(fd);
+	if (err)
+		fprintf(stderr, "jw_bench_tp_floor: cannot attach to thread %d's switches: %s\n", tid,
+			strerror(-err));
 	return err;
 }
 
@@ -178,11 +180,8 @@ static int attach_machine(struct held *h, struct tp_floor_bpf *skel, unsigned in
 	}
 	if (parts & PART_THREAD)
 		err = attach_thread(h, skel->progs.machine_sample, (int)tid);
-	if (err) {
-		fprintf(stderr, "jw_bench_tp_floor: cannot attach to thread %ld's switches: %s\n",
-			tid, strerror(-err));
+	if (err)
 		goto fail;
-	}
 	return 0;
 fail:
 	drop_all(h);
@@ -302,9 +301,6 @@ int main(int argc, char **argv)
 	}
 	if (thread) {
 		err = attach_thread(&h, skel->progs.machine_sample, (int)tid);
-		if (err)
-			fprintf(stderr, "jw_bench_tp_floor: cannot attach to thread %ld's switches: "
-				"%s\n", tid, strerror(-err));
 	} else if (machine) {
 		err = attach_machine(&h, skel, parts, tid);
 	} else if (syscall_name) {
