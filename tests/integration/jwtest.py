@@ -75,6 +75,22 @@ def node_binary():
     return path
 
 
+_PORTS_GIVEN = set()
+
+
+def free_port():
+    """A TCP port on the loopback that nothing listens on now and that this test has not been
+    given before: the kernel may hand a closed port out again, and a test that picks several
+    ports before its servers bind them would then start two servers on one port."""
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        if port not in _PORTS_GIVEN:
+            _PORTS_GIVEN.add(port)
+            return port
+
+
 def wait_for(cond, timeout, what):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -588,9 +604,7 @@ class Redis:
     """Debian's redis-server on a free loopback port, with DEBUG allowed, answering PING."""
 
     def __init__(self):
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
+        self.port = free_port()
         self.proc = Proc(["/usr/bin/redis-server", "--port", str(self.port), "--bind",
                           "127.0.0.1", "--save", "", "--appendonly", "no",
                           "--enable-debug-command", "local"])
@@ -636,9 +650,7 @@ class Nginx:
         src = os.path.join(os.environ.get("JW_SRC", "."), "tests/targets/nginx")
         self.dir = tempfile.mkdtemp(prefix="jw-nginx-")
         os.chmod(self.dir, 0o755)
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
+        self.port = free_port()
         conf = open(os.path.join(src, "nginx.conf.in")).read()
         conf = conf.replace("@DIR@", self.dir).replace("@PORT@", str(self.port))
         conf = conf.replace("@SRC@", os.path.realpath(src))

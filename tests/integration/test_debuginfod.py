@@ -32,15 +32,6 @@ r = subprocess.run(["readelf", "-s", STRIPPED], capture_output=True, text=True)
 check(" dispatch" not in r.stdout, "the stripped copy has no symbol 'dispatch'")
 
 
-def free_port():
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def start_server(port=None):
     port = port or free_port()
     server = subprocess.Popen([DEBUGINFOD, "-p", str(port), "-F", SERVED, "-d",

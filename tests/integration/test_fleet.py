@@ -45,12 +45,6 @@ for tool in (PROMETHEUS, PROMTOOL, NODE_EXPORTER, JOURNALD, REMOTE, UPLOAD, BENC
              "prometheus-node-exporter, systemd-journal-remote and redis-tools")
 
 
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def promql(port, query):
     """The vector a PromQL query gives now: {frozenset(labels): value}."""
     url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": query})
@@ -106,10 +100,15 @@ def part_prometheus():
               "jankwatch says where its metrics are")
         check(oct(os.stat(prom_file).st_mode & 0o777) == "0o644",
               "the metrics file is written at start, readable by node_exporter's user")
-        procs.append(Proc([NODE_EXPORTER, "--collector.disable-defaults",
-                           "--collector.textfile",
-                           f"--collector.textfile.directory={textdir}",
-                           f"--web.listen-address=127.0.0.1:{nport}"]))
+        node = Proc([NODE_EXPORTER, "--collector.disable-defaults", "--collector.textfile",
+                     f"--collector.textfile.directory={textdir}",
+                     f"--web.listen-address=127.0.0.1:{nport}"])
+        procs.append(node)
+        wait_for(lambda: "node_textfile_scrape_error" in (http_get(nport, "/metrics", timeout=2)
+                                                          or "") or node.p.poll() is not None,
+                 30, "node_exporter to answer")
+        check(node.p.poll() is None, "node_exporter answers on its own port: " +
+              "\n".join(node.err))
         cfg = os.path.join(tsdb, "prometheus.yml")
         with open(cfg, "w") as f:
             f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"

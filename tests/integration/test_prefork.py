@@ -54,9 +54,7 @@ class Gunicorn:
     """Debian's gunicorn with 2 sync workers on a free loopback port, serving prefork_app."""
 
     def __init__(self):
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
+        self.port = free_port()
         env = {k: v for k, v in os.environ.items() if k != "GUNICORN_CMD_ARGS"}
         self.proc = Proc([GUNICORN, "--workers", "2", "--worker-class", "sync", "--bind",
                           f"127.0.0.1:{self.port}", "--timeout", "120", "--chdir", APP_DIR,

@@ -14,7 +14,6 @@ log shows where the thread slept: kernel frames under debugCommand(), under call
 processCommand() and main(). This needs stacks taken where the thread blocks; it runs last, so
 that (a) is checked on its own first.
 """
-import socket
 
 from jwtest import *
 
@@ -23,12 +22,6 @@ REDIS_CLI = "/usr/bin/redis-cli"
 LUA_TARGET_MS = 400
 # What the checks below look for; all are in redis-server's .dynsym (it is linked -rdynamic).
 DYNSYM = ["main", "processCommand", "call", "evalGenericCommand", "debugCommand"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def cli(*args, timeout=30):
