@@ -75,6 +75,13 @@ def node_binary():
     return path
 
 
+def absent_pid():
+    """A PID no process has, now or later: the kernel gives PIDs below pid_max (a machine's
+    pid_max may be 4194304, so a large number picked by hand can be a live process)."""
+    with open("/proc/sys/kernel/pid_max") as f:
+        return int(f.read())
+
+
 _PORTS_GIVEN = set()
 
 

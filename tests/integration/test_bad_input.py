@@ -8,6 +8,7 @@ import subprocess
 from jwtest import *
 
 require_bpf()
+NO_PID = absent_pid()
 
 
 def run(args, user=None):
@@ -41,13 +42,13 @@ try:
     expect(["-p", str(target.pid), "--loop", "bogus"], 2, "--loop bogus")
     expect(["-p", str(target.pid), "--probe", "nocolon"], 2, "nocolon")
     # Failures: exit 1.
-    expect(["-p", "999999", "--probe", probe], 1, "999999")
+    expect(["-p", str(NO_PID), "--probe", probe], 1, str(NO_PID))
     expect(["-p", str(target.pid), "--probe", "/etc/passwd:main"], 1, "not an ELF file")
     expect(["-p", str(target.pid), "--probe", f"{TARGET}:dispatc"], 1, "close matches: dispatch")
     expect(["-p", str(target.pid), "--probe", f"{TARGET}:dispatch:no_exit_here"], 1,
            "no_exit_here")
     expect(["-p", str(target.pid), "--probe", "libnothere.so:f"], 1, "libnothere.so")
-    expect(["-p", str(target.pid), "--probe", probe, "--thread", "999999"], 1, "999999")
+    expect(["-p", str(target.pid), "--probe", probe, "--thread", str(NO_PID)], 1, str(NO_PID))
     expect(["-p", str(target.pid), "--probe", probe], 1, "root", user="65534")
     go = Proc([os.path.join(TARGETS, "jw_fakego")])
     try:
@@ -92,10 +93,10 @@ try:
 
     # Among several targets, the one that cannot be watched is said so; the others are watched.
     # (A socket left by a killed jankwatch is cleared without a word under -q.)
-    rc, out, err = run(["-p", f"{target.pid},999999", "--duration", "1", "--log-dir", logs.path,
+    rc, out, err = run(["-p", f"{target.pid},{NO_PID}", "--duration", "1", "--log-dir", logs.path,
                         "-q"])
-    check(rc == 0, f"-p LIVE,999999: exit 0 ({rc}; {err})")
-    check(len(err) == 1 and "999999" in err[0], f"one line for the missing process: {err}")
+    check(rc == 0, f"-p LIVE,{NO_PID}: exit 0 ({rc}; {err})")
+    check(len(err) == 1 and str(NO_PID) in err[0], f"one line for the missing process: {err}")
     check(not os.path.exists(sock), f"{sock} removed")
     glib = Proc([os.path.join(TARGETS, "jw_glib"), "--ms", "10", "--every", "500"])
     try:

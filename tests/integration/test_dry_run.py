@@ -156,10 +156,10 @@ def main():
     finally:
         idle.kill()
 
-    dry = subprocess.run([JW_BIN, "--dry-run", "-p", "4194000"], capture_output=True, text=True,
-                         timeout=60)
+    dry = subprocess.run([JW_BIN, "--dry-run", "-p", str(absent_pid())], capture_output=True,
+                         text=True, timeout=60)
     check(dry.returncode == 1 and len(dry.stderr.strip().splitlines()) == 1 and
-          "4194000" in dry.stderr, f"no such process: one line, exit 1 ({dry.returncode}: "
+          str(absent_pid()) in dry.stderr, f"no such process: one line, exit 1 ({dry.returncode}: "
           f"{dry.stderr!r})")
     marker = f"jw-dry-{os.getpid()}"
     dry = subprocess.run([JW_BIN, "--dry-run", "--", "sh", "-c", f"touch /tmp/{marker}"],

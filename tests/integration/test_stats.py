@@ -142,11 +142,11 @@ try:
     check(rc == 1 and "no jankwatch is running" in err and out == "",
           f"stats with no jankwatch running: one line, exit 1 ({err.strip()})")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.bind(os.path.join(run_a, "999999.sock"))
+    sock.bind(os.path.join(run_a, f"{absent_pid()}.sock"))
     sock.close()
     rc, out, err = stats(run_dir=run_a)
-    check(rc == 1 and "left by jankwatch pid 999999" in err and
-          not os.path.exists(os.path.join(run_a, "999999.sock")),
+    check(rc == 1 and f"left by jankwatch pid {absent_pid()}" in err and
+          not os.path.exists(os.path.join(run_a, f"{absent_pid()}.sock")),
           f"a socket left by a killed jankwatch is removed and said ({err.strip()})")
     rc, out, err = stats("--frobnicate", run_dir=run_a)
     check(rc == 2 and len(err.splitlines()) == 1, "a bad flag: one line, exit 2")
