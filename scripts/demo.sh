@@ -14,7 +14,10 @@ if ((EUID != 0)); then
 	exit 1
 fi
 scripts/setup.sh --build-only
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJW_TESTS=OFF >/dev/null
+# A build/ configured before (scripts/test.sh's, with the tests) is kept as it is: only the two
+# programs the demo runs are brought up to date.
+[[ -f build/CMakeCache.txt ]] ||
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJW_TESTS=OFF >/dev/null
 cmake --build build -j"$(nproc)" --target jankwatch jw_target >/dev/null
 
 logdir=$(mktemp -d /tmp/jankwatch-demo.XXXXXX)
