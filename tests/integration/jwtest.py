@@ -4,6 +4,7 @@
 A test that cannot run because BPF is unavailable (not root, no bpf() syscall) exits 77, which
 ctest reports as skipped; scripts/test.sh turns a skip into a failure under CI=true.
 """
+import atexit
 import csv
 import json
 import os
@@ -23,9 +24,23 @@ TARGETS = os.environ.get("JW_TARGETS", "build/tests/targets")
 TARGET = os.path.join(TARGETS, "jw_target")
 
 
+_FAILED = False
+
+
 def fail(msg):
+    global _FAILED
+    _FAILED = True
     print(f"FAIL: {msg}", file=sys.stderr)
     sys.exit(1)
+
+
+def _failed_by_exception(kind, value, tb):
+    global _FAILED
+    _FAILED = True
+    sys.__excepthook__(kind, value, tb)
+
+
+sys.excepthook = _failed_by_exception
 
 
 def check(cond, msg):
@@ -369,9 +384,24 @@ def mono_to_epoch_ms(mono_ns):
     return (mono_ns + _wall_clock.offset_at(mono_ns)) / 1e6
 
 
+# The log directories this test made, with the pid that made them: removed when it ends, but
+# for a failed test's, kept for a look (its output names them). Each run of the suite left ~100.
+_LOG_DIRS = []
+
+
+@atexit.register
+def _remove_log_dirs():
+    if _FAILED:
+        return
+    for owner, path in _LOG_DIRS:
+        if owner == os.getpid():  # not a forked child's exit
+            shutil.rmtree(path, ignore_errors=True)
+
+
 class LogDir:
     def __init__(self):
         self.path = tempfile.mkdtemp(prefix="jw-test-")
+        _LOG_DIRS.append((os.getpid(), self.path))
 
     def files(self, prefix=""):
         return sorted(f for f in os.listdir(self.path) if f.startswith(prefix))

@@ -2,6 +2,7 @@
 """Every bad input gets one clear line on stderr, exit 2 for usage and 1 otherwise, and leaves
 nothing behind (no log directory created, no probe left attached)."""
 import os
+import shutil
 import signal
 import subprocess
 
@@ -11,10 +12,18 @@ require_bpf()
 NO_PID = absent_pid()
 
 
+# jankwatch for another user to run: a copy in a directory anyone can read (a checkout under a
+# private one, /root, would stop the user before jankwatch says a word).
+SHARED = LogDir().path
+os.chmod(SHARED, 0o755)
+SHARED_BIN = shutil.copy(JW_BIN, os.path.join(SHARED, "jankwatch"))
+
+
 def run(args, user=None):
     argv = [JW_BIN, *args]
     if user:
-        argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *argv]
+        argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", SHARED_BIN,
+                *args]
     p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     return p.returncode, p.stdout, p.stderr.strip().splitlines()
 
