@@ -403,6 +403,12 @@ class LogDir:
         self.path = tempfile.mkdtemp(prefix="jw-test-")
         _LOG_DIRS.append((os.getpid(), self.path))
 
+    def shared(self):
+        """The directory made readable by anyone (0755), for files another user runs: a checkout
+        under a private directory (/root) would stop that user first. Returns its path."""
+        os.chmod(self.path, 0o755)
+        return self.path
+
     def files(self, prefix=""):
         return sorted(f for f in os.listdir(self.path) if f.startswith(prefix))
 

@@ -12,11 +12,8 @@ require_bpf()
 NO_PID = absent_pid()
 
 
-# jankwatch for another user to run: a copy in a directory anyone can read (a checkout under a
-# private one, /root, would stop the user before jankwatch says a word).
-SHARED = LogDir().path
-os.chmod(SHARED, 0o755)
-SHARED_BIN = shutil.copy(JW_BIN, os.path.join(SHARED, "jankwatch"))
+# jankwatch for another user to run: a copy in a directory anyone can read.
+SHARED_BIN = shutil.copy(JW_BIN, os.path.join(LogDir().shared(), "jankwatch"))
 
 
 def run(args, user=None):

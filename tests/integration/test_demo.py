@@ -7,7 +7,6 @@ report names the group; its loop is gone when it ends, and the build/ it found i
 import glob
 import shutil
 import subprocess
-import tempfile
 
 from jwtest import *
 
@@ -27,14 +26,12 @@ def cache_options():
 
 # Not root: one line, exit 1, before anything is installed or built. Run from a copy in a
 # directory anyone can read: a checkout under a private one (/root) would stop uid 65534 first.
-copy = tempfile.mkdtemp(prefix="jw-demo-")
-os.chmod(copy, 0o755)
+copy = LogDir().shared()
 os.mkdir(os.path.join(copy, "scripts"), 0o755)
 shutil.copy(DEMO, os.path.join(copy, "scripts/demo.sh"))
 r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bash",
                     os.path.join(copy, "scripts/demo.sh")],
                    capture_output=True, text=True, timeout=60, cwd=copy)
-shutil.rmtree(copy)
 err = r.stderr.strip().splitlines()
 check(r.returncode == 1 and len(err) == 1 and "root" in err[0] and r.stdout == "",
       f"not root: one line, exit 1 ({r.returncode}: {err})")
